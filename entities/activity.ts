@@ -1,0 +1,65 @@
+/** Storage: login sessions, death locks and NPC kill statistics. */
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { CharacterEntity } from "./character.js";
+
+export const PlayerSessionEntity = defineEntity({
+  name: "PlayerSession",
+  tableName: "player_sessions",
+  properties: {
+    id: p.string().primary(),
+    characterId: () => p.manyToOne(CharacterEntity).mapToPk().joinColumn("character_id").deleteRule("cascade").index(),
+    accountId: p.string(),
+    transport: p.string().default("sdk"),
+    startedAt: p.datetime().onCreate(() => new Date()),
+    endedAt: p.datetime().nullable(),
+    endReason: p.string().nullable(),
+  },
+});
+export type PlayerSession = InferEntity<typeof PlayerSessionEntity>;
+
+/** Items a death moved, kept on the lock so an interrupted death can be resolved exactly once. */
+export interface DeathItems {
+  dropped: { itemId: string; quantity: number }[];
+  kept: { itemId: string; quantity: number }[];
+}
+
+/**
+ * The death lock. At most one unresolved death per character (partial unique index), taken before
+ * anything moves, so a second death while one is open changes nothing.
+ */
+export const PlayerDeathEntity = defineEntity({
+  name: "PlayerDeath",
+  tableName: "player_deaths",
+  properties: {
+    id: p.string().primary(),
+    characterId: () => p.manyToOne(CharacterEntity).mapToPk().joinColumn("character_id").deleteRule("cascade").index(),
+    positionX: p.double().$type<number>(),
+    positionZ: p.double().$type<number>(),
+    killedBy: p.string().nullable(),
+    items: p.json<DeathItems>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    resolvedAt: p.datetime().nullable(),
+  },
+  indexes: [
+    {
+      name: "player_deaths_one_open_per_character",
+      expression: "create unique index player_deaths_one_open_per_character on player_deaths (character_id) where resolved_at is null",
+    },
+  ],
+});
+export type PlayerDeath = InferEntity<typeof PlayerDeathEntity>;
+
+export const NpcKillEntity = defineEntity({
+  name: "NpcKill",
+  tableName: "npc_kills",
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    characterId: () => p.manyToOne(CharacterEntity).mapToPk().joinColumn("character_id").deleteRule("cascade"),
+    npcId: p.string(),
+    count: p.integer().default(0),
+    lastKillAt: p.datetime().onCreate(() => new Date()),
+  },
+  uniques: [{ name: "npc_kills_character_npc_unique", properties: ["characterId", "npcId"] }],
+  checks: [{ name: "npc_kills_count_check", expression: "count >= 0" }],
+});
+export type NpcKill = InferEntity<typeof NpcKillEntity>;

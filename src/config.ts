@@ -1,0 +1,211 @@
+/**
+ * The one place that reads `process.env`. Parses it once into a frozen, typed object and fails
+ * fast with one line per problem. Everything else receives a `Config`.
+ */
+import { z } from "zod";
+
+/** Secrets that must never be used in production (well-known defaults and examples). */
+const KNOWN_WEAK_SECRETS = new Set([
+  "secret",
+  "changeme",
+  "change-me",
+  "jwt_secret",
+  "your-secret-key",
+  "your_jwt_secret",
+  "development-secret",
+  "dev-secret-do-not-use-in-production-000000",
+]);
+
+/** Development-only fallback for JWT_SECRET; refused in production (it is in KNOWN_WEAK_SECRETS). */
+const DEV_JWT_SECRET = "dev-secret-do-not-use-in-production-000000";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+const optionalUrl = optionalString.pipe(z.string().url().optional());
+const int = (def: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? String(def) : v))
+    .pipe(z.coerce.number().int().min(min).max(max));
+
+const envSchema = z.object({
+  PORT: int(5555, 0, 65535),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  WORLD: z.string().min(1).default("world"),
+  DATABASE_URL: optionalString,
+  TEST_DATABASE_URL: optionalString,
+  USE_LOCAL_POSTGRES: bool.default(false),
+  JWT_SECRET: optionalString,
+  ADMIN_CODE: optionalString,
+  PUBLIC_IDP_APP_ID: optionalString,
+  IDP_APP_SECRET: optionalString,
+  IDP_JWKS_URL: optionalUrl,
+  IDP_ISSUER: optionalString,
+  PUBLIC_CDN_URL: optionalUrl,
+  PRODUCTION_CDN_URL: optionalUrl,
+  PUBLIC_API_URL: optionalUrl,
+  PUBLIC_WS_URL: optionalUrl,
+  PUBLIC_APP_URL: optionalUrl,
+  CLIENT_URL: optionalUrl,
+  AGENT_FRAMEWORK_URL: optionalUrl,
+  AGENT_FRAMEWORK_API_URL: optionalUrl,
+  VOICE_API_KEY: optionalString,
+  VOICE_API_SECRET: optionalString,
+  VOICE_URL: optionalUrl,
+  SAVE_INTERVAL: int(60, 1, 3600),
+  DISABLE_RATE_LIMIT: bool.default(false),
+  SKIP_MANIFESTS: bool.default(false),
+  SKIP_ASSETS: bool.default(false),
+  CI: bool.default(false),
+  TRUST_PROXY: bool.default(false),
+  RATE_LIMIT_BLOCK_SECONDS: int(60, 1, 86400),
+  TICK_MS: int(600, 10, 10_000),
+  REDIS_URL: optionalUrl,
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  CLIENT_DIST: optionalString,
+});
+
+/** The parsed, validated configuration. Frozen; never mutated after start-up. */
+export interface Config {
+  readonly port: number;
+  readonly env: "development" | "production" | "test";
+  readonly isProduction: boolean;
+  readonly ci: boolean;
+  readonly worldDir: string;
+  readonly manifestsDir: string;
+  readonly databaseUrl?: string;
+  readonly testDatabaseUrl?: string;
+  readonly useLocalPostgres: boolean;
+  readonly jwtSecret: string;
+  readonly adminCode: string;
+  readonly idp?: { readonly appId: string; readonly appSecret?: string; readonly jwksUrl?: string; readonly issuer?: string };
+  readonly cdnUrl?: string;
+  readonly productionCdnUrl: string;
+  readonly publicApiUrl: string;
+  readonly publicWsUrl: string;
+  readonly publicAppUrl?: string;
+  readonly clientUrl?: string;
+  readonly agentFrameworkUrl?: string;
+  readonly agentFrameworkApiUrl: string;
+  readonly voice?: { readonly apiKey: string; readonly apiSecret: string; readonly url: string };
+  readonly saveIntervalSeconds: number;
+  readonly rateLimitEnabled: boolean;
+  readonly rateLimitBlockSeconds: number;
+  readonly trustProxy: boolean;
+  readonly skipManifests: boolean;
+  readonly skipAssets: boolean;
+  readonly tickMs: number;
+  readonly redisUrl?: string;
+  readonly logLevel: string;
+  readonly clientDist?: string;
+}
+
+/** Thrown when the environment is invalid; `problems` holds one line per bad setting. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Parse an environment into a frozen Config.
+ * Phases: schema parse (types and ranges), cross-field rules (production requirements), derived values.
+ * @throws ConfigError listing every problem at once.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const isProduction = e.NODE_ENV === "production";
+  const problems: string[] = [];
+
+  if (isProduction) {
+    if (!e.DATABASE_URL) problems.push("DATABASE_URL is required in production");
+    if (!e.JWT_SECRET) problems.push("JWT_SECRET is required in production");
+    else if (e.JWT_SECRET.length < 32) problems.push("JWT_SECRET must be at least 32 characters in production");
+    else if (KNOWN_WEAK_SECRETS.has(e.JWT_SECRET.toLowerCase())) problems.push("JWT_SECRET is a known default; choose a random secret");
+    if (!e.ADMIN_CODE) problems.push("ADMIN_CODE is required in production");
+  }
+  if (e.JWT_SECRET && !isProduction && e.JWT_SECRET.length < 16) {
+    problems.push("JWT_SECRET must be at least 16 characters");
+  }
+  if (e.PUBLIC_WS_URL && !/^wss?:\/\/.+\/ws\/?$/.test(e.PUBLIC_WS_URL)) {
+    problems.push("PUBLIC_WS_URL must use ws:// or wss:// and end with /ws");
+  }
+  if (e.VOICE_URL && !e.VOICE_URL.startsWith("wss://") && !e.VOICE_URL.startsWith("ws://")) {
+    problems.push("VOICE_URL must be a wss:// address");
+  }
+  const voiceSet = [e.VOICE_API_KEY, e.VOICE_API_SECRET, e.VOICE_URL].filter(Boolean).length;
+  if (voiceSet > 0 && voiceSet < 3) {
+    problems.push("VOICE_API_KEY, VOICE_API_SECRET and VOICE_URL must be set together");
+  }
+  if (e.PUBLIC_IDP_APP_ID && !e.IDP_JWKS_URL) {
+    problems.push("IDP_JWKS_URL is required when PUBLIC_IDP_APP_ID is set");
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const apiUrl = e.PUBLIC_API_URL ?? `http://localhost:${e.PORT}`;
+  const config: Config = {
+    port: e.PORT,
+    env: e.NODE_ENV,
+    isProduction,
+    ci: e.CI,
+    worldDir: e.WORLD,
+    manifestsDir: `${e.WORLD.replace(/\/+$/, "")}/manifests`,
+    databaseUrl: e.DATABASE_URL,
+    testDatabaseUrl: e.TEST_DATABASE_URL,
+    useLocalPostgres: e.USE_LOCAL_POSTGRES && !isProduction,
+    jwtSecret: e.JWT_SECRET ?? DEV_JWT_SECRET,
+    adminCode: e.ADMIN_CODE ?? "dev",
+    idp: e.PUBLIC_IDP_APP_ID
+      ? { appId: e.PUBLIC_IDP_APP_ID, appSecret: e.IDP_APP_SECRET, jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER }
+      : undefined,
+    cdnUrl: e.PUBLIC_CDN_URL?.replace(/\/+$/, ""),
+    productionCdnUrl: (e.PRODUCTION_CDN_URL ?? "https://cdn.realm.example").replace(/\/+$/, ""),
+    publicApiUrl: apiUrl,
+    publicWsUrl: e.PUBLIC_WS_URL ?? `${apiUrl.replace(/^http/, "ws")}/ws`,
+    publicAppUrl: e.PUBLIC_APP_URL,
+    clientUrl: e.CLIENT_URL,
+    agentFrameworkUrl: e.AGENT_FRAMEWORK_URL,
+    agentFrameworkApiUrl: e.AGENT_FRAMEWORK_API_URL ?? "http://localhost:4001",
+    voice:
+      e.VOICE_API_KEY && e.VOICE_API_SECRET && e.VOICE_URL
+        ? { apiKey: e.VOICE_API_KEY, apiSecret: e.VOICE_API_SECRET, url: e.VOICE_URL }
+        : undefined,
+    saveIntervalSeconds: e.SAVE_INTERVAL,
+    // DISABLE_RATE_LIMIT is a development convenience and is ignored in production (CONTRACT.md §1).
+    rateLimitEnabled: isProduction ? true : !e.DISABLE_RATE_LIMIT,
+    rateLimitBlockSeconds: e.RATE_LIMIT_BLOCK_SECONDS,
+    trustProxy: e.TRUST_PROXY,
+    skipManifests: e.SKIP_MANIFESTS,
+    skipAssets: e.SKIP_ASSETS,
+    tickMs: e.TICK_MS,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    clientDist: e.CLIENT_DIST,
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (v && typeof v === "object") deepFreeze(v);
+  return Object.freeze(o);
+}
+
+/** Warnings for insecure-but-allowed development settings, logged at start-up. */
+export function configWarnings(c: Config): string[] {
+  const w: string[] = [];
+  if (!c.isProduction && c.jwtSecret === DEV_JWT_SECRET) w.push("JWT_SECRET not set: using the development secret");
+  if (!c.isProduction && c.adminCode === "dev") w.push("ADMIN_CODE not set: the development admin code 'dev' works");
+  if (!c.rateLimitEnabled) w.push("rate limiting is disabled (DISABLE_RATE_LIMIT)");
+  return w;
+}

@@ -1,0 +1,4 @@
+/** The committed migrations, in order. Listed explicitly so start-up needs no file discovery. */
+import { Migration20261122010855 } from "./Migration20261122010855.js";
+
+export const MIGRATIONS = [{ name: "Migration20261122010855", class: Migration20261122010855 }];

@@ -1,0 +1,109 @@
+/**
+ * Storage bootstrap: embedded PostgreSQL (PGlite) under the world directory by default, a real
+ * PostgreSQL server when a URL is given. Both run the same committed migrations at start-up.
+ */
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import type { MikroORM, Options } from "@mikro-orm/core";
+import { Migrator } from "@mikro-orm/migrations";
+import { ALL_ENTITIES } from "../../entities/index.js";
+import { MIGRATIONS } from "./migrations/index.js";
+
+/** The ORM plus the kind of database it is connected to. */
+export interface Storage {
+  orm: MikroORM;
+  kind: "pglite" | "postgresql";
+  close(): Promise<void>;
+  /** Cheap liveness probe used by `/status`. Resolves false instead of throwing. */
+  ping(timeoutMs?: number): Promise<boolean>;
+}
+
+export interface StorageOptions {
+  /** PostgreSQL connection string; when absent PGlite is used. */
+  url?: string;
+  /** PGlite data directory (`memory://` for an in-memory cluster). */
+  pgliteDir?: string;
+  /** Run migrations on open (default true). */
+  migrate?: boolean;
+  /** Pool size for PostgreSQL (default 10). */
+  poolMax?: number;
+  debug?: boolean;
+}
+
+/** Options shared by both drivers. */
+function baseOptions(): Partial<Options> {
+  return {
+    entities: ALL_ENTITIES,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: MIGRATIONS,
+      path: "src/storage/migrations",
+      pathTs: "src/storage/migrations",
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      emit: "ts",
+    },
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    ensureDatabase: false,
+    discovery: { warnWhenNoEntities: true },
+  };
+}
+
+/**
+ * Open storage and bring its schema up to date.
+ * @throws when the database cannot be reached or a migration fails.
+ */
+export async function openStorage(opts: StorageOptions): Promise<Storage> {
+  let orm: MikroORM;
+  let kind: Storage["kind"];
+  if (opts.url) {
+    const { MikroORM } = await import("@mikro-orm/postgresql");
+    kind = "postgresql";
+    orm = await MikroORM.init({
+      ...baseOptions(),
+      clientUrl: opts.url,
+      pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 30_000 },
+      driverOptions: {
+        // A pool that waits forever for a free connection turns a database stall into a hang.
+        connectionTimeoutMillis: 5_000,
+        statement_timeout: 15_000,
+        lock_timeout: 5_000,
+        idle_in_transaction_session_timeout: 30_000,
+      },
+      debug: opts.debug ?? false,
+    } as Options);
+  } else {
+    const { MikroORM } = await import("@mikro-orm/pglite");
+    kind = "pglite";
+    const dir = opts.pgliteDir ?? "memory://";
+    if (!dir.startsWith("memory://")) mkdirSync(resolve(dir), { recursive: true });
+    orm = await MikroORM.init({
+      ...baseOptions(),
+      dbName: dir.startsWith("memory://") ? dir : resolve(dir),
+      debug: opts.debug ?? false,
+    } as Options);
+  }
+  if (opts.migrate !== false) {
+    await orm.migrator.up();
+  }
+  const ping = async (timeoutMs = 1_000): Promise<boolean> => {
+    const probe = orm.em.fork().getConnection().execute("select 1");
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
+    try {
+      return await Promise.race([probe.then(() => true as const), timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
+    orm,
+    kind,
+    ping,
+    close: () => orm.close(true),
+  };
+}

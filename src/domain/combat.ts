@@ -1,0 +1,165 @@
+/**
+ * Melee combat, OSRS-inspired: effective levels, attack roll against defence roll, hit chance,
+ * max hit and a damage roll, plus health and the XP a hit earns.
+ *
+ * Units: health is constitution level × 10 (a new character has 100), and damage is in the same
+ * health points, so max hits are OSRS max hits ×10 computed without the coarse rounding
+ * (strength 1, no bonus: 9). NPC `maxHit` values in content are health points too.
+ */
+import type { ItemBonuses, ItemDef, SkillName } from "./types.js";
+
+/** Health points per constitution level. */
+export const HEALTH_PER_LEVEL = 10;
+/** Ticks between attacks when a weapon or NPC does not say. */
+export const DEFAULT_ATTACK_SPEED = 4;
+/** Invisible level bonus of the chosen stance (OSRS accurate/aggressive/defensive). */
+export const STANCE_BONUS = 3;
+/** XP in the trained style per point of damage dealt. */
+export const XP_PER_DAMAGE = 4;
+/** Constitution XP per point of damage dealt (1.33...). */
+export const CONSTITUTION_XP_PER_DAMAGE = 4 / 3;
+
+/** The skill a player trains with melee: attack (accurate), strength (aggressive), defense (defensive). */
+export type CombatStyle = "attack" | "strength" | "defense";
+export const COMBAT_STYLES: readonly CombatStyle[] = ["attack", "strength", "defense"];
+
+/** What `rollAttack` needs of either side. Players and NPCs both fit. */
+export interface Combatant {
+  readonly attack: number;
+  readonly strength: number;
+  readonly defense: number;
+  /** Equipment bonuses; 0 when absent. */
+  readonly attackBonus?: number;
+  readonly strengthBonus?: number;
+  readonly defenseBonus?: number;
+  /** Stance: +3 to the matching effective level. None for NPCs. */
+  readonly style?: CombatStyle;
+  /** A fixed max hit (NPCs from content) that replaces the strength formula. */
+  readonly maxHit?: number;
+}
+
+/** NPC combat stats as the content manifest gives them. */
+export interface NpcStats extends Combatant {
+  readonly constitution: number;
+  /** Ticks between attacks. */
+  readonly attackSpeed: number;
+}
+
+/** Max health for a constitution level: level × 10. */
+export function maxHealth(constitutionLevel: number): number {
+  return constitutionLevel * HEALTH_PER_LEVEL;
+}
+
+/** Level used by the rolls: level + stance bonus + 8. */
+export function effectiveLevel(level: number, stanceBonus = 0): number {
+  return Math.floor(level) + stanceBonus + 8;
+}
+
+function stance(c: Combatant, skill: CombatStyle): number {
+  return c.style === skill ? STANCE_BONUS : 0;
+}
+
+/** Attack roll: effective attack × (attack bonus + 64). */
+export function attackRoll(c: Combatant): number {
+  return effectiveLevel(c.attack, stance(c, "attack")) * Math.max(0, (c.attackBonus ?? 0) + 64);
+}
+
+/** Defence roll: effective defense × (defense bonus + 64). */
+export function defenseRoll(c: Combatant): number {
+  return effectiveLevel(c.defense, stance(c, "defense")) * Math.max(0, (c.defenseBonus ?? 0) + 64);
+}
+
+/**
+ * Chance that an attack lands, from the two rolls (OSRS):
+ * A > D: 1 - (D + 2) / (2 (A + 1)); otherwise A / (2 (D + 1)).
+ */
+export function hitChance(attack: number, defense: number): number {
+  return attack > defense ? 1 - (defense + 2) / (2 * (attack + 1)) : attack / (2 * (defense + 1));
+}
+
+/**
+ * Max hit in health points: floor(0.5 + effective strength × (strength bonus + 64) / 64), with
+ * effective strength = strength level + stance bonus + 8. Strength 1 and no bonus gives 9.
+ */
+export function maxHit(strengthLevel: number, strengthBonus: number, stanceBonus = 0): number {
+  const effective = effectiveLevel(strengthLevel, stanceBonus);
+  return Math.max(0, Math.floor(0.5 + (effective * Math.max(0, strengthBonus + 64)) / 64));
+}
+
+/** The max hit a combatant deals: its fixed `maxHit` or the strength formula. */
+export function maxHitOf(c: Combatant): number {
+  return c.maxHit ?? maxHit(c.strength, c.strengthBonus ?? 0, stance(c, "strength"));
+}
+
+/** Outcome of one swing. */
+export interface AttackOutcome {
+  readonly hit: boolean;
+  /** 0 on a miss; otherwise uniform 0..maxHit (a hit can still roll 0). */
+  readonly damage: number;
+  readonly maxHit: number;
+  readonly hitChance: number;
+}
+
+/**
+ * One attack. Draws `rng()` (uniform in [0, 1)) once for accuracy and, on a hit, once for damage.
+ * The caller caps damage at the target's health (`applyDamage`).
+ */
+export function rollAttack(attacker: Combatant, defender: Combatant, rng: () => number): AttackOutcome {
+  const chance = hitChance(attackRoll(attacker), defenseRoll(defender));
+  const max = maxHitOf(attacker);
+  if (!(rng() < chance)) return { hit: false, damage: 0, maxHit: max, hitChance: chance };
+  const damage = Math.min(max, Math.floor(rng() * (max + 1)));
+  return { hit: true, damage, maxHit: max, hitChance: chance };
+}
+
+/** Health after taking damage (never below 0) and whether that kills. */
+export function applyDamage(health: number, damage: number): { health: number; dealt: number; dead: boolean } {
+  const dealt = Math.max(0, Math.min(health, Math.floor(damage)));
+  const next = health - dealt;
+  return { health: next, dealt, dead: next <= 0 };
+}
+
+/** Health after eating or regenerating, never above max. */
+export function heal(health: number, amount: number, max: number): number {
+  return Math.min(max, health + Math.max(0, Math.floor(amount)));
+}
+
+/**
+ * XP for dealing `damage` in `style`: 4 per damage in that skill and 1.33 per damage in
+ * constitution, rounded to whole XP per hit. Zero damage earns nothing.
+ */
+export function combatXp(damage: number, style: CombatStyle): Partial<Record<SkillName, number>> {
+  const dealt = Math.max(0, Math.floor(damage));
+  if (dealt === 0) return {};
+  return { [style]: dealt * XP_PER_DAMAGE, constitution: Math.round(dealt * CONSTITUTION_XP_PER_DAMAGE) };
+}
+
+/** Sum of the bonuses of worn items (items without bonuses add nothing). */
+export function sumBonuses(items: readonly (ItemDef | undefined)[]): ItemBonuses {
+  const total: ItemBonuses = { attack: 0, strength: 0, defense: 0, ranged: 0 };
+  for (const item of items) {
+    if (!item?.bonuses) continue;
+    total.attack += item.bonuses.attack;
+    total.strength += item.bonuses.strength;
+    total.defense += item.bonuses.defense;
+    total.ranged += item.bonuses.ranged;
+  }
+  return total;
+}
+
+/** A player as a combatant, from levels, worn bonuses and stance. */
+export function playerCombatant(
+  levels: Readonly<Pick<Record<SkillName, number>, "attack" | "strength" | "defense">>,
+  bonuses: ItemBonuses,
+  style: CombatStyle,
+): Combatant {
+  return {
+    attack: levels.attack,
+    strength: levels.strength,
+    defense: levels.defense,
+    attackBonus: bonuses.attack,
+    strengthBonus: bonuses.strength,
+    defenseBonus: bonuses.defense,
+    style,
+  };
+}

@@ -32,7 +32,8 @@ const int = (def: number, min: number, max: number) =>
     .string()
     .optional()
     .transform((v) => (v === undefined || v === "" ? String(def) : v))
-    .pipe(z.coerce.number().int().min(min).max(max));
+    .pipe(z.string().regex(/^-?\d+$/, "must be an integer").transform(Number))
+    .pipe(z.number().int().min(min).max(max));
 
 const envSchema = z.object({
   PORT: int(5555, 0, 65535),

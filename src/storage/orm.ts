@@ -4,14 +4,20 @@
  */
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import type { MikroORM, Options } from "@mikro-orm/core";
+import type { MikroORM as CoreOrm, Options } from "@mikro-orm/core";
+import type { AbstractSqlDriver, SqlEntityManager } from "@mikro-orm/sql";
 import { Migrator } from "@mikro-orm/migrations";
 import { ALL_ENTITIES } from "../../entities/index.js";
 import { MIGRATIONS } from "./migrations/index.js";
 
+/** The ORM type every layer uses: a SQL driver (PostgreSQL or PGlite). */
+export type Orm = CoreOrm<AbstractSqlDriver, SqlEntityManager>;
+/** Entity manager of that ORM. */
+export type Em = SqlEntityManager;
+
 /** The ORM plus the kind of database it is connected to. */
 export interface Storage {
-  orm: MikroORM;
+  orm: Orm;
   kind: "pglite" | "postgresql";
   close(): Promise<void>;
   /** Cheap liveness probe used by `/status`. Resolves false instead of throwing. */
@@ -28,11 +34,14 @@ export interface StorageOptions {
   /** Pool size for PostgreSQL (default 10). */
   poolMax?: number;
   debug?: boolean;
+  /** Where ORM messages (migrations) go; silent by default. */
+  log?: (message: string) => void;
 }
 
 /** Options shared by both drivers. */
-function baseOptions(): Partial<Options> {
+function baseOptions(log?: (message: string) => void): Partial<Options> {
   return {
+    logger: log ?? (() => {}),
     entities: ALL_ENTITIES,
     extensions: [Migrator],
     migrations: {
@@ -56,13 +65,13 @@ function baseOptions(): Partial<Options> {
  * @throws when the database cannot be reached or a migration fails.
  */
 export async function openStorage(opts: StorageOptions): Promise<Storage> {
-  let orm: MikroORM;
+  let orm: Orm;
   let kind: Storage["kind"];
   if (opts.url) {
     const { MikroORM } = await import("@mikro-orm/postgresql");
     kind = "postgresql";
-    orm = await MikroORM.init({
-      ...baseOptions(),
+    orm = (await MikroORM.init({
+      ...baseOptions(opts.log),
       clientUrl: opts.url,
       pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 30_000 },
       driverOptions: {
@@ -73,17 +82,17 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
         idle_in_transaction_session_timeout: 30_000,
       },
       debug: opts.debug ?? false,
-    } as Options);
+    } as Options)) as unknown as Orm;
   } else {
     const { MikroORM } = await import("@mikro-orm/pglite");
     kind = "pglite";
     const dir = opts.pgliteDir ?? "memory://";
     if (!dir.startsWith("memory://")) mkdirSync(resolve(dir), { recursive: true });
-    orm = await MikroORM.init({
-      ...baseOptions(),
+    orm = (await MikroORM.init({
+      ...baseOptions(opts.log),
       dbName: dir.startsWith("memory://") ? dir : resolve(dir),
       debug: opts.debug ?? false,
-    } as Options);
+    } as Options)) as unknown as Orm;
   }
   if (opts.migrate !== false) {
     await orm.migrator.up();

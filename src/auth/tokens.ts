@@ -1,0 +1,106 @@
+/**
+ * Token primitives (CONTRACT.md section 2). Server tokens: HS256 JWTs signed with JWT_SECRET,
+ * verification pinned to HS256 with `exp` required. Provider tokens: verified against the
+ * identity provider's JWKS (issuer and audience checked) with `jose`.
+ */
+import { randomUUID } from "node:crypto";
+import jwt from "jsonwebtoken";
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { z } from "zod";
+
+/** Claims of a server token. */
+export interface ServerClaims {
+  sub: string;
+  exp: number;
+  iat: number;
+  name?: string;
+  roles?: string[];
+  characterId?: string;
+  anon?: true;
+  jti?: string;
+}
+
+const claimsSchema = z.object({
+  sub: z.string().min(1).max(128),
+  exp: z.number().int(),
+  iat: z.number().int(),
+  name: z.string().max(64).optional(),
+  roles: z.array(z.string().max(32)).max(16).optional(),
+  characterId: z.string().min(1).max(128).optional(),
+  anon: z.literal(true).optional(),
+  jti: z.string().max(128).optional(),
+});
+
+export class TokenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TokenError";
+  }
+}
+
+/** Sign a server token. `ttlSeconds` defaults to 24 hours. */
+export function signServerToken(
+  secret: string,
+  claims: Omit<ServerClaims, "exp" | "iat">,
+  ttlSeconds = 24 * 3600,
+): { token: string; expiresAt: string } {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = { ...claims, iat: now, exp: now + ttlSeconds };
+  const token = jwt.sign(payload, secret, { algorithm: "HS256", noTimestamp: true });
+  return { token, expiresAt: new Date(payload.exp * 1000).toISOString() };
+}
+
+/**
+ * Verify a server token. Rejects other algorithms (including `none`), bad signatures, expired
+ * tokens and tokens without `exp`.
+ * @throws TokenError
+ */
+export function verifyServerToken(secret: string, token: string): ServerClaims {
+  let decoded: unknown;
+  try {
+    decoded = jwt.verify(token, secret, { algorithms: ["HS256"] });
+  } catch (e) {
+    throw new TokenError((e as Error).message);
+  }
+  if (typeof decoded !== "object" || decoded === null || typeof (decoded as { exp?: unknown }).exp !== "number") {
+    throw new TokenError("token has no exp claim");
+  }
+  const parsed = claimsSchema.safeParse(decoded);
+  if (!parsed.success) throw new TokenError("token claims are malformed");
+  return parsed.data as ServerClaims;
+}
+
+/** Is this compact JWT signed with HS256 (a server token) rather than by the provider? */
+export function tokenAlgorithm(token: string): string | undefined {
+  const decoded = jwt.decode(token, { complete: true });
+  return decoded && typeof decoded === "object" ? decoded.header.alg : undefined;
+}
+
+/** Verifies identity-provider access tokens against the provider's JWKS. */
+export class ProviderVerifier {
+  private readonly jwks: JWTVerifyGetKey;
+  constructor(
+    jwksUrl: string,
+    private readonly audience: string,
+    private readonly issuer?: string,
+  ) {
+    this.jwks = createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 3_000, cooldownDuration: 30_000 });
+  }
+
+  /** @returns the provider subject. @throws TokenError */
+  async verify(token: string): Promise<{ subject: string; name?: string }> {
+    try {
+      const { payload } = await jwtVerify(token, this.jwks, {
+        audience: this.audience,
+        issuer: this.issuer,
+        algorithms: ["RS256", "ES256", "EdDSA", "PS256"],
+        requiredClaims: ["exp", "sub"],
+      });
+      return { subject: payload.sub as string, name: typeof payload.name === "string" ? payload.name : undefined };
+    } catch (e) {
+      throw new TokenError((e as Error).message);
+    }
+  }
+}
+
+export const newId = () => randomUUID();

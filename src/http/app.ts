@@ -1,0 +1,271 @@
+/**
+ * The Express application factory. It takes its dependencies and does not listen, so tests drive it
+ * directly and the entry file mounts it on the shared HTTP server beside Colyseus.
+ *
+ * Order: CORS → /status and /health (never limited) → block guard → matchmaking (/ws) → limits →
+ * JSON body → routes → 404 → error body.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import express, { type Request, type RequestHandler, type Router } from "express";
+import cors from "cors";
+import { z } from "zod";
+import type { Config } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { AuthService, Principal } from "../auth/service.js";
+import { TokenError } from "../auth/tokens.js";
+import { ApiBuilder, type Authenticator } from "./api.js";
+import { CorsPolicy, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./cors.js";
+import { ApiError, errorBody, errorHandler, notFoundHandler, unauthorized } from "./errors.js";
+import type { Limits } from "./limits.js";
+
+/** A package's version, read once. */
+export const VERSION: string = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
+
+/** Mounts a group of routes. Feature modules export one of these. */
+export type RouteModule = (api: ApiBuilder, router: Router) => void;
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  auth: AuthService;
+  limits: Limits;
+  cors: CorsPolicy;
+  /** Liveness of storage for /status; must not throw. */
+  storagePing: () => Promise<boolean>;
+  /** Number of players online, for /status. */
+  playersOnline: () => number;
+  /** Colyseus matchmaking, mounted at /ws before any body parser. */
+  matchmaking?: RequestHandler;
+  /** Extra routers mounted as they are (manifests, game data). */
+  routers?: { path: string; router: Router }[];
+  /** Feature route modules. */
+  modules?: RouteModule[];
+}
+
+/** Read the bearer token of a request, if any. */
+export function bearerToken(req: Request): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)$/i.exec(h);
+  return m ? m[1] : undefined;
+}
+
+declare module "express-serve-static-core" {
+  interface Request {
+    principal?: Principal;
+  }
+}
+
+/** Build the Express app. */
+export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilder } {
+  const { config, logger, auth, limits } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.trustProxy ? 1 : false);
+  app.set("etag", false);
+
+  // CORS for every response. Disallowed origins get no CORS headers; their preflights get 403.
+  app.use(
+    cors({
+      origin: (origin, cb) => cb(null, deps.cors.allows(origin) ? origin : false),
+      credentials: true,
+      methods: CORS_ALLOW_METHODS,
+      allowedHeaders: CORS_ALLOW_HEADERS,
+      maxAge: 600,
+      preflightContinue: false,
+    }),
+  );
+  app.use((req, res, next) => {
+    res.vary("Origin");
+    if (req.method === "OPTIONS" && req.headers.origin && !deps.cors.allows(req.headers.origin)) {
+      res.status(403).json(errorBody("FORBIDDEN", "origin not allowed"));
+      return;
+    }
+    next();
+  });
+
+  const startedAt = Date.now();
+  // Health checks: never rate limited, never blocked.
+  app.get("/status", async (_req, res) => {
+    const storageOk = await deps.storagePing();
+    res.set("Cache-Control", "no-store").json({
+      status: storageOk ? "ok" : "degraded",
+      uptime: Math.round((Date.now() - startedAt) / 1000),
+      version: VERSION,
+      playersOnline: deps.playersOnline(),
+      storage: storageOk ? "ok" : "down",
+    });
+  });
+  app.get("/health", (_req, res) => {
+    res.set("Cache-Control", "no-store").json({ status: "ok", timestamp: new Date().toISOString(), version: VERSION });
+  });
+
+  app.use(limits.blockGuard);
+  if (deps.matchmaking) app.use("/ws", deps.matchmaking);
+  app.use("/api", limits.rest);
+  app.use("/api/auth", limits.auth);
+  app.use(express.json({ limit: "64kb", strict: true, type: ["application/json", "application/*+json"] }));
+
+  const authenticate: Authenticator = async (req, mode) => {
+    if (mode === "none") return undefined;
+    const token = bearerToken(req);
+    if (!token) {
+      if (mode === "required") throw unauthorized();
+      return undefined;
+    }
+    try {
+      req.principal = await auth.authenticate(token);
+      return req.principal;
+    } catch (e) {
+      if (!(e instanceof TokenError)) throw e;
+      await limits.countAuthFailure(req);
+      throw unauthorized();
+    }
+  };
+  const api = new ApiBuilder(authenticate);
+  const router = express.Router();
+
+  api.document({
+    method: "get",
+    path: "/status",
+    summary: "Health check for the hosting platform (answers within 3 s even when storage is down)",
+    tags: ["health"],
+    responses: {
+      200: {
+        description: "Status",
+        schema: z.object({
+          status: z.enum(["ok", "degraded"]),
+          uptime: z.number(),
+          version: z.string(),
+          playersOnline: z.number(),
+          storage: z.enum(["ok", "down"]),
+        }),
+      },
+    },
+  });
+  api.document({
+    method: "get",
+    path: "/health",
+    summary: "Legacy health check",
+    tags: ["health"],
+    responses: { 200: { description: "Health report", schema: z.object({ status: z.literal("ok"), timestamp: z.string(), version: z.string() }) } },
+  });
+  api.document({
+    method: "get",
+    path: "/env.js",
+    summary: "Public client settings as a script (window.__ENV__)",
+    tags: ["client"],
+    responses: { 200: { description: "JavaScript", schema: z.string(), contentType: "application/javascript" } },
+  });
+
+  // Public client settings; only PUBLIC_* values and the voice URL, never a secret.
+  const publicEnv = {
+    PUBLIC_IDP_APP_ID: config.idp?.appId ?? null,
+    PUBLIC_API_URL: config.publicApiUrl,
+    PUBLIC_WS_URL: config.publicWsUrl,
+    PUBLIC_CDN_URL: config.cdnUrl ?? null,
+    PUBLIC_APP_URL: config.publicAppUrl ?? null,
+    PUBLIC_VOICE_URL: config.voice?.url ?? null,
+    ANONYMOUS_MODE: !config.idp,
+  };
+  const envScript = `window.__ENV__ = Object.freeze(${JSON.stringify(publicEnv)});\n`;
+  app.get("/env.js", (_req, res) => {
+    res.type("application/javascript").set("Cache-Control", "no-cache").send(envScript);
+  });
+
+  registerAuthRoutes(api, router, auth);
+  for (const m of deps.modules ?? []) m(api, router);
+  for (const r of deps.routers ?? []) app.use(r.path, r.router);
+  app.use(router);
+
+  let openApiCache: unknown;
+  app.get("/api/openapi.json", (_req, res) => {
+    openApiCache ??= api.openApiDocument(VERSION);
+    res.json(openApiCache);
+  });
+
+  // Production: serve a built client when one exists (single-page app fallback).
+  const clientDir = resolve(config.clientDist ?? "client/dist");
+  if (config.isProduction && existsSync(resolve(clientDir, "index.html"))) {
+    app.use(express.static(clientDir, { index: "index.html", maxAge: "1h" }));
+    app.get(/^\/(?!api\/|manifests\/|ws\/?).*/, (_req, res) => res.sendFile(resolve(clientDir, "index.html")));
+    logger.info({ clientDir }, "serving built client");
+  }
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger));
+  return { app, api };
+}
+
+const tokenResponse = z
+  .object({ token: z.string(), accountId: z.string(), expiresAt: z.string().describe("ISO 8601") })
+  .openapi("TokenResponse");
+
+function registerAuthRoutes(api: ApiBuilder, router: Router, auth: AuthService) {
+  api.route(
+    router,
+    {
+      method: "post",
+      path: "/api/auth/anonymous",
+      summary: "Create a temporary anonymous account (anonymous mode only)",
+      tags: ["auth"],
+      auth: "none",
+      body: z.object({ name: z.string().trim().min(1).max(32).optional() }).strict(),
+      responses: { 201: { description: "Token", schema: tokenResponse }, 403: { description: "An identity provider is configured" } },
+    },
+    async ({ body }) => {
+      if (!auth.anonymousMode) throw new ApiError("FORBIDDEN", "anonymous accounts are disabled: sign in with the identity provider");
+      return auth.issueAnonymous(body.name);
+    },
+  );
+  api.route(
+    router,
+    {
+      method: "post",
+      path: "/api/auth/exchange",
+      summary: "Exchange an identity-provider access token (Bearer) for a server token",
+      tags: ["auth"],
+      auth: "none",
+      responses: { 200: { description: "Token", schema: tokenResponse }, 403: { description: "No identity provider configured" } },
+    },
+    async ({ req }) => {
+      if (auth.anonymousMode) throw new ApiError("FORBIDDEN", "no identity provider is configured");
+      const token = bearerToken(req);
+      if (!token) throw unauthorized();
+      try {
+        return await auth.exchange(token);
+      } catch (e) {
+        if (e instanceof TokenError) throw unauthorized("identity-provider token rejected");
+        throw e;
+      }
+    },
+  );
+  api.route(
+    router,
+    {
+      method: "get",
+      path: "/api/auth/session",
+      summary: "Who the presented token belongs to",
+      tags: ["auth"],
+      auth: "required",
+      responses: {
+        200: {
+          description: "Principal",
+          schema: z.object({
+            accountId: z.string(),
+            roles: z.array(z.string()),
+            characterId: z.string().optional(),
+            anonymous: z.boolean(),
+          }),
+        },
+      },
+    },
+    ({ principal }) => ({
+      accountId: principal!.accountId,
+      roles: principal!.roles,
+      characterId: principal!.characterId,
+      anonymous: principal!.anonymous,
+    }),
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * HTTP error vocabulary (CONTRACT.md section 3). Handlers throw `ApiError`; the error middleware
+ * renders `{ error: { code, message, details? } }` and hides everything unknown behind a bare 500.
+ */
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "../logger.js";
+
+export const ERROR_CODES = {
+  INVALID_JSON: 400,
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  NAME_TAKEN: 409,
+  CONFLICT: 409,
+  GOALS_PAUSED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One offending field of a validation failure. */
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** A typed error with a stable code and a message safe to show to the caller. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = ERROR_CODES[code];
+  }
+}
+
+export const notFound = (what = "resource") => new ApiError("NOT_FOUND", `${what} not found`);
+export const forbidden = (msg = "you may not act on this resource") => new ApiError("FORBIDDEN", msg);
+export const unauthorized = (msg = "missing or invalid authentication token") => new ApiError("UNAUTHORIZED", msg);
+
+/** The JSON error body. */
+export function errorBody(code: ErrorCode | string, message: string, details?: ErrorDetail[]) {
+  return { error: details ? { code, message, details } : { code, message } };
+}
+
+/** Final 404 for unknown routes. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError("NOT_FOUND", `no route for ${req.method} ${req.path}`));
+};
+
+/** Turns typed errors into the error body; logs and hides everything else. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    let apiError: ApiError;
+    if (err instanceof ApiError) apiError = err;
+    else if (err?.type === "entity.parse.failed") apiError = new ApiError("INVALID_JSON", "request body is not valid JSON");
+    else if (err?.type === "entity.too.large") apiError = new ApiError("PAYLOAD_TOO_LARGE", "request body is too large");
+    else if (err?.type === "encoding.unsupported" || err?.type === "charset.unsupported")
+      apiError = new ApiError("INVALID_REQUEST", "unsupported body encoding");
+    else if (typeof err?.status === "number" && err.status >= 400 && err.status < 500 && err.expose) {
+      apiError = new ApiError("INVALID_REQUEST", "invalid request");
+    } else {
+      logger.error({ err, method: req.method, path: req.path }, "unhandled error in HTTP handler");
+      apiError = new ApiError("INTERNAL", "internal server error");
+    }
+    if (apiError.headers) res.set(apiError.headers);
+    res.status(apiError.status).json(errorBody(apiError.code, apiError.message, apiError.details));
+  };
+}

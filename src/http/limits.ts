@@ -1,0 +1,105 @@
+/**
+ * Rate limits (SPEC.md Limits, CONTRACT.md section 3): REST 100 requests per minute, authentication
+ * 10 attempts per minute, per client address. Exceeding either blocks the client for
+ * RATE_LIMIT_BLOCK_SECONDS; while blocked every request answers 429 with Retry-After.
+ * The same Blocklist is used by the WebSocket flood guard (accounts and addresses).
+ */
+import type { Request, RequestHandler } from "express";
+import { rateLimit, ipKeyGenerator, MemoryStore } from "express-rate-limit";
+import { ApiError } from "./errors.js";
+
+/** Temporary blocks by key (`ip:<addr>` or `account:<id>`). */
+export class Blocklist {
+  private readonly until = new Map<string, number>();
+  constructor(private readonly now: () => number = Date.now) {}
+
+  block(key: string, seconds: number): void {
+    this.until.set(key, this.now() + seconds * 1000);
+    if (this.until.size > 100_000) this.sweep();
+  }
+
+  /** Seconds left on the block, or 0 when not blocked. */
+  retryAfter(key: string): number {
+    const t = this.until.get(key);
+    if (t === undefined) return 0;
+    const left = t - this.now();
+    if (left <= 0) {
+      this.until.delete(key);
+      return 0;
+    }
+    return Math.ceil(left / 1000);
+  }
+
+  private sweep() {
+    const now = this.now();
+    for (const [k, t] of this.until) if (t <= now) this.until.delete(k);
+  }
+}
+
+/** The rate-limit key of a request: its address (IPv6 grouped by /56), honouring TRUST_PROXY via req.ip. */
+export const clientKey = (req: Request): string => `ip:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown")}`;
+
+/** Normalise a raw socket address the same way (for the WebSocket paths). */
+export const addressKey = (address: string | undefined): string => `ip:${ipKeyGenerator(address ?? "unknown")}`;
+
+export const rateLimited = (retryAfter: number) =>
+  new ApiError("RATE_LIMITED", "too many requests; try again later", undefined, { "Retry-After": String(retryAfter) });
+
+export interface LimitOptions {
+  enabled: boolean;
+  blockSeconds: number;
+  blocklist: Blocklist;
+  restPerMinute?: number;
+  authPerMinute?: number;
+}
+
+/** Limits and the block guard, as middleware plus a counter for failed token checks. */
+export interface Limits {
+  /** Answers 429 while the client is blocked. Mount before everything that counts. */
+  blockGuard: RequestHandler;
+  /** Counts requests under /api/. */
+  rest: RequestHandler;
+  /** Counts requests under /api/auth/ as authentication attempts. */
+  auth: RequestHandler;
+  /** Count one authentication attempt (an invalid token); blocks the client past the limit. */
+  countAuthFailure(req: Request): Promise<void>;
+}
+
+/** Build the limiters. When disabled, every piece is a no-op. */
+export function createLimits(opts: LimitOptions): Limits {
+  const noop: RequestHandler = (_req, _res, next) => next();
+  if (!opts.enabled) return { blockGuard: noop, rest: noop, auth: noop, countAuthFailure: async () => {} };
+  const { blocklist, blockSeconds } = opts;
+  const windowMs = 60_000;
+
+  const onExceeded: RequestHandler = (req, _res, next) => {
+    blocklist.block(clientKey(req), blockSeconds);
+    next(rateLimited(blockSeconds));
+  };
+  const common = {
+    windowMs,
+    standardHeaders: "draft-8" as const,
+    legacyHeaders: false,
+    keyGenerator: clientKey,
+    handler: onExceeded,
+    // trust proxy is configured once on the app; this library's own proxy warnings are noise here.
+    validate: { trustProxy: false, xForwardedForHeader: false },
+  };
+  const rest = rateLimit({ ...common, limit: opts.restPerMinute ?? 100 });
+  const authStore = new MemoryStore();
+  const auth = rateLimit({ ...common, limit: opts.authPerMinute ?? 10, store: authStore, identifier: "auth" });
+
+  return {
+    blockGuard: (req, _res, next) => {
+      const left = blocklist.retryAfter(clientKey(req));
+      if (left > 0) next(rateLimited(left));
+      else next();
+    },
+    rest,
+    auth,
+    async countAuthFailure(req) {
+      const { totalHits } = await authStore.increment(clientKey(req));
+      if (totalHits > (opts.authPerMinute ?? 10)) blocklist.block(clientKey(req), blockSeconds);
+    },
+  };
+}

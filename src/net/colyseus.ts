@@ -1,0 +1,85 @@
+/**
+ * Colyseus on the shared HTTP server. Express owns HTTP; the WebSocket transport is attached with
+ * `noServer` and an upgrade filter so room sockets (`/ws/<processId>/<roomId>`) go to Colyseus, the
+ * exact path `/ws` goes to the plain-WebSocket adapter, and everything else is refused. Origins are
+ * checked on every upgrade with the same CORS policy as HTTP.
+ */
+import type { IncomingMessage, Server as HttpServer } from "node:http";
+import type { Duplex } from "node:stream";
+import { matchMaker, createNodeMatchmakingMiddleware, type Presence } from "@colyseus/core";
+import { setTransport } from "@colyseus/core/Transport";
+import { WebSocketTransport } from "@colyseus/ws-transport";
+import type { RequestHandler } from "express";
+import type { CorsPolicy } from "../http/cors.js";
+
+/** Largest WebSocket frame accepted from a client (bytes). Game messages are small. */
+export const MAX_WS_PAYLOAD = 16 * 1024;
+
+export type UpgradeRoute = "colyseus" | "adapter" | "forbidden" | "not_found";
+
+/** Decide where an upgrade request goes. */
+export function classifyUpgrade(req: IncomingMessage, cors: CorsPolicy): UpgradeRoute {
+  const origin = req.headers.origin;
+  if (origin !== undefined && !cors.allows(origin)) return "forbidden";
+  const path = (req.url ?? "/").split("?")[0];
+  if (path === "/ws" || path === "/ws/") return "adapter";
+  if (/^\/ws\/[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+$/.test(path)) return "colyseus";
+  return "not_found";
+}
+
+function refuse(socket: Duplex, status: 403 | 404) {
+  const text = status === 403 ? "Forbidden" : "Not Found";
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+export interface ColyseusHandle {
+  transport: WebSocketTransport;
+  matchmaking: RequestHandler;
+  /** Dispose every room (rooms save in onDispose) and close room sockets. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Prepare Colyseus for `httpServer`. Call `accept()` after rooms are defined.
+ * @param onAdapterUpgrade handles upgrades for the exact path `/ws`.
+ */
+export async function setupColyseus(
+  httpServer: HttpServer,
+  cors: CorsPolicy,
+  onAdapterUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+  opts: { presence?: Presence; publicAddress?: string } = {},
+): Promise<ColyseusHandle & { accept(): Promise<void> }> {
+  // Colyseus writes permissive CORS headers by default; answer only allowed origins.
+  matchMaker.controller.DEFAULT_CORS_HEADERS = {} as typeof matchMaker.controller.DEFAULT_CORS_HEADERS;
+  matchMaker.controller.getCorsHeaders = (headers: Headers) => cors.headersFor(headers.get("origin") ?? undefined);
+
+  const transport = new WebSocketTransport({
+    noServer: true,
+    maxPayload: MAX_WS_PAYLOAD,
+    pingInterval: 5_000,
+    pingMaxRetries: 3,
+  });
+  transport.attachToServer(httpServer, { filter: (req) => classifyUpgrade(req, cors) === "colyseus" });
+  httpServer.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const route = classifyUpgrade(req, cors);
+    if (route === "adapter") onAdapterUpgrade(req, socket, head);
+    else if (route === "forbidden") refuse(socket, 403);
+    else if (route === "not_found") refuse(socket, 404);
+  });
+
+  await matchMaker.setup(opts.presence, undefined, opts.publicAddress);
+  setTransport(transport);
+  return {
+    transport,
+    matchmaking: createNodeMatchmakingMiddleware() as RequestHandler,
+    accept: () => matchMaker.accept(),
+    async shutdown() {
+      try {
+        await matchMaker.gracefullyShutdown();
+      } catch {
+        // already shutting down
+      }
+      transport.shutdown();
+    },
+  };
+}

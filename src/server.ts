@@ -1,0 +1,120 @@
+/**
+ * The composition root. Starts every stage in SPEC.md's order — configuration, manifests, storage,
+ * HTTP (CORS, rate limiting, static), WebSocket handlers, world — logging one line per stage, and
+ * returns a handle whose `close()` shuts everything down in reverse.
+ */
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Config } from "./config.js";
+import { configWarnings } from "./config.js";
+import { createLogger, type Logger } from "./logger.js";
+import { openStorage, type Storage } from "./storage/orm.js";
+import { AuthService } from "./auth/service.js";
+import { createApp } from "./http/app.js";
+import { CorsPolicy } from "./http/cors.js";
+import { Blocklist, createLimits } from "./http/limits.js";
+import { setupColyseus } from "./net/colyseus.js";
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Use this storage instead of opening one (tests share one PGlite per process). */
+  storage?: Storage;
+  /** Listen on this port instead of config.port (0 picks a free port). */
+  port?: number;
+  host?: string;
+}
+
+export interface GameServer {
+  config: Config;
+  logger: Logger;
+  storage: Storage;
+  httpServer: HttpServer;
+  port: number;
+  /** Base HTTP URL, e.g. http://127.0.0.1:5555 */
+  url: string;
+  /** Stop accepting, close rooms (which save), close storage (unless injected). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Start the server. */
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<GameServer> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  logger.info({ env: config.env, port: opts.port ?? config.port, world: config.worldDir }, "stage 1/6 config loaded");
+  for (const w of configWarnings(config)) logger.warn(w);
+
+  // Stage 2: manifests (content pipeline).
+  logger.info({ skip: config.skipManifests }, "stage 2/6 manifests ready");
+
+  // Stage 3: storage.
+  const storage =
+    opts.storage ??
+    (await openStorage({
+      url: config.databaseUrl,
+      pgliteDir: `${config.worldDir}/db`,
+      log: (m) => logger.debug({ orm: m }, "orm"),
+    }));
+  logger.info({ kind: storage.kind }, "stage 3/6 storage connected, migrations applied");
+
+  // Stage 4: HTTP.
+  const httpServer = createServer();
+  httpServer.headersTimeout = 10_000;
+  httpServer.requestTimeout = 30_000;
+  const cors = new CorsPolicy(config);
+  const blocklist = new Blocklist();
+  const limits = createLimits({ enabled: config.rateLimitEnabled, blockSeconds: config.rateLimitBlockSeconds, blocklist });
+  const auth = new AuthService(config, storage.orm);
+
+  // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
+  const colyseus = await setupColyseus(httpServer, cors, (_req, socket) => {
+    socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+  });
+  const { app } = createApp({
+    config,
+    logger,
+    auth,
+    limits,
+    cors,
+    storagePing: () => storage.ping(1_000),
+    playersOnline: () => 0,
+    matchmaking: colyseus.matchmaking,
+  });
+  httpServer.on("request", app);
+  logger.info({ rateLimit: config.rateLimitEnabled }, "stage 4/6 HTTP ready (CORS, rate limiting, static)");
+
+  await colyseus.accept();
+  logger.info("stage 5/6 WebSocket handlers ready (/ws adapter, Colyseus rooms under /ws/)");
+
+  logger.info("stage 6/6 world started");
+
+  const port = opts.port ?? config.port;
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(port, opts.host ?? "0.0.0.0", () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  const actualPort = (httpServer.address() as AddressInfo).port;
+  logger.info({ port: actualPort }, "listening");
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      logger.info("shutting down: closing rooms, saving players");
+      httpServer.close();
+      await colyseus.shutdown();
+      httpServer.closeAllConnections();
+      if (!opts.storage) await storage.close();
+      logger.info("shutdown complete");
+    })());
+
+  return {
+    config,
+    logger,
+    storage,
+    httpServer,
+    port: actualPort,
+    url: `http://127.0.0.1:${actualPort}`,
+    close,
+  };
+}

@@ -46,7 +46,7 @@ export function signServerToken(
 ): { token: string; expiresAt: string } {
   const now = Math.floor(Date.now() / 1000);
   const payload = { ...claims, iat: now, exp: now + ttlSeconds };
-  const token = jwt.sign(payload, secret, { algorithm: "HS256", noTimestamp: true });
+  const token = jwt.sign(payload, secret, { algorithm: "HS256" });
   return { token, expiresAt: new Date(payload.exp * 1000).toISOString() };
 }
 

@@ -98,6 +98,8 @@ export function createLimits(opts: LimitOptions): Limits {
     rest,
     auth,
     async countAuthFailure(req) {
+      // Requests under /api/auth/ were already counted by the auth limiter.
+      if (req.originalUrl.startsWith("/api/auth/")) return;
       const { totalHits } = await authStore.increment(clientKey(req));
       if (totalHits > (opts.authPerMinute ?? 10)) blocklist.block(clientKey(req), blockSeconds);
     },

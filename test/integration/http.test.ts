@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { startTestServer, TEST_ENV } from "../helpers/server.js";
+import type { GameServer } from "../../src/server.js";
+import { signServerToken } from "../../src/auth/tokens.js";
+
+const ALLOWED = "http://localhost:3333";
+const DISALLOWED = "https://evil.example";
+
+describe("HTTP surface", function () {
+  let server: GameServer;
+  before(async () => {
+    server = await startTestServer({ DISABLE_RATE_LIMIT: "true" });
+  });
+  after(async () => server?.close());
+
+  const get = (path: string, init?: RequestInit) => fetch(server.url + path, init);
+
+  it("GET /health returns the health report", async () => {
+    const r = await get("/health");
+    assert.equal(r.status, 200);
+    const body = await r.json();
+    assert.equal(body.status, "ok");
+    assert.match(body.version, /^\d+\.\d+\.\d+$/);
+    assert.ok(!Number.isNaN(Date.parse(body.timestamp)));
+    assert.match(body.timestamp, /Z$/);
+  });
+
+  it("GET /status reports storage and players", async () => {
+    const r = await get("/status");
+    const body = await r.json();
+    assert.deepEqual(Object.keys(body).sort(), ["playersOnline", "status", "storage", "uptime", "version"]);
+    assert.equal(body.status, "ok");
+    assert.equal(body.storage, "ok");
+  });
+
+  it("GET /env.js exposes public settings only", async () => {
+    const r = await get("/env.js");
+    assert.match(r.headers.get("content-type")!, /javascript/);
+    const text = await r.text();
+    assert.match(text, /window\.__ENV__/);
+    assert.ok(!text.includes(TEST_ENV.JWT_SECRET!));
+    assert.ok(!text.includes(TEST_ENV.ADMIN_CODE!));
+    assert.match(text, /PUBLIC_WS_URL/);
+  });
+
+  it("unknown routes are 404 with the error body", async () => {
+    const r = await get("/api/does-not-exist");
+    assert.equal(r.status, 404);
+    assert.equal((await r.json()).error.code, "NOT_FOUND");
+  });
+
+  it("malformed JSON is 400 INVALID_JSON", async () => {
+    const r = await get("/api/auth/anonymous", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+    assert.equal(r.status, 400);
+    assert.equal((await r.json()).error.code, "INVALID_JSON");
+  });
+
+  it("an oversized body is 413 with the error body", async () => {
+    const big = JSON.stringify({ name: "x".repeat(100_000) });
+    const r = await get("/api/auth/anonymous", { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    assert.equal(r.status, 413);
+    assert.equal((await r.json()).error.code, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("a body failing validation is 400 INVALID_REQUEST with details per field", async () => {
+    const r = await get("/api/auth/anonymous", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "", extra: 1 }),
+    });
+    assert.equal(r.status, 400);
+    const body = await r.json();
+    assert.equal(body.error.code, "INVALID_REQUEST");
+    assert.ok(Array.isArray(body.error.details) && body.error.details.length >= 1);
+    assert.ok(body.error.details.every((d: { field: string }) => d.field.startsWith("body")));
+  });
+
+  it("anonymous mode issues a token that authenticates", async () => {
+    const r = await get("/api/auth/anonymous", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    assert.equal(r.status, 201);
+    const { token, accountId, expiresAt } = await r.json();
+    assert.ok(token && accountId && expiresAt);
+    const me = await get("/api/auth/session", { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(me.status, 200);
+    const body = await me.json();
+    assert.equal(body.accountId, accountId);
+    assert.equal(body.anonymous, true);
+  });
+
+  it("protected routes answer 401 without or with a bad token", async () => {
+    assert.equal((await get("/api/auth/session")).status, 401);
+    const bad = await get("/api/auth/session", { headers: { authorization: "Bearer abc.def.ghi" } });
+    assert.equal(bad.status, 401);
+    assert.equal((await bad.json()).error.code, "UNAUTHORIZED");
+  });
+
+  it("a valid server token for an unknown account creates it on first use", async () => {
+    const { token } = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "operator-made-account", roles: ["admin"] });
+    const r = await get("/api/auth/session", { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(r.status, 200);
+    assert.deepEqual((await r.json()).roles, ["admin"]);
+  });
+
+  it("serves an OpenAPI document that lists the routes", async () => {
+    const doc = await (await get("/api/openapi.json")).json();
+    assert.equal(doc.openapi, "3.1.0");
+    for (const p of ["/health", "/status", "/api/auth/anonymous", "/api/auth/exchange"]) assert.ok(doc.paths[p], p);
+  });
+
+  describe("CORS", () => {
+    it("answers an allowed origin with its own origin and credentials", async () => {
+      const r = await get("/health", { headers: { origin: ALLOWED } });
+      assert.equal(r.headers.get("access-control-allow-origin"), ALLOWED);
+      assert.equal(r.headers.get("access-control-allow-credentials"), "true");
+      assert.match(r.headers.get("vary") ?? "", /Origin/);
+    });
+
+    for (const origin of [
+      "https://www.realm.game",
+      "https://realm.game",
+      "https://pr-12.realm-client.pages.dev",
+      "https://realm-server-pr-7.up.railway.app",
+      "https://warpcast.com",
+      "http://127.0.0.1:8080",
+      "https://localhost",
+    ]) {
+      it(`allows ${origin}`, async () => {
+        const r = await get("/health", { headers: { origin } });
+        assert.equal(r.headers.get("access-control-allow-origin"), origin);
+      });
+    }
+
+    for (const origin of [DISALLOWED, "https://realm.game.evil.example", "https://evilrealm.game", "http://localhost.evil.example", "null"]) {
+      it(`never answers ${origin}`, async () => {
+        const r = await get("/health", { headers: { origin } });
+        assert.equal(r.headers.get("access-control-allow-origin"), null);
+      });
+    }
+
+    it("answers an allowed preflight with the allowed methods and headers", async () => {
+      const r = await get("/api/auth/anonymous", {
+        method: "OPTIONS",
+        headers: { origin: ALLOWED, "access-control-request-method": "POST", "access-control-request-headers": "content-type,authorization" },
+      });
+      assert.equal(r.status, 204);
+      assert.equal(r.headers.get("access-control-allow-origin"), ALLOWED);
+      assert.equal(r.headers.get("access-control-allow-methods"), "GET, PUT, POST, DELETE, OPTIONS, PATCH");
+      assert.equal(r.headers.get("access-control-allow-headers"), "Content-Type, Authorization, X-Requested-With");
+    });
+
+    it("refuses a disallowed preflight, including on the matchmaking route", async () => {
+      for (const path of ["/api/auth/anonymous", "/ws/matchmake/joinOrCreate/world"]) {
+        const r = await get(path, { method: "OPTIONS", headers: { origin: DISALLOWED, "access-control-request-method": "POST" } });
+        assert.equal(r.headers.get("access-control-allow-origin"), null, path);
+        assert.notEqual(r.status, 204, path);
+      }
+    });
+
+    it("matchmaking responses carry no permissive CORS headers for a disallowed origin", async () => {
+      const r = await get("/ws/matchmake/joinOrCreate/no_such_room", {
+        method: "POST",
+        headers: { origin: DISALLOWED, "content-type": "application/json" },
+        body: "{}",
+      });
+      assert.equal(r.headers.get("access-control-allow-origin"), null);
+    });
+  });
+});
+
+describe("rate limits", function () {
+  let server: GameServer;
+  before(async () => {
+    server = await startTestServer({ RATE_LIMIT_BLOCK_SECONDS: "60" });
+  });
+  after(async () => server?.close());
+
+  it("blocks after 100 REST requests a minute with 429, Retry-After, and keeps /status and /health open", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 101; i++) statuses.push((await fetch(`${server.url}/api/openapi.json`)).status);
+    assert.equal(statuses.slice(0, 100).every((s) => s === 200), true);
+    assert.equal(statuses[100], 429);
+    const blocked = await fetch(`${server.url}/api/nothing`);
+    assert.equal(blocked.status, 429);
+    assert.equal((await blocked.json()).error.code, "RATE_LIMITED");
+    assert.ok(Number(blocked.headers.get("retry-after")) > 0);
+    // The block covers every request, not only /api.
+    assert.equal((await fetch(`${server.url}/env.js`)).status, 429);
+    assert.equal((await fetch(`${server.url}/status`)).status, 200);
+    assert.equal((await fetch(`${server.url}/health`)).status, 200);
+  });
+});
+
+describe("authentication attempt limit", function () {
+  let server: GameServer;
+  before(async () => {
+    server = await startTestServer({});
+  });
+  after(async () => server?.close());
+
+  it("blocks a client after 10 invalid tokens in a minute", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const r = await fetch(`${server.url}/api/auth/session`, { headers: { authorization: "Bearer invalid.token.value" } });
+      statuses.push(r.status);
+    }
+    assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
+    assert.equal(statuses[10], 429);
+    assert.equal((await fetch(`${server.url}/api/openapi.json`)).status, 429);
+  });
+});

@@ -73,79 +73,75 @@ export interface PathResult {
   readonly complete: boolean;
 }
 
-/** Binary min-heap of node keys ordered by (f, h). */
+/** Binary min-heap of node indices ordered by a numeric priority. */
 class OpenHeap {
-  private readonly keys: number[] = [];
-  private readonly f: number[] = [];
-  private readonly h: number[] = [];
+  private readonly nodes: number[] = [];
+  private readonly prio: number[] = [];
 
   get size(): number {
-    return this.keys.length;
+    return this.nodes.length;
   }
 
-  push(key: number, f: number, h: number): void {
-    this.keys.push(key);
-    this.f.push(f);
-    this.h.push(h);
-    let i = this.keys.length - 1;
+  push(node: number, priority: number): void {
+    let i = this.nodes.length;
+    this.nodes.push(node);
+    this.prio.push(priority);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(i, parent)) break;
-      this.swap(i, parent);
+      if (this.prio[parent]! <= priority) break;
+      this.nodes[i] = this.nodes[parent]!;
+      this.prio[i] = this.prio[parent]!;
       i = parent;
     }
+    this.nodes[i] = node;
+    this.prio[i] = priority;
   }
 
   pop(): number {
-    const top = this.keys[0]!;
-    const lastKey = this.keys.pop()!;
-    const lastF = this.f.pop()!;
-    const lastH = this.h.pop()!;
-    if (this.keys.length > 0) {
-      this.keys[0] = lastKey;
-      this.f[0] = lastF;
-      this.h[0] = lastH;
+    const top = this.nodes[0]!;
+    const lastNode = this.nodes.pop()!;
+    const lastPrio = this.prio.pop()!;
+    const n = this.nodes.length;
+    if (n > 0) {
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
+        if (l >= n) break;
         const r = l + 1;
-        let best = i;
-        if (l < this.keys.length && this.less(l, best)) best = l;
-        if (r < this.keys.length && this.less(r, best)) best = r;
-        if (best === i) break;
-        this.swap(i, best);
-        i = best;
+        const child = r < n && this.prio[r]! < this.prio[l]! ? r : l;
+        if (this.prio[child]! >= lastPrio) break;
+        this.nodes[i] = this.nodes[child]!;
+        this.prio[i] = this.prio[child]!;
+        i = child;
       }
+      this.nodes[i] = lastNode;
+      this.prio[i] = lastPrio;
     }
     return top;
-  }
-
-  private less(i: number, j: number): boolean {
-    return this.f[i]! < this.f[j]! || (this.f[i] === this.f[j] && this.h[i]! < this.h[j]!);
-  }
-
-  private swap(i: number, j: number): void {
-    [this.keys[i], this.keys[j]] = [this.keys[j]!, this.keys[i]!];
-    [this.f[i], this.f[j]] = [this.f[j]!, this.f[i]!];
-    [this.h[i], this.h[j]] = [this.h[j]!, this.h[i]!];
   }
 }
 
 /** Straight neighbours first so that ties prefer straight steps. */
-const DIRECTIONS: readonly (readonly [number, number])[] = [
-  [1, 0], [-1, 0], [0, 1], [0, -1],
-  [1, 1], [1, -1], [-1, 1], [-1, -1],
-];
+const DX = [1, -1, 0, 0, 1, 1, -1, -1] as const;
+const DZ = [0, 0, 1, -1, 1, -1, 1, -1] as const;
+/** How far beyond the start–target distance a detour may reach. */
+const SEARCH_MARGIN = 64;
+/** Cell flags in the search window. */
+const KNOWN = 1;
+const BLOCKED = 2;
+const CLOSED = 4;
 
 /**
  * A* from `from` to `to` on the 8-connected grid; every step costs 1. A diagonal step is allowed
  * only when both tiles it passes beside are free (no corner cutting).
  *
- * At most `maxNodes` tiles are expanded, so a search stays cheap however the walls lie. When the
+ * Cost is bounded two ways: at most `maxNodes` tiles are expanded, and the search stays inside a
+ * square around the start of radius (distance to target + 64), clipped to `bounds`. When the
  * target is blocked, unreachable or beyond that budget, the path leads to the reachable tile
  * closest to the target (Chebyshev, then fewest steps) and `complete` is false; when no tile is
- * closer than the start, the answer is NO_PATH. Starting on the target gives an empty path.
- * OUT_OF_BOUNDS when either end lies outside `bounds`.
+ * closer than the start, the answer is NO_PATH. A blocked target (a tree, a rock) ends the search
+ * at the first reachable tile next to it. Starting on the target gives an empty path.
+ * OUT_OF_BOUNDS when either end lies outside `bounds`; TOO_FAR beyond MAX_MOVE_DISTANCE.
  */
 export function findPath(
   from: Tile,
@@ -158,66 +154,89 @@ export function findPath(
     return err(MOVE_ERROR.OUT_OF_BOUNDS, "That tile is outside the world.");
   }
   if (from.x === to.x && from.z === to.z) return ok({ tiles: [], complete: true });
-  const width = bounds.maxZ - bounds.minZ + 1;
-  const keyOf = (x: number, z: number): number => (x - bounds.minX) * width + (z - bounds.minZ);
-  const xOf = (key: number): number => Math.floor(key / width) + bounds.minX;
-  const zOf = (key: number): number => (key % width) + bounds.minZ;
-  const free = (x: number, z: number): boolean => inBounds(bounds, x, z) && !isBlocked(x, z);
+  if (chebyshev(from, to) > MAX_MOVE_DISTANCE) {
+    return err(MOVE_ERROR.TOO_FAR, `Paths reach at most ${MAX_MOVE_DISTANCE} tiles.`);
+  }
+
+  // The search window: local cell index = (x - x0) * depth + (z - z0).
+  const radius = chebyshev(from, to) + SEARCH_MARGIN;
+  const x0 = Math.max(bounds.minX, from.x - radius);
+  const x1 = Math.min(bounds.maxX, from.x + radius);
+  const z0 = Math.max(bounds.minZ, from.z - radius);
+  const z1 = Math.min(bounds.maxZ, from.z + radius);
+  const depth = z1 - z0 + 1;
+  const cells = (x1 - x0 + 1) * depth;
+  const flags = new Uint8Array(cells);
+  const gPlusOne = new Int32Array(cells); // 0 = not reached yet
+  const parent = new Int32Array(cells);
+
+  const free = (x: number, z: number): boolean => {
+    if (x < x0 || x > x1 || z < z0 || z > z1) return false;
+    const i = (x - x0) * depth + (z - z0);
+    let f = flags[i]!;
+    if ((f & KNOWN) === 0) {
+      f |= KNOWN | (isBlocked(x, z) ? BLOCKED : 0);
+      flags[i] = f;
+    }
+    return (f & BLOCKED) === 0;
+  };
   const heuristic = (x: number, z: number): number => Math.max(Math.abs(x - to.x), Math.abs(z - to.z));
+  // Order by f, then by h (prefer nodes nearer the target); h < 2^12 inside any window.
+  const priority = (g: number, h: number): number => (g + h) * 4096 + h;
 
-  const startKey = keyOf(from.x, from.z);
-  const targetKey = keyOf(to.x, to.z);
-  const g = new Map<number, number>([[startKey, 0]]);
-  const parent = new Map<number, number>();
-  const closed = new Set<number>();
+  const startIdx = (from.x - x0) * depth + (from.z - z0);
+  const targetIdx = (to.x - x0) * depth + (to.z - z0);
+  gPlusOne[startIdx] = 1;
   const open = new OpenHeap();
-  open.push(startKey, heuristic(from.x, from.z), heuristic(from.x, from.z));
+  open.push(startIdx, priority(0, heuristic(from.x, from.z)));
 
-  let bestKey = startKey;
+  let bestIdx = startIdx;
   let bestH = heuristic(from.x, from.z);
   let bestG = 0;
   let expanded = 0;
+  // A blocked target can never be entered: a tile next to it is as close as a path gets.
+  const goalH = free(to.x, to.z) ? 0 : 1;
 
   while (open.size > 0 && expanded < maxNodes) {
-    const key = open.pop();
-    if (closed.has(key)) continue; // stale heap entry
-    closed.add(key);
+    const idx = open.pop();
+    if (flags[idx]! & CLOSED) continue; // stale heap entry
+    flags[idx] = flags[idx]! | CLOSED;
     expanded++;
-    const x = xOf(key);
-    const z = zOf(key);
-    const gHere = g.get(key)!;
-    const hHere = heuristic(x, z);
-    if (hHere < bestH || (hHere === bestH && gHere < bestG)) {
-      bestKey = key;
-      bestH = hHere;
-      bestG = gHere;
+    const x = Math.floor(idx / depth) + x0;
+    const z = (idx % depth) + z0;
+    const g = gPlusOne[idx]! - 1;
+    const h = heuristic(x, z);
+    if (h < bestH || (h === bestH && g < bestG)) {
+      bestIdx = idx;
+      bestH = h;
+      bestG = g;
     }
-    if (key === targetKey) break;
+    if (h <= goalH) break;
 
-    for (const [dx, dz] of DIRECTIONS) {
+    for (let d = 0; d < 8; d++) {
+      const dx = DX[d]!;
+      const dz = DZ[d]!;
       const nx = x + dx;
       const nz = z + dz;
       if (!free(nx, nz)) continue;
       if (dx !== 0 && dz !== 0 && (!free(x + dx, z) || !free(x, z + dz))) continue;
-      const nKey = keyOf(nx, nz);
-      if (closed.has(nKey)) continue;
-      const gNext = gHere + 1;
-      const known = g.get(nKey);
-      if (known !== undefined && known <= gNext) continue;
-      g.set(nKey, gNext);
-      parent.set(nKey, key);
-      const h = heuristic(nx, nz);
-      open.push(nKey, gNext + h, h);
+      const nIdx = (nx - x0) * depth + (nz - z0);
+      if (flags[nIdx]! & CLOSED) continue;
+      const known = gPlusOne[nIdx]!;
+      if (known !== 0 && known <= g + 2) continue;
+      gPlusOne[nIdx] = g + 2;
+      parent[nIdx] = idx;
+      open.push(nIdx, priority(g + 1, heuristic(nx, nz)));
     }
   }
 
-  if (bestKey === startKey) return err(MOVE_ERROR.NO_PATH, "You can't reach that.");
+  if (bestIdx === startIdx) return err(MOVE_ERROR.NO_PATH, "You can't reach that.");
   const tiles: Tile[] = [];
-  for (let key = bestKey; key !== startKey; key = parent.get(key)!) {
-    tiles.push({ x: xOf(key), z: zOf(key) });
+  for (let idx = bestIdx; idx !== startIdx; idx = parent[idx]!) {
+    tiles.push({ x: Math.floor(idx / depth) + x0, z: (idx % depth) + z0 });
   }
   tiles.reverse();
-  return ok({ tiles, complete: bestKey === targetKey });
+  return ok({ tiles, complete: bestIdx === targetIdx });
 }
 
 /** Where a mover is after one tick. */

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { unwrap } from "../../../src/domain/errors.js";
+import {
+  chebyshev, findPath, MAX_MOVE_DISTANCE, MOVE_ERROR, stepAlong, validateMoveTarget, type BlockedFn, type WorldBounds,
+} from "../../../src/domain/movement.js";
+import type { Tile } from "../../../src/domain/types.js";
+
+const BOUNDS: WorldBounds = { minX: -500, maxX: 500, minZ: -500, maxZ: 500 };
+const open: BlockedFn = () => false;
+const blockedSet = (tiles: [number, number][]): BlockedFn => {
+  const set = new Set(tiles.map(([x, z]) => `${x},${z}`));
+  return (x, z) => set.has(`${x},${z}`);
+};
+const code = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? undefined : r.error!.code);
+
+/** Every consecutive pair is one 8-connected step and no step cuts a blocked corner. */
+function assertWalkable(start: Tile, path: readonly Tile[], blocked: BlockedFn): void {
+  let prev = start;
+  for (const t of path) {
+    assert.equal(chebyshev(prev, t), 1, `step ${JSON.stringify(prev)} → ${JSON.stringify(t)}`);
+    assert.ok(!blocked(t.x, t.z), `entered blocked ${JSON.stringify(t)}`);
+    if (t.x !== prev.x && t.z !== prev.z) {
+      assert.ok(!blocked(t.x, prev.z) && !blocked(prev.x, t.z), `cut a corner at ${JSON.stringify(t)}`);
+    }
+    prev = t;
+  }
+}
+
+describe("domain/movement", () => {
+  it("chebyshev counts diagonal steps as one", () => {
+    assert.equal(chebyshev({ x: 0, z: 0 }, { x: 3, z: -7 }), 7);
+    assert.equal(chebyshev({ x: 2, z: 2 }, { x: 2, z: 2 }), 0);
+  });
+
+  describe("validateMoveTarget", () => {
+    const from = { x: 0, z: 0 };
+    const cases: [string, { x: unknown; z: unknown }, BlockedFn, string | undefined][] = [
+      ["200 tiles along x", { x: 200, z: 0 }, open, undefined],
+      ["200 tiles diagonally", { x: -200, z: 200 }, open, undefined],
+      ["201 tiles along x", { x: 201, z: 0 }, open, MOVE_ERROR.TOO_FAR],
+      ["201 tiles along z", { x: 5, z: -201 }, open, MOVE_ERROR.TOO_FAR],
+      ["a fractional x", { x: 1.5, z: 0 }, open, MOVE_ERROR.INVALID_TARGET],
+      ["a string z", { x: 1, z: "2" }, open, MOVE_ERROR.INVALID_TARGET],
+      ["NaN", { x: NaN, z: 0 }, open, MOVE_ERROR.INVALID_TARGET],
+      ["outside the world", { x: 0, z: 501 }, open, MOVE_ERROR.OUT_OF_BOUNDS],
+      ["a blocked tile", { x: 3, z: 3 }, blockedSet([[3, 3]]), MOVE_ERROR.BLOCKED],
+      ["the current tile", { x: 0, z: 0 }, open, undefined],
+    ];
+    for (const [name, to, blocked, expected] of cases) {
+      it(`${name} → ${expected ?? "ok"}`, () => assert.equal(code(validateMoveTarget(from, to, BOUNDS, blocked)), expected));
+    }
+    it("the limit is 200", () => assert.equal(MAX_MOVE_DISTANCE, 200));
+  });
+
+  describe("findPath", () => {
+    it("goes straight in the open and excludes the start", () => {
+      const { tiles, complete } = unwrap(findPath({ x: 0, z: 0 }, { x: 3, z: 0 }, open, BOUNDS));
+      assert.deepEqual(tiles, [{ x: 1, z: 0 }, { x: 2, z: 0 }, { x: 3, z: 0 }]);
+      assert.equal(complete, true);
+    });
+    it("takes the Chebyshev number of steps diagonally", () => {
+      const { tiles } = unwrap(findPath({ x: 0, z: 0 }, { x: 5, z: 3 }, open, BOUNDS));
+      assert.equal(tiles.length, 5);
+      assertWalkable({ x: 0, z: 0 }, tiles, open);
+      assert.deepEqual(tiles.at(-1), { x: 5, z: 3 });
+    });
+    it("returns an empty path when already there", () => {
+      assert.deepEqual(unwrap(findPath({ x: 1, z: 1 }, { x: 1, z: 1 }, open, BOUNDS)), { tiles: [], complete: true });
+    });
+    it("walks around a wall", () => {
+      // Wall at x = 2 from z = -3 to 3; the way round is past z = 4 or z = -4.
+      const wall = blockedSet([-3, -2, -1, 0, 1, 2, 3].map((z) => [2, z] as [number, number]));
+      const { tiles, complete } = unwrap(findPath({ x: 0, z: 0 }, { x: 4, z: 0 }, wall, BOUNDS));
+      assert.equal(complete, true);
+      assertWalkable({ x: 0, z: 0 }, tiles, wall);
+      assert.deepEqual(tiles.at(-1), { x: 4, z: 0 });
+      // Round the end of the wall without cutting its corner: (1,4) in 4 steps, (2,4), (3,4), then
+      // 4 steps down to (4,0).
+      assert.equal(tiles.length, 10);
+    });
+    it("does not cut corners past blocked tiles", () => {
+      // Diagonal (0,0) → (1,1) is squeezed between two blocked tiles.
+      const corners = blockedSet([[1, 0], [0, 1]]);
+      const { tiles } = unwrap(findPath({ x: 0, z: 0 }, { x: 1, z: 1 }, corners, BOUNDS));
+      assert.ok(tiles.length > 1, "must not take the single diagonal step");
+      assertWalkable({ x: 0, z: 0 }, tiles, corners);
+    });
+    it("refuses a diagonal even when only one side is blocked", () => {
+      const oneSide = blockedSet([[1, 0]]);
+      const { tiles } = unwrap(findPath({ x: 0, z: 0 }, { x: 1, z: 1 }, oneSide, BOUNDS));
+      assert.deepEqual(tiles, [{ x: 0, z: 1 }, { x: 1, z: 1 }]);
+    });
+    it("goes to the closest reachable tile when the target is enclosed", () => {
+      const ring: [number, number][] = [];
+      for (let x = 9; x <= 11; x++) for (let z = -1; z <= 1; z++) if (x !== 10 || z !== 0) ring.push([x, z]);
+      const blocked = blockedSet(ring);
+      const { tiles, complete } = unwrap(findPath({ x: 0, z: 0 }, { x: 10, z: 0 }, blocked, BOUNDS));
+      assert.equal(complete, false);
+      assert.equal(chebyshev(tiles.at(-1)!, { x: 10, z: 0 }), 2);
+      assertWalkable({ x: 0, z: 0 }, tiles, blocked);
+    });
+    it("answers NO_PATH when boxed in", () => {
+      const box: [number, number][] = [];
+      for (let x = -1; x <= 1; x++) for (let z = -1; z <= 1; z++) if (x || z) box.push([x, z]);
+      assert.equal(code(findPath({ x: 0, z: 0 }, { x: 5, z: 5 }, blockedSet(box), BOUNDS)), MOVE_ERROR.NO_PATH);
+    });
+    it("stops next to a blocked target (a tree) without flooding the map", () => {
+      let calls = 0;
+      const tree: BlockedFn = (x, z) => (calls++, x === 6 && z === 0);
+      const { tiles, complete } = unwrap(findPath({ x: 0, z: 0 }, { x: 6, z: 0 }, tree, BOUNDS));
+      assert.equal(complete, false);
+      assert.deepEqual(tiles.at(-1), { x: 5, z: 0 });
+      assert.ok(calls < 200, `blocked() called ${calls} times`);
+    });
+    it("refuses a target beyond 200 tiles with TOO_FAR", () => {
+      assert.equal(code(findPath({ x: 0, z: 0 }, { x: 201, z: 0 }, open, BOUNDS)), MOVE_ERROR.TOO_FAR);
+    });
+    it("answers OUT_OF_BOUNDS for an end outside the world", () => {
+      assert.equal(code(findPath({ x: 0, z: 0 }, { x: 0, z: 600 }, open, BOUNDS)), MOVE_ERROR.OUT_OF_BOUNDS);
+    });
+    it("stays within the node budget on a 200-tile unreachable search", () => {
+      let calls = 0;
+      const target = { x: 200, z: 0 };
+      // The target sits inside a closed ring: the search would flood a huge area without a cap.
+      const blocked: BlockedFn = (x, z) => {
+        calls++;
+        return chebyshev({ x, z }, target) === 1;
+      };
+      const started = process.hrtime.bigint();
+      const r = unwrap(findPath({ x: 0, z: 0 }, target, blocked, BOUNDS, 40_000));
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      assert.equal(r.complete, false);
+      // Each tile is asked about at most once; 40,000 expansions touch at most ~41,000 x 9 tiles.
+      assert.ok(calls <= 41_000 * 9, `blocked() called ${calls} times`);
+      assert.ok(ms < 1000, `took ${ms} ms`);
+    });
+    it("reaches a 200-tile target in the open", () => {
+      const r = unwrap(findPath({ x: 0, z: 0 }, { x: 200, z: -150 }, open, BOUNDS));
+      assert.equal(r.complete, true);
+      assert.equal(r.tiles.length, 200);
+    });
+  });
+
+  describe("stepAlong", () => {
+    const path: Tile[] = [{ x: 1, z: 0 }, { x: 2, z: 0 }, { x: 3, z: 0 }];
+    const cases: [string, readonly Tile[], number, Tile | null, number][] = [
+      ["walking moves one tile", path, 1, { x: 1, z: 0 }, 2],
+      ["running moves two tiles", path, 2, { x: 2, z: 0 }, 1],
+      ["running with one tile left moves one", path.slice(2), 2, { x: 3, z: 0 }, 0],
+      ["an empty path stays put", [], 1, null, 0],
+    ];
+    for (const [name, p, speed, position, left] of cases) {
+      it(name, () => {
+        const s = stepAlong(p, speed);
+        assert.deepEqual(s.position, position);
+        assert.equal(s.remaining.length, left);
+      });
+    }
+    it("throws for a speed of 0", () => assert.throws(() => stepAlong(path, 0), RangeError));
+  });
+});

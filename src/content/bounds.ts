@@ -1,0 +1,122 @@
+/**
+ * Model bounds manifest (SPEC.md "Model bounds manifest"): scans every `.glb` under the models
+ * directory, takes the minimum and maximum of the POSITION accessors, and derives each model's
+ * footprint in tiles for pathing.
+ *
+ * - By default the bounds are the union of the POSITION accessors' min/max in mesh space: node
+ *   transforms are ignored, so models are expected to be authored at their final size with the
+ *   identity transform. `applyNodeTransforms: true` instead measures the default scene in world
+ *   space (node translation, rotation and scale applied).
+ * - The footprint is `dimensions.x * scale` by `dimensions.z * scale`, rounded to the nearest
+ *   whole tile and at least 1, where `scale` is the `modelScale` of the station using the model
+ *   (the largest one if several stations share it; 1 when none does).
+ * - Model id: the path below the models directory without `.glb`, with `/` separators
+ *   (`stations/furnace`); `assetPath` is `asset://models/<relative path>`.
+ */
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { NodeIO, getBounds, type Document } from "@gltf-transform/core";
+import type { ModelBoundsEntry, ModelBoundsManifest } from "./schemas.js";
+
+/** Tile edge in metres. */
+export const TILE_SIZE = 1.0;
+
+/** What the footprint needs from a station: its model and scale. */
+export interface ModelScaleRef {
+  modelId: string;
+  modelScale: number;
+}
+
+export interface ModelBoundsOptions {
+  /** Measure in world space through the scene graph. Default false (accessor min/max). */
+  applyNodeTransforms?: boolean;
+  /** Timestamp written as `generatedAt`. */
+  now?: Date;
+  /** Called for a model without geometry, which is left out. */
+  onSkip?: (file: string, reason: string) => void;
+}
+
+/** A model that could not be read; the message names the file. */
+export class ModelBoundsError extends Error {
+  override readonly name = "ModelBoundsError";
+}
+
+type Vec3 = { x: number; y: number; z: number };
+
+/** Rounds away float32 noise (2.2699999 -> 2.27). */
+const r4 = (v: number) => Math.round(v * 1e4) / 1e4 + 0;
+
+/** Union of the POSITION accessors' min/max over every primitive, or undefined without geometry. */
+function accessorBounds(doc: Document): { min: Vec3; max: Vec3 } | undefined {
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  for (const mesh of doc.getRoot().listMeshes())
+    for (const prim of mesh.listPrimitives()) {
+      const pos = prim.getAttribute("POSITION");
+      if (!pos || pos.getCount() === 0) continue;
+      const lo = pos.getMinNormalized([]);
+      const hi = pos.getMaxNormalized([]);
+      for (let i = 0; i < 3; i++) {
+        min[i] = Math.min(min[i]!, lo[i]!);
+        max[i] = Math.max(max[i]!, hi[i]!);
+      }
+    }
+  if (!min.every(Number.isFinite)) return undefined;
+  return { min: { x: min[0]!, y: min[1]!, z: min[2]! }, max: { x: max[0]!, y: max[1]!, z: max[2]! } };
+}
+
+/** World-space bounds of the default (or first) scene. */
+function sceneBounds(doc: Document): { min: Vec3; max: Vec3 } | undefined {
+  const root = doc.getRoot();
+  const scene = root.getDefaultScene() ?? root.listScenes()[0];
+  if (!scene) return undefined;
+  const b = getBounds(scene);
+  if (![...b.min, ...b.max].every(Number.isFinite)) return undefined;
+  return { min: { x: b.min[0], y: b.min[1], z: b.min[2] }, max: { x: b.max[0], y: b.max[1], z: b.max[2] } };
+}
+
+/** Footprint in tiles of a model of the given dimensions at a scale. */
+export function footprintOf(dimensions: Vec3, scale: number): { width: number; depth: number } {
+  const tiles = (m: number) => Math.max(1, Math.round((m * scale) / TILE_SIZE));
+  return { width: tiles(dimensions.x), depth: tiles(dimensions.z) };
+}
+
+/** Relative paths of every `.glb` below `dir`, sorted, with `/` separators. */
+export async function listGlbFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && e.name.toLowerCase().endsWith(".glb"))
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
+    .sort();
+}
+
+/** Reads every model under `modelsDir` and builds the model bounds manifest. */
+export async function computeModelBounds(
+  modelsDir: string,
+  stations: readonly ModelScaleRef[],
+  opts: ModelBoundsOptions = {},
+): Promise<ModelBoundsManifest> {
+  const scales = new Map<string, number>();
+  for (const s of stations) scales.set(s.modelId, Math.max(scales.get(s.modelId) ?? 0, s.modelScale));
+
+  const io = new NodeIO();
+  const models: ModelBoundsEntry[] = [];
+  for (const rel of await listGlbFiles(modelsDir)) {
+    let doc: Document;
+    try {
+      doc = await io.read(path.join(modelsDir, rel));
+    } catch (err) {
+      throw new ModelBoundsError(`${rel}: cannot read model: ${(err as Error).message}`);
+    }
+    const b = opts.applyNodeTransforms ? sceneBounds(doc) : accessorBounds(doc);
+    if (!b) {
+      opts.onSkip?.(rel, "no POSITION data");
+      continue;
+    }
+    const id = rel.replace(/\.glb$/i, "");
+    const bounds = { min: { x: r4(b.min.x), y: r4(b.min.y), z: r4(b.min.z) }, max: { x: r4(b.max.x), y: r4(b.max.y), z: r4(b.max.z) } };
+    const dimensions = { x: r4(b.max.x - b.min.x), y: r4(b.max.y - b.min.y), z: r4(b.max.z - b.min.z) };
+    models.push({ id, assetPath: `asset://models/${rel}`, bounds, dimensions, footprint: footprintOf(dimensions, scales.get(id) ?? 1) });
+  }
+  return { generatedAt: (opts.now ?? new Date()).toISOString(), tileSize: TILE_SIZE as 1, models };
+}

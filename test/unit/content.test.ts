@@ -1,0 +1,225 @@
+import assert from "node:assert/strict";
+import { cp, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { SKILLS } from "../../src/domain/types.js";
+import { dataResponses, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "../../src/content/http.js";
+import { ContentError, ITEM_FILES, MANIFEST_FILES, blockedTilesOf, loadContent, missingRequired, type GameContent } from "../../src/content/load.js";
+import { UNLOCK_TYPES } from "../../src/content/schemas.js";
+
+const SHIPPED = fileURLToPath(new URL("../../world/manifests", import.meta.url));
+
+/** A private copy of the shipped manifests that a test may corrupt. */
+async function copyManifests(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "content-test-"));
+  await cp(SHIPPED, dir, { recursive: true });
+  return dir;
+}
+
+async function editJson(dir: string, file: string, change: (json: any) => void): Promise<void> {
+  const p = path.join(dir, file);
+  const json = JSON.parse(await readFile(p, "utf8"));
+  change(json);
+  await writeFile(p, JSON.stringify(json));
+}
+
+async function loadError(dir: string): Promise<ContentError> {
+  try {
+    await loadContent(dir);
+  } catch (err) {
+    assert.ok(err instanceof ContentError, `expected ContentError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail("loadContent accepted broken content");
+}
+
+describe("shipped game content", () => {
+  let content: GameContent;
+  before(async () => {
+    content = await loadContent(SHIPPED);
+  });
+
+  it("ships at least 25 manifest files and loads every one", () => {
+    const present = MANIFEST_FILES.filter((f) => existsSync(path.join(SHIPPED, f)));
+    assert.ok(present.length >= 25, `only ${present.length} files`);
+    assert.deepEqual([...content.files].sort(), [...present].sort());
+  });
+
+  it("has at least 60 items with sensible flags", () => {
+    assert.ok(content.items.size >= 60, `only ${content.items.size} items`);
+    assert.equal(content.items.has("coins"), false, "coins live on the character");
+    const untradeable = [...content.items.values()].filter((i) => !i.tradeable);
+    assert.ok(untradeable.length >= 2);
+    for (const id of ["bronze_arrow", "feather", "fishing_bait", "spirit_shard"]) assert.equal(content.items.get(id)?.stackable, true, id);
+    for (const id of ["raw_shrimp", "shrimp", "logs", "copper_ore", "bronze_bar"]) assert.equal(content.items.get(id)?.stackable, false, id);
+    assert.ok(content.items.get("shrimp")!.heals! > 0);
+    assert.ok(content.items.get("bones")!.buryXp! > 0);
+    assert.equal(content.items.get("bronze_sword")!.equipSlot, "weapon");
+    assert.ok(content.items.get("bronze_sword")!.attackSpeed! > 0);
+    assert.equal(content.items.get("steel_platebody")!.requirements?.defense, 20);
+    assert.equal(content.items.get("shrimp")!.category, "food");
+    for (const tier of ["bronze", "iron", "steel"]) for (const kind of ["sword", "platebody", "kiteshield", "bar"]) assert.ok(content.items.has(`${tier}_${kind}`));
+  });
+
+  it("has at least 6 NPCs with combat stats, drops and spawns", () => {
+    assert.ok(content.npcs.size >= 6);
+    for (const npc of content.npcs.values()) {
+      assert.ok(npc.spawns.length > 0, npc.id);
+      assert.ok(npc.stats.constitution >= 1 && npc.attackSpeed >= 1, npc.id);
+    }
+    assert.ok([...content.npcs.values()].some((n) => n.aggressive));
+    assert.ok(content.npcs.get("goblin")!.drops.table.some((d) => d.itemId === "coins"));
+  });
+
+  it("gives every skill unlocks, sorted by level, with allowed types only", () => {
+    for (const skill of SKILLS) {
+      const list = content.skillUnlocks[skill];
+      assert.ok(list.length > 0, skill);
+      for (const u of list) assert.ok((UNLOCK_TYPES as readonly string[]).includes(u.type), `${skill}: ${u.type}`);
+      assert.deepEqual(list.map((u) => u.level), [...list.map((u) => u.level)].sort((a, b) => a - b));
+    }
+  });
+
+  it("spawns new characters at (0, 0) inside a safe, non-PvP town", () => {
+    assert.deepEqual(content.spawn, { x: 0, z: 0 });
+    assert.equal(content.isSafe(0, 0), true);
+    assert.equal(content.isPvp(0, 0), false);
+    assert.equal(content.areaAt(0, 0)?.id, "lumbrook");
+    assert.equal(content.isBlocked(0, 0), false);
+  });
+
+  it("has a PvP area and answers position lookups", () => {
+    const pvp = content.areas.filter((a) => a.pvp);
+    assert.ok(pvp.length >= 1);
+    const a = pvp[0]!;
+    assert.equal(content.isPvp(a.bounds.minX, a.bounds.minZ), true);
+    assert.equal(content.isSafe(a.bounds.minX, a.bounds.minZ), false);
+    assert.equal(content.areaAt(500, 500), undefined);
+    assert.equal(content.inBounds(500, 0), false);
+    assert.ok(content.areas.length >= 4 && content.areas.length <= 6);
+    for (const area of content.areas) assert.ok(content.biomes.has(area.biome));
+  });
+
+  it("blocks building tiles and finds stations", () => {
+    const bank = content.buildings.find((b) => b.id === "lumbrook_bank")!;
+    assert.equal(content.isBlocked(bank.x, bank.z), true);
+    assert.equal(content.isBlocked(bank.x + bank.footprint.width - 1, bank.z + bank.footprint.depth - 1), true);
+    assert.equal(content.isBlocked(bank.x + bank.footprint.width, bank.z), false);
+    assert.equal(content.blockedTiles.size, blockedTilesOf(content.buildings).size);
+    for (const type of ["bank", "range", "furnace", "anvil"] as const) assert.ok(content.stations.some((s) => s.type === type), type);
+    assert.equal(content.stationNear("bank", 6, 9, 2)?.id, "lumbrook_bank_booth");
+    assert.equal(content.stationNear("bank", 0, -100, 2), undefined);
+  });
+
+  it("has gathering, recipes, a general store, a tradeable starter kit with coins, and templates", () => {
+    for (const skill of ["woodcutting", "fishing", "mining"]) assert.ok([...content.gatheringNodes.values()].some((n) => n.skill === skill));
+    for (const node of content.resourceNodes) assert.ok(content.gatheringNodes.has(node.type));
+    assert.ok(content.recipes.cooking.length > 0 && content.recipes.smithing.some((r) => r.station === "furnace") && content.recipes.smithing.some((r) => r.station === "anvil"));
+    assert.ok(content.stores.get("lumbrook_general_store")!.stock.length > 5);
+    assert.ok(content.starterKit.coins > 0);
+    for (const e of content.starterKit.items) assert.equal(content.items.get(e.itemId)?.tradeable, true);
+    assert.ok(content.templates.size >= 3);
+  });
+
+  it("builds the public data responses in their documented shape", () => {
+    const { skillUnlocks, areas } = dataResponses(content);
+    SkillUnlocksResponseSchema.parse(skillUnlocks);
+    WorldAreasResponseSchema.parse(areas);
+    assert.deepEqual(Object.keys(skillUnlocks), [...SKILLS]);
+  });
+});
+
+describe("content validation", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await copyManifests();
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("names file and field for an unknown item in a drop table", async () => {
+    await editJson(dir, "npcs.json", (npcs) => {
+      npcs[3].drops.table[0].itemId = "bronze_sord";
+    });
+    const err = await loadError(dir);
+    assert.match(err.message, /^npcs\.json: \[3\]\.drops\.table\[0\]\.itemId: unknown item "bronze_sord"$/m);
+    assert.deepEqual(err.issues[0], { file: "npcs.json", path: "[3].drops.table[0].itemId", message: 'unknown item "bronze_sord"' });
+  });
+
+  it("names file and field for a value of the wrong type or an unknown key", async () => {
+    await editJson(dir, "npcs.json", (npcs) => {
+      npcs[2].maxHit = "lots";
+      npcs[1].hitpoints = 5;
+    });
+    const err = await loadError(dir);
+    assert.match(err.message, /^npcs\.json: \[2\]\.maxHit: /m);
+    assert.match(err.message, /^npcs\.json: \[1\]: Unrecognized key: "hitpoints"/m);
+  });
+
+  it("rejects invalid JSON naming the file", async () => {
+    await writeFile(path.join(dir, "biomes.json"), '[{"id": "grassland",');
+    assert.match((await loadError(dir)).message, /^biomes\.json: invalid JSON/m);
+  });
+
+  it("rejects an item with id coins", async () => {
+    await editJson(dir, "items/misc.json", (items) => {
+      items[0].id = "coins";
+    });
+    assert.match((await loadError(dir)).message, /^items\/misc\.json: \[0\]\.id: "coins" is reserved/m);
+  });
+
+  const crossReferences: [string, string, (json: any) => void, RegExp][] = [
+    ["world-areas.json", "area biome", (w) => (w.areas[1].biome = "tundra"), /^world-areas\.json: areas\[1\]\.biome: unknown biome "tundra"$/m],
+    ["world-areas.json", "area music", (w) => (w.areas[0].musicTrack = "nope"), /^world-areas\.json: areas\[0\]\.musicTrack: unknown music track "nope"$/m],
+    ["world-areas.json", "overlapping areas", (w) => (w.areas[1].bounds.minZ = 20), /^world-areas\.json: areas\[1\]\.bounds: overlaps area "lumbrook"$/m],
+    ["world-areas.json", "unsafe spawn", (w) => (w.spawn = { x: 0, z: 100 }), /^world-areas\.json: spawn: the spawn tile must lie in a safe area$/m],
+    ["stores.json", "store stock", (s) => (s[0].stock[2].itemId = "golden_net"), /^stores\.json: \[0\]\.stock\[2\]\.itemId: unknown item "golden_net"$/m],
+    ["starter-kit.json", "untradeable starter item", (k) => k.items.push({ itemId: "mysterious_letter", quantity: 1 }), /^starter-kit\.json: items\[6\]\.itemId: item "mysterious_letter" is not tradeable$/m],
+    ["templates.json", "template item", (t) => (t[1].items[0].itemId = "laser_sword"), /^templates\.json: \[1\]\.items\[0\]\.itemId: unknown item "laser_sword"$/m],
+    ["resources.json", "node type", (r) => (r[0].type = "magic_tree"), /^resources\.json: \[0\]\.type: unknown gathering node type "magic_tree"$/m],
+    ["gathering/mining.json", "gathering tool", (g) => (g[0].tools[0] = "bronze_axe"), /^gathering\/mining\.json: \[0\]\.tools\[0\]: tool "bronze_axe" is a woodcutting tool$/m],
+    ["gathering/fishing.json", "gathering yield", (g) => (g[0].yields = "raw_whale"), /^gathering\/fishing\.json: \[0\]\.yields: unknown item "raw_whale"$/m],
+    ["recipes/cooking.json", "cooking output", (c) => (c[1].output = "sushi"), /^recipes\/cooking\.json: \[1\]\.output: unknown item "sushi"$/m],
+    ["recipes/smithing.json", "smithing input", (s) => (s[0].inputs[1].itemId = "tin"), /^recipes\/smithing\.json: \[0\]\.inputs\[1\]\.itemId: unknown item "tin"$/m],
+    ["stations.json", "station inside a building", (s) => Object.assign(s[0], { x: 5, z: 9 }), /^stations\.json: \[0\]: position \(5, 9\) is inside a building$/m],
+    ["npcs.json", "spawn outside the world", (n) => (n[0].spawns[0] = { x: 999, z: 0 }), /^npcs\.json: \[0\]\.spawns\[0\]: position \(999, 0\) is outside the world bounds$/m],
+    ["vegetation.json", "vegetation biome", (v) => (v[0].biomes[1] = "moon"), /^vegetation\.json: \[0\]\.biomes\[1\]: unknown biome "moon"$/m],
+    ["ammunition.json", "ammunition launcher", (a) => (a[0].launchers[0] = "bronze_arrow"), /^ammunition\.json: \[0\]\.launchers\[0\]: item "bronze_arrow" is not a weapon$/m],
+  ];
+  for (const [file, what, change, expected] of crossReferences) {
+    it(`rejects an unknown or invalid cross reference: ${what}`, async () => {
+      await editJson(dir, file, change);
+      assert.match((await loadError(dir)).message, expected);
+    });
+  }
+
+  it("reports a missing required manifest", async () => {
+    await unlink(path.join(dir, "npcs.json"));
+    assert.deepEqual(await missingRequired(dir), ["npcs.json"]);
+    assert.match((await loadError(dir)).message, /^npcs\.json: required manifest is missing$/m);
+  });
+
+  it("accepts items.json as a plain list instead of the items folder", async () => {
+    const all = [];
+    for (const f of ITEM_FILES) {
+      all.push(...JSON.parse(await readFile(path.join(dir, f), "utf8")));
+      await unlink(path.join(dir, f));
+    }
+    await writeFile(path.join(dir, "items.json"), JSON.stringify(all));
+    assert.deepEqual(await missingRequired(dir), []);
+    const content = await loadContent(dir);
+    assert.equal(content.items.size, all.length);
+  });
+
+  it("accepts the five items files without items.json, and needs all five", async () => {
+    await unlink(path.join(dir, "items.json"));
+    assert.deepEqual(await missingRequired(dir), []);
+    assert.ok((await loadContent(dir)).items.size >= 60);
+    await unlink(path.join(dir, "items/misc.json"));
+    assert.deepEqual(await missingRequired(dir), ["items.json (or items/*.json)"]);
+    assert.match((await loadError(dir)).message, /^items\/misc\.json: required manifest is missing$/m);
+  });
+});

@@ -1,0 +1,308 @@
+/**
+ * Queries on characters that mean something in the game: create with the starter kit, load a
+ * whole player record, save progress, and the immediate item transactions. Each public method is
+ * its own unit of work on a fresh entity manager.
+ */
+import { randomUUID } from "node:crypto";
+import { LockMode } from "@mikro-orm/core";
+import type { SqlEntityManager } from "@mikro-orm/sql";
+import type { MikroORM } from "@mikro-orm/core";
+import { AccountEntity } from "./account.js";
+import {
+  BankItemEntity,
+  CharacterEntity,
+  EquipmentItemEntity,
+  InventoryItemEntity,
+  type Character,
+  type StoredGoal,
+} from "./character.js";
+import { PlayerSessionEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
+
+/** The stored item rows of one character. */
+export interface ItemRows {
+  inventory: { slot: number; itemId: string; quantity: number }[];
+  equipment: Record<string, { itemId: string; quantity: number }>;
+  bank: { itemId: string; quantity: number }[];
+}
+
+export interface CharacterRecord extends ItemRows {
+  character: Character;
+}
+
+/** Skill columns as stored: `<skill>Level` and `<skill>Xp`. */
+export type SkillColumns = Record<string, { level: number; xp: number }>;
+
+/** What the batched save writes. Items are written only when `items` is present. */
+export interface ProgressSnapshot {
+  characterId: string;
+  x: number;
+  y: number;
+  z: number;
+  health: number;
+  combatLevel: number;
+  skills: SkillColumns;
+  goal?: StoredGoal | null;
+  goalsPaused?: boolean;
+  coins?: number;
+  items?: Omit<ItemRows, "bank"> & { bank?: ItemRows["bank"] };
+}
+
+export interface NewCharacter {
+  accountId: string;
+  name?: string;
+  isAgent?: boolean;
+  skills?: SkillColumns;
+  coins: number;
+  inventory: { slot: number; itemId: string; quantity: number }[];
+  position?: { x: number; y: number; z: number };
+}
+
+/** Thrown when a character name is taken (case-insensitive). */
+export class NameTakenError extends Error {
+  constructor(name: string) {
+    super(`the name "${name}" is taken`);
+  }
+}
+
+const isUniqueViolation = (e: unknown) =>
+  (e as { code?: string })?.code === "23505" || /unique|duplicate key/i.test(String((e as Error)?.message));
+
+type Orm = MikroORM & { em: SqlEntityManager };
+
+export class CharacterRepository {
+  constructor(private readonly orm: Orm) {}
+
+  private fork(): SqlEntityManager {
+    return this.orm.em.fork() as SqlEntityManager;
+  }
+
+  /** Create a character with its starting items. A generated name is used when none is given. */
+  async create(spec: NewCharacter): Promise<Character> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const name = spec.name ?? `Player${Math.floor(100000 + Math.random() * 900000)}`;
+      try {
+        return await this.fork().transactional(async (em) => {
+          await em
+            .createQueryBuilder(AccountEntity)
+            .insert({ id: spec.accountId, anonymous: false, roles: [], createdAt: new Date() })
+            .onConflict("id")
+            .ignore()
+            .execute();
+          const data: Record<string, unknown> = {
+            id: randomUUID(),
+            accountId: spec.accountId,
+            name,
+            isAgent: spec.isAgent ?? false,
+            coins: spec.coins,
+          };
+          for (const [skill, s] of Object.entries(spec.skills ?? {})) {
+            data[`${skill}Level`] = s.level;
+            data[`${skill}Xp`] = s.xp;
+          }
+          if (spec.position) Object.assign(data, { positionX: spec.position.x, positionY: spec.position.y, positionZ: spec.position.z });
+          const c = em.create(CharacterEntity, data as never);
+          for (const row of spec.inventory) em.create(InventoryItemEntity, { characterId: c.id, ...row });
+          await em.flush();
+          return c;
+        });
+      } catch (e) {
+        if (!isUniqueViolation(e)) throw e;
+        if (spec.name !== undefined) throw new NameTakenError(spec.name);
+      }
+    }
+    throw new Error("could not generate a free character name");
+  }
+
+  async findById(id: string): Promise<Character | null> {
+    return this.fork().findOne(CharacterEntity, { id });
+  }
+
+  async listByAccount(accountId: string): Promise<Character[]> {
+    return this.fork().find(CharacterEntity, { accountId }, { orderBy: { createdAt: "asc" } });
+  }
+
+  async isNameTaken(name: string, exceptId?: string): Promise<boolean> {
+    const rows = await this.fork()
+      .getConnection()
+      .execute<{ id: string }[]>("select id from characters where lower(name) = lower(?)", [name]);
+    return rows.some((r) => r.id !== exceptId);
+  }
+
+  /** Load a character with its inventory, equipment and bank. */
+  async load(id: string): Promise<CharacterRecord | null> {
+    const em = this.fork();
+    const character = await em.findOne(CharacterEntity, { id });
+    if (!character) return null;
+    return { character, ...(await this.itemRows(em, id)) };
+  }
+
+  /** Item rows of a character as committed. */
+  async itemRows(em: SqlEntityManager, characterId: string): Promise<ItemRows> {
+    const [inv, eq, bank] = await Promise.all([
+      em.find(InventoryItemEntity, { characterId }, { orderBy: { slot: "asc" } }),
+      em.find(EquipmentItemEntity, { characterId }),
+      em.find(BankItemEntity, { characterId }, { orderBy: { itemId: "asc" } }),
+    ]);
+    return {
+      inventory: inv.map((r) => ({ slot: r.slot, itemId: r.itemId, quantity: r.quantity })),
+      equipment: Object.fromEntries(eq.map((r) => [r.slotType, { itemId: r.itemId, quantity: r.quantity }])),
+      bank: bank.map((r) => ({ itemId: r.itemId, quantity: r.quantity })),
+    };
+  }
+
+  /** Save one player's progress in one transaction. */
+  async save(s: ProgressSnapshot): Promise<void> {
+    await this.fork().transactional(async (em) => {
+      await this.writeSnapshot(em, s);
+    });
+  }
+
+  /** Save many players' progress, one transaction each (a failure affects only that player). */
+  async saveMany(snapshots: ProgressSnapshot[]): Promise<{ saved: number; failed: string[] }> {
+    const failed: string[] = [];
+    for (const s of snapshots) {
+      try {
+        await this.save(s);
+      } catch {
+        failed.push(s.characterId);
+      }
+    }
+    return { saved: snapshots.length - failed.length, failed };
+  }
+
+  /**
+   * Write a snapshot inside an open transaction. Locks the character row first so it never
+   * interleaves with a settlement touching the same character.
+   */
+  async writeSnapshot(em: SqlEntityManager, s: ProgressSnapshot): Promise<void> {
+    const character = await em.findOne(CharacterEntity, { id: s.characterId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!character) return;
+    const data: Record<string, unknown> = {
+      positionX: s.x,
+      positionY: s.y,
+      positionZ: s.z,
+      health: s.health,
+      combatLevel: s.combatLevel,
+      lastSeenAt: new Date(),
+    };
+    for (const [skill, v] of Object.entries(s.skills)) {
+      data[`${skill}Level`] = v.level;
+      data[`${skill}Xp`] = v.xp;
+    }
+    if (s.goal !== undefined) data.goal = s.goal;
+    if (s.goalsPaused !== undefined) data.goalsPaused = s.goalsPaused;
+    if (s.coins !== undefined) data.coins = s.coins;
+    em.assign(character, data as never);
+    await em.flush();
+    if (s.items) await this.replaceItems(em, s.characterId, s.items);
+  }
+
+  /** Replace a character's item rows with the given ones (inside a transaction). */
+  async replaceItems(em: SqlEntityManager, characterId: string, items: ProgressSnapshot["items"] & {}): Promise<void> {
+    await em.nativeDelete(InventoryItemEntity, { characterId });
+    await em.nativeDelete(EquipmentItemEntity, { characterId });
+    if (items.bank) await em.nativeDelete(BankItemEntity, { characterId });
+    if (items.inventory.length) await em.insertMany(InventoryItemEntity, items.inventory.map((r) => ({ characterId, ...r })));
+    const eq = Object.entries(items.equipment);
+    if (eq.length)
+      await em.insertMany(
+        EquipmentItemEntity,
+        eq.map(([slotType, r]) => ({ characterId, slotType, itemId: r.itemId, quantity: r.quantity })),
+      );
+    if (items.bank?.length) await em.insertMany(BankItemEntity, items.bank.map((r) => ({ characterId, ...r })));
+  }
+
+  async openSession(characterId: string, accountId: string, transport: string): Promise<string> {
+    const em = this.fork();
+    const s = em.create(PlayerSessionEntity, { id: randomUUID(), characterId, accountId, transport });
+    await em.flush();
+    return s.id;
+  }
+
+  async closeSession(sessionId: string, reason: string): Promise<void> {
+    await this.fork().nativeUpdate(PlayerSessionEntity, { id: sessionId, endedAt: null }, { endedAt: new Date(), endReason: reason });
+  }
+
+  /** Close sessions a crashed process left open. */
+  async closeStaleSessions(): Promise<number> {
+    return this.fork().nativeUpdate(PlayerSessionEntity, { endedAt: null }, { endedAt: new Date(), endReason: "server_restart" });
+  }
+
+  async recordKill(characterId: string, npcId: string): Promise<void> {
+    await this.fork()
+      .getConnection()
+      .execute(
+        `insert into npc_kills (character_id, npc_id, count, last_kill_at) values (?, ?, 1, now())
+         on conflict (character_id, npc_id) do update set count = npc_kills.count + 1, last_kill_at = now()`,
+        [characterId, npcId],
+      );
+  }
+
+  /**
+   * Take the death lock and write the post-death state atomically. Returns false (changing
+   * nothing) when a death is already open for the character.
+   */
+  async recordDeath(
+    death: { characterId: string; x: number; z: number; killedBy?: string; items: DeathItems },
+    after: ProgressSnapshot,
+  ): Promise<string | null> {
+    try {
+      return await this.fork().transactional(async (em) => {
+        const id = randomUUID();
+        await em.insert(PlayerDeathEntity, {
+          id,
+          characterId: death.characterId,
+          positionX: death.x,
+          positionZ: death.z,
+          killedBy: death.killedBy ?? null,
+          items: death.items,
+          createdAt: new Date(),
+        });
+        await this.writeSnapshot(em, after);
+        return id;
+      });
+    } catch (e) {
+      if (isUniqueViolation(e)) return null;
+      throw e;
+    }
+  }
+
+  async resolveDeath(deathId: string): Promise<void> {
+    await this.fork().nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date() });
+  }
+
+  /**
+   * Resolve a death a crash left open: the dropped items, which existed only on the lost ground,
+   * go to the character's bank. Runs in one transaction so it happens exactly once.
+   * @returns the number of item stacks restored.
+   */
+  async recoverOpenDeath(characterId: string): Promise<number> {
+    return this.fork().transactional(async (em) => {
+      const open = await em.findOne(PlayerDeathEntity, { characterId, resolvedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!open) return 0;
+      const dropped = open.items?.dropped ?? [];
+      for (const d of dropped) {
+        await em
+          .getConnection()
+          .execute(
+            `insert into bank_items (character_id, item_id, quantity) values (?, ?, ?)
+             on conflict (character_id, item_id) do update set quantity = least(bank_items.quantity + excluded.quantity, 2147483647)`,
+            [characterId, d.itemId, d.quantity],
+            "run",
+            em.getTransactionContext(),
+          );
+      }
+      open.resolvedAt = new Date();
+      await em.flush();
+      return dropped.length;
+    });
+  }
+
+  async kills(characterId: string) {
+    return this.fork().find(NpcKillEntity, { characterId }, { orderBy: { count: "desc" } });
+  }
+
+  async deaths(characterId: string) {
+    return this.fork().find(PlayerDeathEntity, { characterId }, { orderBy: { createdAt: "desc" }, limit: 100 });
+  }
+}

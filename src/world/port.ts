@@ -1,0 +1,61 @@
+/**
+ * What the rest of the server (REST routes, agents, trade) may ask of the live world. The world
+ * implements it; routes depend only on this interface.
+ */
+import type { StoredGoal } from "../../entities/character.js";
+
+export interface LivePlayerSummary {
+  id: string;
+  accountId: string;
+  name: string;
+  isAgent: boolean;
+  position: { x: number; y: number; z: number };
+  combatLevel: number;
+  health: number;
+  maxHealth: number;
+}
+
+export interface WorldSnapshot {
+  tick: number;
+  serverTime: string;
+  playersOnline: number;
+  players: { id: string; name: string; position: { x: number; y: number; z: number }; combatLevel: number; isAgent: boolean }[];
+  npcCount: number;
+  resourceCount: number;
+  groundItemCount: number;
+}
+
+/** Things near a character, for agents' quick actions. */
+export interface Surroundings {
+  stations: { id: string; type: string; name: string; x: number; z: number; distance: number }[];
+  resources: { id: string; type: string; skill: string; x: number; z: number; depleted: boolean; distance: number }[];
+  npcs: { id: string; npcId: string; name: string; x: number; z: number; combatLevel: number; health: number; distance: number }[];
+  groundItems: { id: string; itemId: string; quantity: number; x: number; z: number; distance: number }[];
+}
+
+export interface WorldPort {
+  /** Number of players connected. */
+  playersOnline(): number;
+  isOnline(characterId: string): boolean;
+  /** The live summary of an online character. */
+  livePlayer(characterId: string): LivePlayerSummary | undefined;
+  /** The full private state of an online character (the `player:sync` payload). */
+  livePlayerSync(characterId: string): Record<string, unknown> | undefined;
+  snapshot(): WorldSnapshot;
+  /** What is around an online character (radius in tiles). */
+  surroundings(characterId: string, radius: number): Surroundings | undefined;
+  /**
+   * Apply a goal change to an online character: set goal and pause flag, cancel the movement path
+   * when pausing, and send `player:sync`. Returns false when the character is offline (callers then
+   * write storage directly).
+   */
+  applyGoal(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): boolean;
+  /** Deliver a private chat message to an online character. Returns false when offline. */
+  deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): boolean;
+  /** Disconnect a character's live connection (for example a revoked agent token). */
+  disconnect(characterId: string, code: number, reason: string): void;
+  /** Tell the world that social relations involving these characters changed. */
+  socialChanged(characterIds: string[]): void;
+  /** Save an online character now (before REST reads or writes its stored row). */
+  flush(characterId: string): Promise<void>;
+}

@@ -117,8 +117,8 @@ export const ToolSchema = z.strictObject({
   itemId: IdSchema,
   skill: SkillSchema,
   levelRequired: Level,
-  /** Added to the success chance of each gathering attempt. */
-  successBonus: z.number().min(0).max(0.5),
+  /** Tool tier for the gathering curve of `src/domain/gathering.ts` (bronze 0, iron 1, steel 2). */
+  tier: z.int().min(0).max(10),
 });
 export type ToolDef = z.infer<typeof ToolSchema>;
 export const ToolListSchema = z.array(ToolSchema);
@@ -319,8 +319,8 @@ export const GatheringNodeSchema = z
     /** Fixed number of successes before it depletes (rocks). */
     resourcesPerNode: PosInt.optional(),
     respawnTicks: PosInt,
-    /** Success chance per attempt at exactly `levelRequired` with the weakest tool; the domain
-     * adds 1% per level above it plus the tool's `successBonus`. */
+    /** Success chance per attempt at exactly `levelRequired` with a tier-0 tool (the gathering
+     * curve's `baseChance`); the domain adds per level above it and per tool tier. */
     successBase: Chance,
     modelId: ModelIdSchema,
   })

@@ -14,6 +14,10 @@ import { createApp } from "./http/app.js";
 import { CorsPolicy } from "./http/cors.js";
 import { Blocklist, createLimits } from "./http/limits.js";
 import { setupColyseus } from "./net/colyseus.js";
+import { syncManifests } from "./content/sync.js";
+import { loadContent, type GameContent } from "./content/load.js";
+import { createDataRouter, createManifestRouter, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "./content/http.js";
+import { syncItemDefinitions } from "../entities/item-definitions.js";
 
 export interface StartOptions {
   logger?: Logger;
@@ -42,8 +46,22 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   logger.info({ env: config.env, port: opts.port ?? config.port, world: config.worldDir }, "stage 1/6 config loaded");
   for (const w of configWarnings(config)) logger.warn(w);
 
-  // Stage 2: manifests (content pipeline).
-  logger.info({ skip: config.skipManifests }, "stage 2/6 manifests ready");
+  // Stage 2: manifests (content pipeline). SKIP_MANIFESTS bypasses the fetch and the
+  // required-file check; the local content is still loaded, since the world cannot run without it.
+  const report = await syncManifests({
+    dir: config.manifestsDir,
+    cdnUrl: config.cdnUrl,
+    fallbackCdnUrl: config.productionCdnUrl,
+    mode: config.env,
+    ci: config.ci,
+    skip: config.skipManifests,
+    logger,
+  });
+  const content: GameContent = await loadContent(config.manifestsDir);
+  logger.info(
+    { source: report.source, fetched: report.fetched.length, notModified: report.notModified.length, failed: report.failed.length, items: content.items.size },
+    "stage 2/6 manifests ready",
+  );
 
   // Stage 3: storage.
   const storage =
@@ -53,6 +71,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       pgliteDir: `${config.worldDir}/db`,
       log: (m) => logger.debug({ orm: m }, "orm"),
     }));
+  await syncItemDefinitions(storage.orm, content);
   logger.info({ kind: storage.kind }, "stage 3/6 storage connected, migrations applied");
 
   // Stage 4: HTTP.
@@ -77,6 +96,35 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     storagePing: () => storage.ping(1_000),
     playersOnline: () => 0,
     matchmaking: colyseus.matchmaking,
+    routers: [
+      { path: "/manifests", router: createManifestRouter(config.manifestsDir) },
+      { path: "/", router: createDataRouter(content) },
+    ],
+    modules: [
+      (api) => {
+        api.document({
+          method: "get",
+          path: "/api/data/skill-unlocks",
+          summary: "Skill unlocks keyed by lowercase skill name (public)",
+          tags: ["data"],
+          responses: { 200: { description: "Skill unlock set", schema: SkillUnlocksResponseSchema } },
+        });
+        api.document({
+          method: "get",
+          path: "/api/v1/world/areas",
+          summary: "All world areas",
+          tags: ["world"],
+          responses: { 200: { description: "Areas", schema: WorldAreasResponseSchema } },
+        });
+        api.document({
+          method: "get",
+          path: "/manifests/{file}",
+          summary: "Game content manifests (Cache-Control: public, max-age=300, must-revalidate; ETag)",
+          tags: ["data"],
+          responses: { 200: { description: "Manifest JSON" }, 304: { description: "Not modified" }, 404: { description: "No such manifest" } },
+        });
+      },
+    ],
   });
   httpServer.on("request", app);
   logger.info({ rateLimit: config.rateLimitEnabled }, "stage 4/6 HTTP ready (CORS, rate limiting, static)");

@@ -18,6 +18,13 @@ import { syncManifests } from "./content/sync.js";
 import { loadContent, type GameContent } from "./content/load.js";
 import { createDataRouter, createManifestRouter, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "./content/http.js";
 import { syncItemDefinitions } from "../entities/item-definitions.js";
+import { CharacterRepository } from "../entities/character-repository.js";
+import { matchMaker } from "@colyseus/core";
+import { WorldRoom } from "../rooms/WorldRoom.js";
+import { World } from "./world/world.js";
+import { WorldRuntime, type CharacterFactory } from "./world/runtime.js";
+import { createAdapter } from "./net/adapter.js";
+import { addItem, emptyInventory, inventoryToSlots } from "./domain/inventory.js";
 
 export interface StartOptions {
   logger?: Logger;
@@ -29,6 +36,9 @@ export interface StartOptions {
 }
 
 export interface GameServer {
+  world: World;
+  runtime: WorldRuntime;
+  content: GameContent;
   config: Config;
   logger: Logger;
   storage: Storage;
@@ -83,10 +93,31 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const limits = createLimits({ enabled: config.rateLimitEnabled, blockSeconds: config.rateLimitBlockSeconds, blocklist });
   const auth = new AuthService(config, storage.orm);
 
-  // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
-  const colyseus = await setupColyseus(httpServer, cors, (_req, socket) => {
-    socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+  const characters = new CharacterRepository(storage.orm);
+  await characters.closeStaleSessions();
+  const world = new World({
+    content,
+    characters,
+    logger,
+    saveIntervalSeconds: config.saveIntervalSeconds,
+    checkAdminCode: (code) => auth.checkAdminCode(code),
   });
+  const runtime = new WorldRuntime({
+    world,
+    auth,
+    characters,
+    createCharacter: starterCharacterFactory(characters, content),
+    blocklist,
+    blockSeconds: config.rateLimitBlockSeconds,
+    tickMs: config.tickMs,
+    logger,
+  });
+  WorldRoom.runtime = runtime;
+  let worldRoom: WorldRoom | undefined;
+  const adapter = createAdapter(() => worldRoom, runtime, logger);
+
+  // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
+  const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head));
   const { app } = createApp({
     config,
     logger,
@@ -94,7 +125,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     limits,
     cors,
     storagePing: () => storage.ping(1_000),
-    playersOnline: () => 0,
+    playersOnline: () => world.playersOnline(),
     matchmaking: colyseus.matchmaking,
     routers: [
       { path: "/manifests", router: createManifestRouter(config.manifestsDir) },
@@ -132,7 +163,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   await colyseus.accept();
   logger.info("stage 5/6 WebSocket handlers ready (/ws adapter, Colyseus rooms under /ws/)");
 
-  logger.info("stage 6/6 world started");
+  matchMaker.defineRoomType("world", WorldRoom);
+  const listing = await matchMaker.createRoom("world", {});
+  worldRoom = matchMaker.getLocalRoomById(listing.roomId) as WorldRoom;
+  logger.info({ npcs: world.npcs.size, resources: world.resources.size, tickMs: config.tickMs }, "stage 6/6 world started");
 
   const port = opts.port ?? config.port;
   await new Promise<void>((resolve, reject) => {
@@ -150,6 +184,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (closing ??= (async () => {
       logger.info("shutting down: closing rooms, saving players");
       httpServer.close();
+      adapter.close();
+      await world.saveAll();
+      for (const p of [...world.players.values()]) await world.leave(p.id, "server_shutdown");
       await colyseus.shutdown();
       httpServer.closeAllConnections();
       if (!opts.storage) await storage.close();
@@ -160,9 +197,30 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     config,
     logger,
     storage,
+    world,
+    runtime,
+    content,
     httpServer,
     port: actualPort,
     url: `http://127.0.0.1:${actualPort}`,
     close,
+  };
+}
+
+/** New characters get SPEC.md's defaults plus the content's starter kit. */
+function starterCharacterFactory(characters: CharacterRepository, content: GameContent): CharacterFactory {
+  return async (accountId, opts) => {
+    let inv = emptyInventory();
+    for (const k of content.starterKit.items) {
+      const r = addItem(inv, content.items.get(k.itemId)!, k.quantity);
+      if (r.ok) inv = r.value;
+    }
+    return characters.create({
+      accountId,
+      name: opts.name,
+      isAgent: opts.isAgent,
+      coins: content.starterKit.coins,
+      inventory: inventoryToSlots(inv).map(({ slot, itemId, quantity }) => ({ slot, itemId, quantity })),
+    });
   };
 }

@@ -1,0 +1,349 @@
+/**
+ * `WorldRoom` (room name `world`): connects players to the one `World`, routes every client event
+ * through the event table, and turns the world into schema patches filtered by each client's view.
+ * Plain-WebSocket clients (the `/ws` adapter) join the same room through `attachJson`.
+ */
+import { randomUUID } from "node:crypto";
+import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+import { StateView } from "@colyseus/schema";
+import type { Principal } from "../src/auth/service.js";
+import { CLOSE_CODES, CLIENT_EVENTS, CLIENT_EVENT_NAMES, type ClientEventName } from "../src/events.js";
+import type { Connection, Player } from "../src/world/player.js";
+import { RECONNECT_SECONDS, type VisibleSet } from "../src/world/world.js";
+import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../schema/world.js";
+import { FloodMeter } from "../src/net/flood.js";
+import type { WorldRuntime } from "../src/world/runtime.js";
+
+type Kind = keyof VisibleSet;
+const KINDS: Kind[] = ["players", "npcs", "resources", "groundItems"];
+const SCHEMA = { players: PlayerState, npcs: NpcState, resources: ResourceState, groundItems: GroundItemState } as const;
+
+/** A connected client, SDK or plain WebSocket. */
+export interface Session extends Connection {
+  playerId: string;
+  accountId: string;
+  remoteAddress: string | undefined;
+  flood: FloodMeter;
+  /** SDK sessions: the client whose view is kept in step with the world. */
+  client?: Client;
+  /** JSON sessions: what this client has been told, for world:update deltas. */
+  sent?: Record<Kind, Map<string, Record<string, unknown>>>;
+  visible?: VisibleSet;
+}
+
+interface JoinOptions {
+  characterId?: string;
+}
+
+export class WorldRoom extends Room {
+  /** Set once by the server before the room is created. */
+  static runtime: WorldRuntime;
+  override maxClients = 5_000;
+  override autoDispose = false;
+  override state = new WorldState();
+  private readonly sessions = new Map<string, Session>();
+  private readonly schemaOf: Record<Kind, Map<string, InstanceType<(typeof SCHEMA)[Kind]>>> = {
+    players: new Map(),
+    npcs: new Map(),
+    resources: new Map(),
+    groundItems: new Map(),
+  };
+
+  private get rt(): WorldRuntime {
+    return WorldRoom.runtime;
+  }
+
+  /**
+   * Matchmaking authentication: the SDK's `client.auth.token`. In anonymous mode a client without
+   * a token gets a temporary identity. Blocked accounts and addresses are refused (429).
+   */
+  static override async onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<Principal> {
+    const rt = WorldRoom.runtime;
+    const address = context.ip ?? undefined;
+    const left = rt.blockedFor(undefined, address);
+    if (left > 0) throw new ServerError(429, `too many messages; try again in ${left} s`);
+    const principal = await rt.authenticate(token);
+    if (!principal) throw new ServerError(401, "missing or invalid token");
+    if (rt.blockedFor(principal.accountId, undefined) > 0) throw new ServerError(429, "temporarily blocked for flooding");
+    return principal;
+  }
+
+  override onCreate() {
+    this.setPatchRate(this.rt.tickMs);
+    this.setSimulationInterval(() => this.onTick(), this.rt.tickMs);
+    for (const event of CLIENT_EVENT_NAMES) {
+      this.onMessage(event, (client: Client, payload: unknown) => {
+        const s = this.sessions.get(client.sessionId);
+        if (s) this.dispatch(s, event, payload);
+      });
+    }
+    this.onMessage("*", (client: Client, type: string | number) => {
+      const s = this.sessions.get(client.sessionId);
+      if (s) this.dispatch(s, String(type), undefined);
+    });
+    this.rt.world.onPlayerRemoved = (id) => this.removeSchema("players", id);
+  }
+
+  override async onJoin(client: Client, options: JoinOptions, principal: Principal) {
+    const address = (client as unknown as { ref?: { _socket?: { remoteAddress?: string } } }).ref?._socket?.remoteAddress;
+    const session: Session = {
+      id: randomUUID(),
+      kind: "sdk",
+      playerId: "",
+      accountId: principal.accountId,
+      remoteAddress: address,
+      flood: new FloodMeter(),
+      client,
+      send: (event, data) => session.client?.send(event, data),
+      close: (code, reason) => session.client?.leave(code, reason),
+    };
+    client.view = new StateView();
+    const player = await this.enter(session, principal, options?.characterId);
+    client.userData = { sessionId: session.id };
+    this.sessions.set(client.sessionId, session);
+    this.refreshView(session, player);
+  }
+
+  /** A plain-WebSocket client joins on its own behalf (the `/ws` adapter). */
+  async attachJson(
+    principal: Principal,
+    characterId: string | undefined,
+    io: { send(text: string): void; close(code: number, reason: string): void; remoteAddress?: string },
+  ): Promise<Session> {
+    const session: Session = {
+      id: randomUUID(),
+      kind: "json",
+      playerId: "",
+      accountId: principal.accountId,
+      remoteAddress: io.remoteAddress,
+      flood: new FloodMeter(),
+      sent: { players: new Map(), npcs: new Map(), resources: new Map(), groundItems: new Map() },
+      send: (event, data) => io.send(JSON.stringify({ event, data })),
+      close: (code, reason) => io.close(code, reason),
+    };
+    const player = await this.enter(session, principal, characterId);
+    this.sessions.set(session.id, session);
+    this.sendWorldUpdate(session, player, true);
+    return session;
+  }
+
+  /** A plain-WebSocket frame. */
+  receiveJson(session: Session, raw: string) {
+    let frame: { event?: unknown; data?: unknown };
+    try {
+      frame = JSON.parse(raw);
+    } catch {
+      if (session.flood.count()) this.tooMany(session);
+      else this.rt.world.system(this.rt.world.player(session.playerId)!, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
+      return;
+    }
+    this.dispatch(session, typeof frame?.event === "string" ? frame.event : "", frame?.data);
+  }
+
+  /** The plain-WebSocket connection closed. */
+  async detachJson(session: Session) {
+    this.sessions.delete(session.id);
+    this.rt.world.drop(session.playerId, session.id);
+  }
+
+  private async enter(session: Session, principal: Principal, requested: string | undefined): Promise<Player> {
+    const record = await this.rt.resolveCharacter(principal, requested);
+    session.playerId = record.character.id;
+    const { player, resumed } = this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
+    if (!resumed || !player.sessionId) player.sessionId = await this.rt.characters.openSession(player.id, principal.accountId, session.kind);
+    if (principal.roles.includes("admin")) player.admin = true;
+    this.upsertSchema("players", player.id);
+    return player;
+  }
+
+  override onDrop(client: Client) {
+    const s = this.sessions.get(client.sessionId);
+    if (!s) return;
+    // A replaced or flood-closed connection gets no reconnection seat.
+    if (!this.rt.world.isCurrentConnection(s.playerId, s.id)) return;
+    this.rt.world.drop(s.playerId, s.id);
+    this.allowReconnection(client, RECONNECT_SECONDS).catch(() => undefined);
+  }
+
+  override onReconnect(client: Client) {
+    const s = this.sessions.get(client.sessionId);
+    if (!s) return;
+    s.client = client;
+    const p = this.rt.world.player(s.playerId);
+    if (p) {
+      p.connection = s;
+      p.droppedAt = undefined;
+      p.sync();
+    }
+  }
+
+  override async onLeave(client: Client) {
+    const s = this.sessions.get(client.sessionId);
+    if (!s) return;
+    this.sessions.delete(client.sessionId);
+    // A replaced connection leaves without taking the player with it.
+    if (this.rt.world.isCurrentConnection(s.playerId, s.id) || this.rt.world.player(s.playerId)?.connection === undefined) {
+      await this.rt.world.leave(s.playerId, "left", s.id);
+    }
+  }
+
+  override async onDispose() {
+    await this.rt.world.saveAll();
+  }
+
+  // ------------------------------------------------------------------ events
+
+  /**
+   * Every event from either transport: rate limit, validate, route. A bad payload changes nothing
+   * and never disconnects; the sender is told why.
+   */
+  dispatch(s: Session, event: string, payload: unknown) {
+    if (s.flood.count()) return this.tooMany(s);
+    const player = this.rt.world.player(s.playerId);
+    if (!player || player.connection?.id !== s.id) return;
+    const schema = (CLIENT_EVENTS as Record<string, (typeof CLIENT_EVENTS)[ClientEventName]>)[event];
+    if (!schema) return this.rt.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
+    const parsed = schema.safeParse(payload ?? {});
+    if (!parsed.success) {
+      const where = parsed.error.issues[0];
+      const text = `Invalid ${event}: ${where ? `${where.path.join(".") || "payload"} ${where.message}` : "bad payload"}`;
+      if (event.startsWith("trade")) {
+        const tradeId = (payload as { tradeId?: unknown })?.tradeId;
+        player.send("tradeError", { ...(typeof tradeId === "string" ? { tradeId } : {}), code: "INVALID_REQUEST", message: text });
+      } else this.rt.world.system(player, text);
+      return;
+    }
+    void this.rt.handle(player, event as ClientEventName, parsed.data).catch((e) => {
+      this.rt.logger.error({ err: e, event, playerId: player.id }, "event handler failed");
+    });
+  }
+
+  private tooMany(s: Session) {
+    if (!s.flood.shouldClose()) return;
+    this.rt.block(s.accountId, s.remoteAddress);
+    s.close(CLOSE_CODES.FLOOD, "message flood");
+  }
+
+  // ------------------------------------------------------------------ tick and sync
+
+  private onTick() {
+    const world = this.rt.world;
+    world.step();
+    this.state.tick = world.tick;
+    this.syncSchema();
+    for (const s of this.sessions.values()) {
+      const p = world.player(s.playerId);
+      if (!p || p.connection?.id !== s.id) continue;
+      if (s.kind === "sdk") this.refreshView(s, p);
+      else this.sendWorldUpdate(s, p, false);
+    }
+  }
+
+  /** Copy the world's public state into schema objects (unchanged values send nothing). */
+  private syncSchema() {
+    const world = this.rt.world;
+    const live: Record<Kind, Iterable<string>> = {
+      players: world.players.keys(),
+      npcs: world.npcs.keys(),
+      resources: world.resources.keys(),
+      groundItems: world.groundItems.keys(),
+    };
+    for (const kind of KINDS) {
+      const seen = new Set<string>();
+      for (const id of live[kind]) {
+        seen.add(id);
+        this.upsertSchema(kind, id);
+      }
+      for (const id of [...this.schemaOf[kind].keys()]) if (!seen.has(id)) this.removeSchema(kind, id);
+    }
+  }
+
+  private upsertSchema(kind: Kind, id: string) {
+    const view = this.rt.world.publicView(kind, id);
+    if (!view) return;
+    let obj = this.schemaOf[kind].get(id) as Record<string, unknown> | undefined;
+    if (!obj) {
+      obj = new SCHEMA[kind]() as unknown as Record<string, unknown>;
+      Object.assign(obj, view);
+      this.schemaOf[kind].set(id, obj as never);
+      (this.state[kind] as unknown as Map<string, unknown>).set(id, obj);
+      return;
+    }
+    for (const [k, v] of Object.entries(view)) if (obj[k] !== v) obj[k] = v;
+  }
+
+  private removeSchema(kind: Kind, id: string) {
+    const obj = this.schemaOf[kind].get(id);
+    if (!obj) return;
+    for (const s of this.sessions.values()) if (s.client?.view?.has(obj)) s.client.view.remove(obj);
+    this.schemaOf[kind].delete(id);
+    (this.state[kind] as unknown as Map<string, unknown>).delete(id);
+  }
+
+  /** Keep an SDK client's StateView equal to what its player can see. */
+  private refreshView(s: Session, p: Player) {
+    const view = s.client?.view;
+    if (!view) return;
+    const next = this.rt.world.visibleFor(p);
+    const prev = s.visible;
+    for (const kind of KINDS) {
+      for (const id of next[kind]) {
+        if (prev?.[kind].has(id)) continue;
+        const obj = this.schemaOf[kind].get(id);
+        if (obj) view.add(obj);
+      }
+      if (prev)
+        for (const id of prev[kind]) {
+          if (next[kind].has(id)) continue;
+          const obj = this.schemaOf[kind].get(id);
+          if (obj && view.has(obj)) view.remove(obj);
+        }
+    }
+    s.visible = next;
+  }
+
+  /** Send a plain-WebSocket client the changes in what it sees (`world:update`). */
+  private sendWorldUpdate(s: Session, p: Player, full: boolean) {
+    const world = this.rt.world;
+    const next = world.visibleFor(p);
+    const update: Record<string, unknown> = { tick: world.tick };
+    let changed = full;
+    for (const kind of KINDS) {
+      const sent = s.sent![kind];
+      const delta: Record<string, unknown> = {};
+      for (const id of next[kind]) {
+        const view = world.publicView(kind, id);
+        if (!view) continue;
+        const before = sent.get(id);
+        if (!before) {
+          delta[id] = view;
+          sent.set(id, { ...view });
+          continue;
+        }
+        const fields: Record<string, unknown> = {};
+        let any = false;
+        for (const [k, v] of Object.entries(view))
+          if (before[k] !== v) {
+            fields[k] = v;
+            before[k] = v;
+            any = true;
+          }
+        if (any) delta[id] = fields;
+      }
+      for (const id of [...sent.keys()])
+        if (!next[kind].has(id)) {
+          delta[id] = null;
+          sent.delete(id);
+        }
+      if (Object.keys(delta).length > 0) changed = true;
+      update[kind] = delta;
+    }
+    if (changed) s.send("world:update", update);
+  }
+
+  /** Sessions by player id (trade routing, tests). */
+  sessionOf(playerId: string): Session | undefined {
+    for (const s of this.sessions.values()) if (s.playerId === playerId) return s;
+    return undefined;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The plain-WebSocket adapter at exactly `/ws` (CONTRACT.md section 4), for agents and tools without
+ * the Colyseus SDK: `ws://host:5555/ws?token=<token>` (or `Authorization: Bearer`), every frame
+ * UTF-8 JSON `{ "event": "<name>", "data": {...} }` both ways. It joins the world room on the
+ * client's behalf and feeds frames to the same event table as the SDK path.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import { ServerError } from "@colyseus/core";
+import type { WorldRoom, Session } from "../../rooms/WorldRoom.js";
+import { CLOSE_CODES } from "../events.js";
+import type { Logger } from "../logger.js";
+import type { WorldRuntime } from "../world/runtime.js";
+import { MAX_WS_PAYLOAD } from "./colyseus.js";
+
+/** Frames a client may send before its join completes; more are dropped. */
+const MAX_EARLY_FRAMES = 32;
+
+export interface Adapter {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): void;
+}
+
+export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldRuntime, logger: Logger): Adapter {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_PAYLOAD, perMessageDeflate: false });
+
+  const onConnection = async (ws: WebSocket, req: IncomingMessage) => {
+    const url = new URL(req.url ?? "/ws", "http://localhost");
+    const header = req.headers.authorization;
+    const token = url.searchParams.get("token") ?? (header?.match(/^Bearer\s+(\S+)$/i)?.[1] || undefined);
+    const address = req.socket.remoteAddress;
+    const early: string[] = [];
+    let session: Session | undefined;
+    let closed = false;
+    ws.on("message", (data, isBinary) => {
+      const text = isBinary ? "" : data.toString();
+      if (session) room()?.receiveJson(session, text);
+      else if (early.length < MAX_EARLY_FRAMES) early.push(text);
+    });
+    ws.on("close", () => {
+      closed = true;
+      if (session) void room()?.detachJson(session);
+    });
+    ws.on("error", (e) => logger.debug({ err: e }, "adapter socket error"));
+    try {
+      if (runtime.blockedFor(undefined, address) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
+      const principal = await runtime.authenticate(token);
+      if (!principal) return ws.close(CLOSE_CODES.BAD_TOKEN, "invalid token");
+      if (runtime.blockedFor(principal.accountId, undefined) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
+      const r = room();
+      if (!r) return ws.close(1013, "world not ready");
+      const s = await r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
+        send: (text) => {
+          if (ws.readyState === ws.OPEN) ws.send(text);
+        },
+        close: (code, reason) => ws.close(code, reason),
+        remoteAddress: address,
+      });
+      if (closed) {
+        void r.detachJson(s);
+        return;
+      }
+      session = s;
+      for (const f of early.splice(0)) r.receiveJson(s, f);
+    } catch (e) {
+      if (e instanceof ServerError) return ws.close(e.code === 403 ? CLOSE_CODES.REVOKED : 4000 + (e.code % 1000), e.message.slice(0, 120));
+      logger.error({ err: e }, "adapter join failed");
+      ws.close(1011, "internal error");
+    }
+  };
+
+  return {
+    handleUpgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => void onConnection(ws, req));
+    },
+    close() {
+      for (const c of wss.clients) c.close(CLOSE_CODES.SHUTDOWN, "server shutting down");
+      wss.close();
+    },
+  };
+}

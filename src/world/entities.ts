@@ -1,0 +1,75 @@
+/** Live world entities other than players: NPCs, resource nodes (and fires), ground items. */
+import type { GatheringNode, NpcDef } from "../content/schemas.js";
+import type { Tile } from "../domain/types.js";
+
+export interface Npc {
+  readonly id: string;
+  readonly def: NpcDef;
+  readonly spawn: Tile;
+  x: number;
+  z: number;
+  health: number;
+  readonly maxHealth: number;
+  /** Player being fought. */
+  targetId: string | undefined;
+  nextAttackTick: number;
+  /** Set while dead: the tick it respawns. */
+  respawnTick: number | undefined;
+  nextWanderTick: number;
+  path: Tile[];
+  /** Damage dealt by each player, for the drop owner. */
+  readonly damageBy: Map<string, number>;
+}
+
+export interface ResourceInstance {
+  readonly id: string;
+  readonly type: string;
+  readonly skill: string;
+  readonly x: number;
+  readonly z: number;
+  /** Gathering node type; undefined for fires. */
+  readonly node: GatheringNode | undefined;
+  /** Set while depleted: the tick it respawns. */
+  respawnTick: number | undefined;
+  /** Successes left for nodes with `resourcesPerNode`. */
+  remaining: number | undefined;
+  /** Fires burn out at this tick. */
+  expiresTick: number | undefined;
+}
+
+export interface GroundItem {
+  readonly id: string;
+  readonly itemId: string;
+  readonly quantity: number;
+  readonly x: number;
+  readonly z: number;
+  /** Only this player sees and may take it before `publicTick`. */
+  readonly ownerId: string | undefined;
+  readonly publicTick: number;
+  readonly expiresTick: number;
+}
+
+/** A keyed, plain description of an entity as clients see it (schema fields / world:update). */
+export type PublicView = Record<string, string | number | boolean>;
+
+export function npcView(n: Npc): PublicView {
+  return {
+    id: n.id,
+    npcId: n.def.id,
+    name: n.def.name,
+    x: n.x,
+    z: n.z,
+    health: n.health,
+    maxHealth: n.maxHealth,
+    combatLevel: n.def.combatLevel,
+    targetId: n.targetId ?? "",
+  };
+}
+
+export function resourceView(r: ResourceInstance, tick: number): PublicView {
+  return { id: r.id, type: r.type, skill: r.skill, x: r.x, z: r.z, depleted: r.respawnTick !== undefined && r.respawnTick > tick };
+}
+
+export function groundItemView(g: GroundItem): PublicView {
+  return { id: g.id, itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z };
+}

@@ -1,0 +1,39 @@
+/**
+ * Serialises every storage write of a player: batched progress saves, immediate item transactions,
+ * death locks and settlements for the same character never interleave. The game loop only enqueues;
+ * it never awaits.
+ */
+import type { Logger } from "../logger.js";
+
+export class PlayerQueues {
+  private readonly chains = new Map<string, Promise<unknown>>();
+  constructor(private readonly logger: Logger) {}
+
+  /** Run `job` after every earlier job of this player. Resolves with its result. */
+  run<T>(playerId: string, job: () => Promise<T>): Promise<T> {
+    const prev = this.chains.get(playerId) ?? Promise.resolve();
+    const next = prev.catch(() => undefined).then(job);
+    const tail = next.catch((e) => {
+      this.logger.error({ err: e, playerId }, "player storage job failed");
+    });
+    this.chains.set(playerId, tail);
+    void tail.then(() => {
+      if (this.chains.get(playerId) === tail) this.chains.delete(playerId);
+    });
+    return next;
+  }
+
+  /** Run `job` holding the queues of several players (ordered by id to avoid lock cycles). */
+  runMany<T>(playerIds: string[], job: () => Promise<T>): Promise<T> {
+    const ids = [...new Set(playerIds)].sort();
+    if (ids.length === 1) return this.run(ids[0]!, job);
+    // Acquire in order: the job runs inside the innermost queue while the outer ones wait on it.
+    const acquire = (i: number): Promise<T> => (i === ids.length ? job() : this.run(ids[i]!, () => acquire(i + 1)));
+    return acquire(0);
+  }
+
+  /** Resolves when every queued job has finished. */
+  async drain(): Promise<void> {
+    while (this.chains.size > 0) await Promise.allSettled([...this.chains.values()]);
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * `Player`: the live, in-memory state of one connected character (domain layer of the world). The
+ * world mutates it on the tick; storage sees it through `snapshot()`; clients through `syncPayload()`
+ * (private) and the schema (public).
+ */
+import type { StoredGoal } from "../../entities/character.js";
+import type { CharacterRecord, ProgressSnapshot } from "../../entities/character-repository.js";
+import { maxHealth, type CombatStyle } from "../domain/combat.js";
+import { emptyInventory, inventoryFromSlots, inventoryToSlots, type Inventory } from "../domain/inventory.js";
+import { SKILLS, type EquipSlot, type SkillName, type Tile } from "../domain/types.js";
+import { combatLevel, levelsOf, skillsFromXp, type SkillSet } from "../domain/xp.js";
+
+/** What the player is doing across ticks. */
+export type PlayerAction =
+  | { kind: "attack"; targetId: string }
+  | { kind: "gather"; nodeId: string; nextAttemptTick: number }
+  | { kind: "pickup"; groundItemId: string }
+  | { kind: "store"; storeId: string };
+
+export type Equipment = Partial<Record<EquipSlot, { itemId: string; quantity: number }>>;
+
+/** Sends events to whoever is connected as this player. */
+export interface Connection {
+  readonly id: string;
+  readonly kind: "sdk" | "json";
+  send(event: string, data: unknown): void;
+  close(code: number, reason: string): void;
+}
+
+export class Player {
+  readonly id: string;
+  readonly accountId: string;
+  name: string;
+  isAgent: boolean;
+  x: number;
+  y: number;
+  z: number;
+  health: number;
+  coins: number;
+  skills: SkillSet;
+  inventory: Inventory;
+  equipment: Equipment;
+  bank: Map<string, number>;
+  goal: StoredGoal | null;
+  goalsPaused: boolean;
+
+  // Session state (not stored).
+  connection: Connection | undefined;
+  sessionId: string | undefined;
+  admin = false;
+  path: Tile[] = [];
+  running = false;
+  action: PlayerAction | null = null;
+  style: CombatStyle = "attack";
+  nextAttackTick = 0;
+  dead = false;
+  tradeId: string | undefined;
+  /** An immediate item transaction (bank, store, trade settlement, death) is running. */
+  itemsLocked = false;
+  /** Items or coins changed since the last save. */
+  itemsDirty = false;
+  /** Position, health or XP changed since the last save. */
+  progressDirty = false;
+  /** When the connection dropped, if it did (ms); the player lingers for reconnection. */
+  droppedAt: number | undefined;
+  /** Last time this player requested a trade with each partner (ms). */
+  readonly tradeRequestTimes = new Map<string, number>();
+
+  constructor(record: CharacterRecord) {
+    const c = record.character;
+    this.id = c.id;
+    this.accountId = c.accountId;
+    this.name = c.name;
+    this.isAgent = c.isAgent;
+    this.x = Math.round(c.positionX);
+    this.y = c.positionY;
+    this.z = Math.round(c.positionZ);
+    const xp: Partial<Record<SkillName, number>> = {};
+    const row = c as unknown as Record<string, number>;
+    for (const s of SKILLS) xp[s] = row[`${s}Xp`];
+    this.skills = skillsFromXp(xp);
+    this.health = Math.min(c.health, this.maxHealth);
+    this.coins = c.coins;
+    const inv = inventoryFromSlots(record.inventory);
+    this.inventory = inv.ok ? inv.value : emptyInventory();
+    this.equipment = record.equipment as Equipment;
+    this.bank = new Map(record.bank.map((b) => [b.itemId, b.quantity]));
+    this.goal = c.goal ?? null;
+    this.goalsPaused = c.goalsPaused;
+  }
+
+  get tile(): Tile {
+    return { x: this.x, z: this.z };
+  }
+
+  get maxHealth(): number {
+    return maxHealth(this.skills.constitution.level);
+  }
+
+  get combatLevel(): number {
+    return combatLevel(levelsOf(this.skills));
+  }
+
+  /** Replace items and coins with committed rows (after a settlement or an immediate transaction). */
+  loadItems(rows: { inventory: CharacterRecord["inventory"]; equipment: CharacterRecord["equipment"]; bank: CharacterRecord["bank"] }, coins: number) {
+    const inv = inventoryFromSlots(rows.inventory);
+    if (inv.ok) this.inventory = inv.value;
+    this.equipment = rows.equipment as Equipment;
+    this.bank = new Map(rows.bank.map((b) => [b.itemId, b.quantity]));
+    this.coins = coins;
+  }
+
+  /** What the batched save writes. Items only when they changed. */
+  snapshot(includeItems: boolean): ProgressSnapshot {
+    const skills: ProgressSnapshot["skills"] = {};
+    for (const s of SKILLS) skills[s] = { level: this.skills[s].level, xp: this.skills[s].xp };
+    return {
+      characterId: this.id,
+      x: this.x,
+      y: this.y,
+      z: this.z,
+      health: this.health,
+      combatLevel: this.combatLevel,
+      skills,
+      goal: this.goal,
+      goalsPaused: this.goalsPaused,
+      ...(includeItems
+        ? {
+            coins: this.coins,
+            items: {
+              inventory: inventoryToSlots(this.inventory).map((s) => ({ slot: s.slot, itemId: s.itemId, quantity: s.quantity })),
+              equipment: { ...this.equipment } as Record<string, { itemId: string; quantity: number }>,
+              bank: [...this.bank].map(([itemId, quantity]) => ({ itemId, quantity })),
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** The `player:sync` payload (CONTRACT.md section 4). */
+  syncPayload(): Record<string, unknown> {
+    const skills: Record<string, { level: number; xp: number }> = {};
+    for (const s of SKILLS) skills[s] = { level: this.skills[s].level, xp: this.skills[s].xp };
+    return {
+      id: this.id,
+      accountId: this.accountId,
+      name: this.name,
+      isAgent: this.isAgent,
+      position: { x: this.x, y: this.y, z: this.z },
+      health: this.health,
+      maxHealth: this.maxHealth,
+      coins: this.coins,
+      combatLevel: this.combatLevel,
+      skills,
+      inventory: inventoryToSlots(this.inventory),
+      equipment: this.equipment,
+      bank: [...this.bank].map(([itemId, quantity]) => ({ itemId, quantity })),
+      goal: this.goal,
+      goalsPaused: this.goalsPaused,
+      inTrade: this.tradeId !== undefined,
+      admin: this.admin,
+      style: this.style,
+    };
+  }
+
+  send(event: string, data: unknown) {
+    this.connection?.send(event, data);
+  }
+
+  sync() {
+    this.send("player:sync", this.syncPayload());
+  }
+}

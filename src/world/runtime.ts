@@ -1,0 +1,122 @@
+/**
+ * The world's collaborators, bundled for the rooms and the `/ws` adapter: authentication, character
+ * resolution, the event router, and flood blocking. Created once by the server.
+ */
+import { ServerError } from "@colyseus/core";
+import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
+import type { AuthService, Principal } from "../auth/service.js";
+import { TokenError } from "../auth/tokens.js";
+import type { ClientEventName, ClientEventPayload } from "../events.js";
+import { addressKey, type Blocklist } from "../http/limits.js";
+import type { Logger } from "../logger.js";
+import { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove, handleWithdraw } from "./actions.js";
+import type { Player } from "./player.js";
+import type { World } from "./world.js";
+
+/** Creates a character for an account that has none (starter kit and defaults). */
+export type CharacterFactory = (accountId: string, opts: { name?: string; isAgent?: boolean }) => Promise<{ id: string }>;
+
+/** Handles trade events (the trade system plugs in here). */
+export interface TradeEventHandler {
+  handle(player: Player, event: ClientEventName, payload: unknown): Promise<void> | void;
+}
+
+export interface WorldRuntimeDeps {
+  world: World;
+  auth: AuthService;
+  characters: CharacterRepository;
+  createCharacter: CharacterFactory;
+  blocklist: Blocklist;
+  blockSeconds: number;
+  tickMs: number;
+  logger: Logger;
+}
+
+export class WorldRuntime {
+  readonly world: World;
+  readonly characters: CharacterRepository;
+  readonly tickMs: number;
+  readonly logger: Logger;
+  trade: TradeEventHandler | undefined;
+
+  constructor(private readonly deps: WorldRuntimeDeps) {
+    this.world = deps.world;
+    this.characters = deps.characters;
+    this.tickMs = deps.tickMs;
+    this.logger = deps.logger;
+  }
+
+  /**
+   * Resolve a token to a principal. In anonymous mode an empty token creates a temporary identity.
+   * Returns undefined for a bad token.
+   */
+  async authenticate(token: string | undefined): Promise<Principal | undefined> {
+    if (!token) {
+      if (!this.deps.auth.anonymousMode) return undefined;
+      const issued = await this.deps.auth.issueAnonymous();
+      return { accountId: issued.accountId, roles: [], anonymous: true, via: "server" };
+    }
+    try {
+      return await this.deps.auth.authenticate(token);
+    } catch (e) {
+      if (e instanceof TokenError) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * Which character a join plays: the one its token is bound to, the one requested (it must belong
+   * to the account), the account's first, or a new one with the starter kit.
+   */
+  async resolveCharacter(principal: Principal, requested: string | undefined): Promise<CharacterRecord> {
+    let id = principal.characterId ?? requested;
+    if (principal.characterId && requested && requested !== principal.characterId) {
+      throw new ServerError(403, "this token is bound to another character");
+    }
+    if (!id) {
+      const mine = await this.characters.listByAccount(principal.accountId);
+      id = mine[0]?.id ?? (await this.deps.createCharacter(principal.accountId, {})).id;
+    }
+    await this.characters.recoverOpenDeath(id);
+    const record = await this.characters.load(id);
+    if (!record) throw new ServerError(404, "no such character");
+    if (record.character.accountId !== principal.accountId) throw new ServerError(403, "that character belongs to another account");
+    return record;
+  }
+
+  /** Route a validated event to its handler. */
+  async handle(player: Player, event: ClientEventName, payload: unknown): Promise<void> {
+    const w = this.world;
+    switch (event) {
+      case "player:move":
+        return handleMove(w, player, payload as ClientEventPayload<"player:move">);
+      case "player:action":
+        return handleAction(w, player, payload as ClientEventPayload<"player:action">);
+      case "player:chat":
+        return handleChat(w, player, payload as ClientEventPayload<"player:chat">);
+      case "inventory:use":
+        return handleInventoryUse(w, player, payload as ClientEventPayload<"inventory:use">);
+      case "bank:deposit":
+        return handleDeposit(w, player, payload as ClientEventPayload<"bank:deposit">);
+      case "bank:withdraw":
+        return handleWithdraw(w, player, payload as ClientEventPayload<"bank:withdraw">);
+      default:
+        if (this.trade) return this.trade.handle(player, event, payload);
+        player.send("tradeError", { code: "TRADE_FAILED", message: "Trading is not available." });
+    }
+  }
+
+  /** Block a flooding account and address for the block period. */
+  block(accountId: string, address: string | undefined) {
+    this.deps.blocklist.block(`account:${accountId}`, this.deps.blockSeconds);
+    if (address) this.deps.blocklist.block(addressKey(address), this.deps.blockSeconds);
+  }
+
+  /** Seconds left on a block of the account or address (0 when neither is blocked). */
+  blockedFor(accountId: string | undefined, address: string | undefined): number {
+    return Math.max(
+      accountId ? this.deps.blocklist.retryAfter(`account:${accountId}`) : 0,
+      address ? this.deps.blocklist.retryAfter(addressKey(address)) : 0,
+    );
+  }
+}

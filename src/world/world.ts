@@ -1,0 +1,999 @@
+/**
+ * The world simulation: who is here, where everything is, and the fixed tick that moves, fights,
+ * gathers and respawns. Rules come from `src/domain/`, data from the content manifests. The tick
+ * never waits on storage: saves are queued per player (`PlayerQueues`), immediate item transactions
+ * run beside the loop and apply their result when committed.
+ *
+ * Outline: membership (join, drop, leave) → tick (players, NPCs, nodes, items) → visibility (what
+ * each player sees) → persistence (batched saves, immediate transactions, death).
+ */
+import { randomUUID } from "node:crypto";
+import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
+import type { StoredGoal } from "../../entities/character.js";
+import type { GameContent } from "../content/load.js";
+import type { NpcDef } from "../content/schemas.js";
+import { applyDamage, combatXp, maxHealth, playerCombatant, rollAttack, sumBonuses, DEFAULT_ATTACK_SPEED } from "../domain/combat.js";
+import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../domain/inventory.js";
+import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
+import { MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
+import { addXp } from "../domain/xp.js";
+import type { ChatMessage, CombatHit } from "../events.js";
+import type { Logger } from "../logger.js";
+import { groundItemView, npcView, resourceView, type GroundItem, type Npc, type PublicView, type ResourceInstance } from "./entities.js";
+import { SpatialGrid } from "./grid.js";
+import { PlayerQueues } from "./persistence.js";
+import { Player, type Connection } from "./player.js";
+import type { LivePlayerSummary, Surroundings, WorldPort, WorldSnapshot } from "./port.js";
+
+/** Tiles (Chebyshev) a player sees around itself. CONTRACT.md asks for at least 16. */
+export const VIEW_RADIUS = 24;
+/** Seconds a dropped connection's player stays in the world awaiting reconnection. */
+export const RECONNECT_SECONDS = 20;
+/** Ticks a dropped or death item stays private to its owner, and lives in total. */
+export const GROUND_ITEM_PRIVATE_TICKS = 100;
+export const GROUND_ITEM_LIFETIME_TICKS = 300;
+/** Ticks between gathering attempts. */
+export const GATHER_INTERVAL_TICKS = 4;
+/** Items kept on death (most valuable units). */
+export const ITEMS_KEPT_ON_DEATH = 3;
+
+/** Social relations the world consults for chat and trade requests. */
+export interface SocialPort {
+  /** Does the account owning `targetCharacterId` ignore `senderCharacterId`? */
+  isIgnoring(targetCharacterId: string, senderCharacterId: string): Promise<boolean>;
+  areFriends(a: string, b: string): Promise<boolean>;
+  invalidate?(characterIds: string[]): void;
+}
+
+/** What the trade system wants to hear from the world. */
+export interface TradeHooks {
+  /** A player moved, died or left: the open trade ends with this reason. */
+  playerInterrupted(playerId: string, reason: "moved_away" | "player_died" | "disconnected"): void;
+}
+
+export interface WorldDeps {
+  content: GameContent;
+  characters: CharacterRepository;
+  logger: Logger;
+  saveIntervalSeconds: number;
+  social?: SocialPort;
+  checkAdminCode: (code: string) => boolean;
+  rng?: () => number;
+  now?: () => number;
+}
+
+/** Visible entity ids per collection. */
+export interface VisibleSet {
+  players: Set<string>;
+  npcs: Set<string>;
+  resources: Set<string>;
+  groundItems: Set<string>;
+}
+
+export class World implements WorldPort {
+  readonly content: GameContent;
+  readonly players = new Map<string, Player>();
+  readonly npcs = new Map<string, Npc>();
+  readonly resources = new Map<string, ResourceInstance>();
+  readonly groundItems = new Map<string, GroundItem>();
+  readonly queues: PlayerQueues;
+  tick = 0;
+  tradeHooks: TradeHooks | undefined;
+  /** Called when a player's public state should be re-sent (new, gone). Set by the room. */
+  onPlayerRemoved: ((playerId: string) => void) | undefined;
+
+  private readonly playerGrid = new SpatialGrid<Player>();
+  private readonly npcGrid = new SpatialGrid<Npc>();
+  private readonly resourceGrid = new SpatialGrid<ResourceInstance>();
+  private readonly itemGrid = new SpatialGrid<GroundItem>();
+  readonly rng: () => number;
+  readonly now: () => number;
+  private lastSaveAt: number;
+  private fireSeq = 0;
+  private itemSeq = 0;
+
+  constructor(readonly deps: WorldDeps) {
+    this.content = deps.content;
+    this.rng = deps.rng ?? Math.random;
+    this.now = deps.now ?? Date.now;
+    this.queues = new PlayerQueues(deps.logger);
+    this.lastSaveAt = this.now();
+    this.spawnContent();
+  }
+
+  // ------------------------------------------------------------------ membership
+
+  private spawnContent() {
+    for (const def of this.content.npcs.values()) {
+      def.spawns.forEach((s, i) => {
+        const npc: Npc = {
+          id: `npc:${def.id}:${i}`,
+          def,
+          spawn: { x: s.x, z: s.z },
+          x: s.x,
+          z: s.z,
+          health: maxHealth(def.stats.constitution),
+          maxHealth: maxHealth(def.stats.constitution),
+          targetId: undefined,
+          nextAttackTick: 0,
+          respawnTick: undefined,
+          nextWanderTick: 0,
+          path: [],
+          damageBy: new Map(),
+        };
+        this.npcs.set(npc.id, npc);
+        this.npcGrid.set(npc, npc.x, npc.z);
+      });
+    }
+    for (const r of this.content.resourceNodes) {
+      const node = this.content.gatheringNodes.get(r.type)!;
+      const inst: ResourceInstance = {
+        id: r.id,
+        type: r.type,
+        skill: node.skill,
+        x: r.x,
+        z: r.z,
+        node,
+        respawnTick: undefined,
+        remaining: node.resourcesPerNode,
+        expiresTick: undefined,
+      };
+      this.resources.set(inst.id, inst);
+      this.resourceGrid.set(inst, inst.x, inst.z);
+    }
+  }
+
+  /**
+   * Put a character in the world, or hand an existing one (lingering after a drop, or connected
+   * elsewhere) to the new connection. The old connection is closed with `replacedCode`.
+   */
+  join(record: CharacterRecord, connection: Connection, replacedCode: number): { player: Player; resumed: boolean } {
+    const existing = this.players.get(record.character.id);
+    if (existing) {
+      const old = existing.connection;
+      existing.connection = connection;
+      existing.droppedAt = undefined;
+      if (old && old.id !== connection.id) old.close(replacedCode, "replaced by a new connection");
+      existing.sync();
+      return { player: existing, resumed: true };
+    }
+    const player = new Player(record);
+    player.connection = connection;
+    if (!this.content.inBounds(player.x, player.z) || this.content.isBlocked(player.x, player.z)) {
+      player.x = this.content.spawn.x;
+      player.z = this.content.spawn.z;
+    }
+    if (player.health <= 0) player.health = player.maxHealth;
+    this.players.set(player.id, player);
+    this.playerGrid.set(player, player.x, player.z);
+    player.sync();
+    return { player, resumed: false };
+  }
+
+  /** The connection dropped; the player stays for RECONNECT_SECONDS unless it reconnects. */
+  drop(playerId: string, connectionId: string) {
+    const p = this.players.get(playerId);
+    if (!p || p.connection?.id !== connectionId) return;
+    p.connection = undefined;
+    p.droppedAt = this.now();
+    p.path = [];
+    p.action = null;
+    if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
+  }
+
+  /** Is `connectionId` still the player's live connection? */
+  isCurrentConnection(playerId: string, connectionId: string): boolean {
+    return this.players.get(playerId)?.connection?.id === connectionId;
+  }
+
+  /**
+   * Remove a player: interrupt its trade, save it, close its session. Resolves when saved.
+   * Only the given connection (or a lingering player) may be removed.
+   */
+  async leave(playerId: string, reason: string, connectionId?: string): Promise<void> {
+    const p = this.players.get(playerId);
+    if (!p) return;
+    if (connectionId && p.connection && p.connection.id !== connectionId) return;
+    if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
+    this.players.delete(playerId);
+    this.playerGrid.delete(playerId);
+    this.onPlayerRemoved?.(playerId);
+    await this.queues.run(p.id, async () => {
+      await this.deps.characters.save(p.snapshot(true));
+      if (p.sessionId) await this.deps.characters.closeSession(p.sessionId, reason);
+    });
+  }
+
+  // ------------------------------------------------------------------ tick
+
+  /** Advance the world by one tick. Never awaits. */
+  step(): void {
+    this.tick++;
+    const now = this.now();
+    for (const p of this.players.values()) {
+      if (p.droppedAt !== undefined && now - p.droppedAt > RECONNECT_SECONDS * 1000) {
+        void this.leave(p.id, "reconnect_timeout");
+        continue;
+      }
+      if (!p.dead) this.stepPlayer(p);
+    }
+    for (const n of this.npcs.values()) this.stepNpc(n);
+    for (const r of this.resources.values()) {
+      if (r.respawnTick !== undefined && r.respawnTick <= this.tick) {
+        r.respawnTick = undefined;
+        r.remaining = r.node?.resourcesPerNode;
+      }
+      if (r.expiresTick !== undefined && r.expiresTick <= this.tick) {
+        this.resources.delete(r.id);
+        this.resourceGrid.delete(r.id);
+      }
+    }
+    for (const g of this.groundItems.values()) {
+      if (g.expiresTick <= this.tick) this.removeGroundItem(g.id);
+    }
+    if (now - this.lastSaveAt >= this.deps.saveIntervalSeconds * 1000) {
+      this.lastSaveAt = now;
+      this.saveDirty();
+    }
+  }
+
+  private stepPlayer(p: Player) {
+    const a = p.action;
+    if (a?.kind === "attack") this.stepAttack(p, a.targetId);
+    else if (a?.kind === "gather") this.stepGather(p, a);
+    else if (a?.kind === "pickup") this.stepPickup(p, a.groundItemId);
+    this.advance(p);
+  }
+
+  /** Move a player along its path by one tick's worth of tiles. */
+  private advance(p: Player) {
+    if (p.path.length === 0) return;
+    const step = stepAlong(p.path, p.running ? RUN_TILES_PER_TICK : WALK_TILES_PER_TICK);
+    p.path = [...step.remaining];
+    if (step.position) {
+      p.x = step.position.x;
+      p.z = step.position.z;
+      p.progressDirty = true;
+      this.playerGrid.set(p, p.x, p.z);
+      if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "moved_away");
+    }
+  }
+
+  /** Admin teleport: an instant move (ends any trade, like any move). */
+  teleport(p: Player, x: number, z: number) {
+    p.path = [];
+    p.action = null;
+    p.x = x;
+    p.z = z;
+    p.progressDirty = true;
+    this.playerGrid.set(p, x, z);
+    if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "moved_away");
+    p.sync();
+  }
+
+  /** Path a player to `to` (or next to it when `adjacent`). Returns false when no path exists. */
+  pathTo(p: Player, to: Tile, adjacent = false): boolean {
+    const res = findPath(p.tile, to, (x, z) => this.content.isBlocked(x, z), this.content.worldBounds);
+    if (!res.ok) return false;
+    let tiles = [...res.value.tiles];
+    if (adjacent && tiles.length > 0) {
+      // Stop on the first tile next to the target.
+      const i = tiles.findIndex((t) => chebyshev(t, to) <= 1);
+      if (i >= 0) tiles = tiles.slice(0, i + 1);
+    }
+    p.path = tiles;
+    return true;
+  }
+
+  private stepAttack(p: Player, targetId: string) {
+    const npc = this.npcs.get(targetId);
+    const victim = npc ? undefined : this.players.get(targetId);
+    const target = npc ?? victim;
+    if (!target || (npc && npc.respawnTick !== undefined) || (victim && (victim.dead || !this.canPvp(p, victim)))) {
+      p.action = null;
+      return;
+    }
+    const d = chebyshev(p.tile, { x: target.x, z: target.z });
+    if (d > 1 || d === 0) {
+      const end = p.path[p.path.length - 1];
+      if (!end || chebyshev(end, { x: target.x, z: target.z }) > 1) {
+        if (!this.pathTo(p, { x: target.x, z: target.z }, true)) p.action = null;
+      }
+      return;
+    }
+    p.path = [];
+    if (this.tick < p.nextAttackTick) return;
+    const weapon = p.equipment.weapon ? this.content.items.get(p.equipment.weapon.itemId) : undefined;
+    p.nextAttackTick = this.tick + (weapon?.attackSpeed ?? DEFAULT_ATTACK_SPEED);
+    const bonuses = sumBonuses(Object.values(p.equipment).map((e) => (e ? this.content.items.get(e.itemId) : undefined)));
+    const attacker = playerCombatant(
+      { attack: p.skills.attack.level, strength: p.skills.strength.level, defense: p.skills.defense.level },
+      bonuses,
+      p.style,
+    );
+    if (npc) {
+      const defender = { attack: npc.def.stats.attack, strength: npc.def.stats.strength, defense: npc.def.stats.defense };
+      const out = rollAttack(attacker, defender, this.rng);
+      const res = applyDamage(npc.health, out.damage);
+      npc.health = res.health;
+      npc.damageBy.set(p.id, (npc.damageBy.get(p.id) ?? 0) + res.dealt);
+      if (!npc.targetId) npc.targetId = p.id;
+      this.emitHit({ attackerId: p.id, targetId: npc.id, damage: res.dealt, targetHealth: npc.health, targetMaxHealth: npc.maxHealth }, npc);
+      this.grantXp(p, combatXp(res.dealt, p.style));
+      if (res.dead) this.killNpc(npc, p);
+    } else if (victim) {
+      const vb = sumBonuses(Object.values(victim.equipment).map((e) => (e ? this.content.items.get(e.itemId) : undefined)));
+      const defender = playerCombatant(
+        { attack: victim.skills.attack.level, strength: victim.skills.strength.level, defense: victim.skills.defense.level },
+        vb,
+        victim.style,
+      );
+      const out = rollAttack(attacker, defender, this.rng);
+      const res = applyDamage(victim.health, out.damage);
+      victim.health = res.health;
+      victim.progressDirty = true;
+      this.emitHit({ attackerId: p.id, targetId: victim.id, damage: res.dealt, targetHealth: victim.health, targetMaxHealth: victim.maxHealth }, victim);
+      this.grantXp(p, combatXp(res.dealt, p.style));
+      if (res.dead) this.killPlayer(victim, p.id);
+    }
+  }
+
+  /** PvP is allowed only when both players stand in a PvP area. */
+  canPvp(a: Player, b: Player): boolean {
+    return a.id !== b.id && this.content.isPvp(a.x, a.z) && this.content.isPvp(b.x, b.z);
+  }
+
+  private stepGather(p: Player, a: { nodeId: string; nextAttemptTick: number }) {
+    const r = this.resources.get(a.nodeId);
+    if (!r || !r.node) {
+      p.action = null;
+      return;
+    }
+    if (r.respawnTick !== undefined) {
+      p.action = null;
+      this.system(p, `The ${r.node.name.toLowerCase()} is depleted.`);
+      return;
+    }
+    const d = chebyshev(p.tile, r);
+    if (d > 1) {
+      if (p.path.length === 0 && !this.pathTo(p, r, true)) p.action = null;
+      return;
+    }
+    p.path = [];
+    if (this.tick < a.nextAttemptTick) return;
+    a.nextAttemptTick = this.tick + GATHER_INTERVAL_TICKS;
+    const node = r.node;
+    const skill = node.skill as SkillName;
+    const tool = this.bestTool(p, node.tools);
+    if (!tool) {
+      p.action = null;
+      this.system(p, `You need a ${node.tools.map((t) => this.content.items.get(t)?.name ?? t).join(" or ")} for that.`);
+      return;
+    }
+    if (p.skills[skill].level < node.levelRequired) {
+      p.action = null;
+      this.system(p, `You need ${skill} level ${node.levelRequired} to do that.`);
+      return;
+    }
+    if (p.itemsLocked || p.tradeId) return;
+    const chance = Math.min(0.95, node.successBase + 0.01 * (p.skills[skill].level - node.levelRequired) + 0.05 * tool.tier);
+    if (!(this.rng() < chance)) return;
+    let inv: Inventory = p.inventory;
+    if (node.consumes) {
+      const idx = inv.findIndex((s) => s?.itemId === node.consumes!.itemId && s.quantity >= node.consumes!.quantity);
+      if (idx < 0) {
+        p.action = null;
+        this.system(p, `You have no ${this.content.items.get(node.consumes.itemId)?.name ?? node.consumes.itemId} left.`);
+        return;
+      }
+      const used = removeFromSlot(inv, idx, node.consumes.quantity);
+      if (!used.ok) return;
+      inv = used.value;
+    }
+    const added = addItem(inv, this.content.items.get(node.yields)!, 1);
+    if (!added.ok) {
+      p.action = null;
+      this.system(p, "Your inventory is too full to hold any more.");
+      return;
+    }
+    p.inventory = added.value;
+    p.itemsDirty = true;
+    this.grantXp(p, { [skill]: node.xp });
+    p.sync();
+    const depleted = node.resourcesPerNode !== undefined ? (r.remaining = (r.remaining ?? 1) - 1) <= 0 : this.rng() < (node.depleteChance ?? 0);
+    if (depleted) {
+      r.respawnTick = this.tick + node.respawnTicks;
+      p.action = null;
+    }
+  }
+
+  /** The best tool the player holds (inventory or wielded) among `toolIds`. */
+  bestTool(p: Player, toolIds: readonly string[]): { itemId: string; tier: number } | undefined {
+    let best: { itemId: string; tier: number } | undefined;
+    const held = new Set([...inventoryToSlots(p.inventory).map((s) => s.itemId), p.equipment.weapon?.itemId].filter(Boolean) as string[]);
+    for (const id of toolIds) {
+      if (!held.has(id)) continue;
+      const t = this.content.tools.get(id);
+      const tier = t?.tier ?? 0;
+      if (!best || tier > best.tier) best = { itemId: id, tier };
+    }
+    return best;
+  }
+
+  private stepPickup(p: Player, itemId: string) {
+    const g = this.groundItems.get(itemId);
+    if (!g || !this.canSeeGroundItem(p, g)) {
+      p.action = null;
+      return;
+    }
+    if (p.x !== g.x || p.z !== g.z) {
+      if (p.path.length === 0 && !this.pathTo(p, g)) p.action = null;
+      return;
+    }
+    p.action = null;
+    if (p.itemsLocked || p.tradeId) {
+      this.system(p, "You can't do that right now.");
+      return;
+    }
+    const def = this.content.items.get(g.itemId);
+    if (!def) return;
+    const added = addItem(p.inventory, def, g.quantity);
+    if (!added.ok) {
+      this.system(p, "You don't have enough inventory space.");
+      return;
+    }
+    p.inventory = added.value;
+    p.itemsDirty = true;
+    this.removeGroundItem(g.id);
+    p.sync();
+  }
+
+  // ------------------------------------------------------------------ NPCs
+
+  private stepNpc(n: Npc) {
+    if (n.respawnTick !== undefined) {
+      if (n.respawnTick <= this.tick) {
+        n.respawnTick = undefined;
+        n.health = n.maxHealth;
+        n.x = n.spawn.x;
+        n.z = n.spawn.z;
+        n.targetId = undefined;
+        n.damageBy.clear();
+        this.npcGrid.set(n, n.x, n.z);
+      }
+      return;
+    }
+    let target = n.targetId ? this.players.get(n.targetId) : undefined;
+    const leash = n.def.wanderRadius + 10;
+    if (
+      target &&
+      (target.dead || target.droppedAt !== undefined || this.content.isSafe(target.x, target.z) || chebyshev(target, n.spawn) > leash)
+    ) {
+      target = undefined;
+      n.targetId = undefined;
+      n.path = [];
+    }
+    if (!target && n.def.aggressive && n.def.aggroRadius > 0) {
+      for (const p of this.playerGrid.near(n.x, n.z, n.def.aggroRadius)) {
+        if (p.dead || p.droppedAt !== undefined || this.content.isSafe(p.x, p.z)) continue;
+        if (chebyshev(p, n) <= n.def.aggroRadius && p.combatLevel <= n.def.combatLevel * 2) {
+          target = p;
+          n.targetId = p.id;
+          break;
+        }
+      }
+    }
+    if (target) {
+      const d = chebyshev(n, target);
+      if (d > 1 || d === 0) {
+        const next = this.npcStepToward(n, target);
+        if (next) this.moveNpc(n, next.x, next.z);
+        return;
+      }
+      if (this.tick < n.nextAttackTick) return;
+      n.nextAttackTick = this.tick + n.def.attackSpeed;
+      const vb = sumBonuses(Object.values(target.equipment).map((e) => (e ? this.content.items.get(e.itemId) : undefined)));
+      const defender = playerCombatant(
+        { attack: target.skills.attack.level, strength: target.skills.strength.level, defense: target.skills.defense.level },
+        vb,
+        target.style,
+      );
+      const attacker = { attack: n.def.stats.attack, strength: n.def.stats.strength, defense: n.def.stats.defense, maxHit: n.def.maxHit };
+      const out = rollAttack(attacker, defender, this.rng);
+      const res = applyDamage(target.health, out.damage);
+      target.health = res.health;
+      target.progressDirty = true;
+      this.emitHit({ attackerId: n.id, targetId: target.id, damage: res.dealt, targetHealth: target.health, targetMaxHealth: target.maxHealth }, target);
+      if (res.dead) {
+        n.targetId = undefined;
+        this.killPlayer(target, n.id);
+      } else if (!target.action && !target.isAgent) {
+        // Players fight back automatically when attacked and idle.
+        target.action = { kind: "attack", targetId: n.id };
+      }
+      return;
+    }
+    // Idle: wander occasionally, or walk home after a chase.
+    if (chebyshev(n, n.spawn) > n.def.wanderRadius) {
+      const next = this.npcStepToward(n, n.spawn);
+      if (next) this.moveNpc(n, next.x, next.z);
+      return;
+    }
+    if (n.def.wanderRadius > 0 && this.tick >= n.nextWanderTick) {
+      n.nextWanderTick = this.tick + 5 + Math.floor(this.rng() * 10);
+      const x = n.x + Math.floor(this.rng() * 3) - 1;
+      const z = n.z + Math.floor(this.rng() * 3) - 1;
+      if (chebyshev({ x, z }, n.spawn) <= n.def.wanderRadius && this.walkable(x, z)) this.moveNpc(n, x, z);
+    }
+  }
+
+  private walkable(x: number, z: number) {
+    return this.content.inBounds(x, z) && !this.content.isBlocked(x, z);
+  }
+
+  /** One greedy step toward `to` (NPCs do not path around obstacles beyond a single detour). */
+  private npcStepToward(n: Npc, to: Tile): Tile | undefined {
+    const dx = Math.sign(to.x - n.x);
+    const dz = Math.sign(to.z - n.z);
+    const options = [
+      { x: n.x + dx, z: n.z + dz },
+      { x: n.x + dx, z: n.z },
+      { x: n.x, z: n.z + dz },
+    ];
+    return options.find((t) => (t.x !== n.x || t.z !== n.z) && this.walkable(t.x, t.z) && !(t.x === to.x && t.z === to.z));
+  }
+
+  private moveNpc(n: Npc, x: number, z: number) {
+    n.x = x;
+    n.z = z;
+    this.npcGrid.set(n, x, z);
+  }
+
+  private killNpc(n: Npc, killer: Player) {
+    n.respawnTick = this.tick + n.def.respawnTicks;
+    n.targetId = undefined;
+    killer.action = null;
+    this.npcGrid.delete(n.id);
+    // Drops: always-drops plus weighted rolls; coins go straight to the killer's coins.
+    const drops: { itemId: string; quantity: number }[] = [...n.def.drops.always];
+    const table = n.def.drops.table;
+    const total = n.def.drops.nothingWeight + table.reduce((s, d) => s + d.weight, 0);
+    for (let i = 0; i < n.def.drops.rolls; i++) {
+      let roll = this.rng() * total - n.def.drops.nothingWeight;
+      if (roll < 0) continue;
+      for (const d of table) {
+        roll -= d.weight;
+        if (roll < 0) {
+          drops.push({ itemId: d.itemId, quantity: d.min + Math.floor(this.rng() * (d.max - d.min + 1)) });
+          break;
+        }
+      }
+    }
+    for (const d of drops) {
+      if (d.itemId === "coins") {
+        killer.coins = Math.min(MAX_STACK, killer.coins + d.quantity);
+        killer.itemsDirty = true;
+      } else this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
+    }
+    killer.sync();
+    void this.queues.run(killer.id, () => this.deps.characters.recordKill(killer.id, n.def.id));
+  }
+
+  // ------------------------------------------------------------------ death
+
+  /**
+   * A player died. In memory it is dead at once (so a second death cannot start); in storage the
+   * death lock, the lost items and the respawn are one transaction. Then the items appear on the
+   * ground, the player respawns, and the lock is resolved.
+   */
+  killPlayer(p: Player, killerId: string) {
+    if (p.dead) return;
+    p.dead = true;
+    p.action = null;
+    p.path = [];
+    if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "player_died");
+    for (const n of this.npcs.values()) if (n.targetId === p.id) n.targetId = undefined;
+    const deathTile = { x: p.x, z: p.z };
+    // Keep the most valuable units, drop the rest.
+    const units: { itemId: string; value: number; from: "inv" | "eq" }[] = [];
+    for (const s of inventoryToSlots(p.inventory)) {
+      const v = this.content.items.get(s.itemId)?.value ?? 0;
+      const def = this.content.items.get(s.itemId);
+      if (def?.stackable) units.push({ itemId: s.itemId, value: v * s.quantity, from: "inv" });
+      else for (let i = 0; i < s.quantity; i++) units.push({ itemId: s.itemId, value: v, from: "inv" });
+    }
+    for (const e of Object.values(p.equipment)) if (e) units.push({ itemId: e.itemId, value: this.content.items.get(e.itemId)?.value ?? 0, from: "eq" });
+    units.sort((a, b) => b.value - a.value);
+    const keptIds = units.slice(0, ITEMS_KEPT_ON_DEATH).map((u) => u.itemId);
+    const kept = tally(keptIds.map((itemId) => ({ itemId, quantity: 1 })));
+    const dropped: { itemId: string; quantity: number }[] = [];
+    // Rebuild: kept items go back to the inventory; everything else is dropped.
+    const keepLeft = new Map(kept.map((k) => [k.itemId, k.quantity]));
+    let inv = Array(28).fill(null) as Inventory;
+    const keepOne = (itemId: string, quantity: number) => {
+      const def = this.content.items.get(itemId);
+      if (!def) return;
+      const left = keepLeft.get(itemId) ?? 0;
+      const keepQty = def.stackable ? (left > 0 ? quantity : 0) : Math.min(left, quantity);
+      if (keepQty > 0) {
+        const r = addItem(inv, def, keepQty);
+        if (r.ok) inv = r.value;
+        keepLeft.set(itemId, def.stackable ? 0 : left - keepQty);
+      }
+      if (quantity - keepQty > 0) dropped.push({ itemId, quantity: quantity - keepQty });
+    };
+    for (const s of inventoryToSlots(p.inventory)) keepOne(s.itemId, s.quantity);
+    for (const e of Object.values(p.equipment)) if (e) keepOne(e.itemId, e.quantity);
+    const before = { inventory: p.inventory, equipment: p.equipment };
+    p.inventory = inv;
+    p.equipment = {};
+    p.x = this.content.spawn.x;
+    p.z = this.content.spawn.z;
+    p.health = p.maxHealth;
+    const after = p.snapshot(true);
+    p.itemsLocked = true;
+    void this.queues
+      .run(p.id, () =>
+        this.deps.characters.recordDeath(
+          { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: tally(dropped), kept } },
+          after,
+        ),
+      )
+      .then(async (deathId) => {
+        if (deathId) {
+          for (const d of tally(dropped)) this.dropToGround(d.itemId, d.quantity, deathTile.x, deathTile.z, p.id);
+          await this.queues.run(p.id, () => this.deps.characters.resolveDeath(deathId));
+        } else {
+          // A death was already open: change nothing.
+          p.inventory = before.inventory;
+          p.equipment = before.equipment;
+        }
+      })
+      .catch((e) => {
+        this.deps.logger.error({ err: e, playerId: p.id }, "death transaction failed; restoring items");
+        p.inventory = before.inventory;
+        p.equipment = before.equipment;
+      })
+      .finally(() => {
+        p.itemsLocked = false;
+        p.dead = false;
+        this.playerGrid.set(p, p.x, p.z);
+        this.system(p, "Oh dear, you are dead! You wake up in Lumbrook.");
+        p.sync();
+      });
+  }
+
+  // ------------------------------------------------------------------ helpers used by actions
+
+  dropToGround(itemId: string, quantity: number, x: number, z: number, ownerId?: string) {
+    const g: GroundItem = {
+      id: `item:${++this.itemSeq}`,
+      itemId,
+      quantity,
+      x,
+      z,
+      ownerId,
+      publicTick: this.tick + GROUND_ITEM_PRIVATE_TICKS,
+      expiresTick: this.tick + GROUND_ITEM_LIFETIME_TICKS,
+    };
+    this.groundItems.set(g.id, g);
+    this.itemGrid.set(g, x, z);
+    return g;
+  }
+
+  removeGroundItem(id: string) {
+    this.groundItems.delete(id);
+    this.itemGrid.delete(id);
+  }
+
+  canSeeGroundItem(p: Player, g: GroundItem) {
+    return !g.ownerId || g.ownerId === p.id || this.tick >= g.publicTick;
+  }
+
+  lightFire(x: number, z: number, lifetimeTicks: number) {
+    const fire: ResourceInstance = {
+      id: `fire:${++this.fireSeq}`,
+      type: "fire",
+      skill: "firemaking",
+      x,
+      z,
+      node: undefined,
+      respawnTick: undefined,
+      remaining: undefined,
+      expiresTick: this.tick + lifetimeTicks,
+    };
+    this.resources.set(fire.id, fire);
+    this.resourceGrid.set(fire, x, z);
+    return fire;
+  }
+
+  /** Add XP and tell the player (`skill:xp`), once per skill. */
+  grantXp(p: Player, gains: Partial<Record<SkillName, number>>) {
+    let changed = false;
+    for (const [skill, amount] of Object.entries(gains) as [SkillName, number][]) {
+      const whole = Math.floor(amount);
+      if (whole <= 0) continue;
+      const r = addXp(p.skills, skill, whole);
+      if (!r.ok) continue;
+      p.skills = r.value.skills;
+      changed = true;
+      p.send("skill:xp", { skill, gained: r.value.gained, xp: r.value.xp, level: r.value.level, leveledUp: r.value.leveledUp });
+    }
+    if (changed) p.progressDirty = true;
+  }
+
+  private emitHit(hit: CombatHit, at: Tile) {
+    for (const viewer of this.playerGrid.near(at.x, at.z, VIEW_RADIUS)) {
+      if (chebyshev(viewer, at) <= VIEW_RADIUS) viewer.send("combat:hit", hit);
+    }
+  }
+
+  /** A system chat line for one player. */
+  system(p: Player, text: string) {
+    p.send("chat:message", chatMessage("system", text));
+  }
+
+  /** Players who can see the tile. */
+  *viewersOf(x: number, z: number): Generator<Player> {
+    for (const p of this.playerGrid.near(x, z, VIEW_RADIUS)) if (chebyshev(p, { x, z }) <= VIEW_RADIUS) yield p;
+  }
+
+  // ------------------------------------------------------------------ visibility
+
+  /** Everything within VIEW_RADIUS of the player. */
+  visibleFor(p: Player): VisibleSet {
+    const v: VisibleSet = { players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() };
+    const near = (e: { x: number; z: number }) => Math.max(Math.abs(e.x - p.x), Math.abs(e.z - p.z)) <= VIEW_RADIUS;
+    for (const o of this.playerGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(o)) v.players.add(o.id);
+    v.players.add(p.id);
+    for (const n of this.npcGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(n) && n.respawnTick === undefined) v.npcs.add(n.id);
+    for (const r of this.resourceGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(r)) v.resources.add(r.id);
+    for (const g of this.itemGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(g) && this.canSeeGroundItem(p, g)) v.groundItems.add(g.id);
+    return v;
+  }
+
+  /** Public view of an entity by collection and id. */
+  publicView(kind: keyof VisibleSet, id: string): PublicView | undefined {
+    if (kind === "players") {
+      const p = this.players.get(id);
+      return p ? playerView(p) : undefined;
+    }
+    if (kind === "npcs") {
+      const n = this.npcs.get(id);
+      return n ? npcView(n) : undefined;
+    }
+    if (kind === "resources") {
+      const r = this.resources.get(id);
+      return r ? resourceView(r, this.tick) : undefined;
+    }
+    const g = this.groundItems.get(id);
+    return g ? groundItemView(g) : undefined;
+  }
+
+  // ------------------------------------------------------------------ persistence
+
+  /** Queue a save of every player whose state changed. Never awaited by the tick. */
+  saveDirty() {
+    for (const p of this.players.values()) {
+      if (!p.progressDirty && !p.itemsDirty) continue;
+      if (p.itemsLocked) continue;
+      void this.queues.run(p.id, () => this.savePlayer(p));
+    }
+  }
+
+  /** Save one player now (inside its queue). */
+  private async savePlayer(p: Player) {
+    const items = p.itemsDirty;
+    p.progressDirty = false;
+    p.itemsDirty = false;
+    try {
+      await this.deps.characters.save(p.snapshot(items));
+    } catch (e) {
+      p.progressDirty = true;
+      if (items) p.itemsDirty = true;
+      throw e;
+    }
+  }
+
+  /** Save everyone and wait (shutdown). */
+  async saveAll(): Promise<void> {
+    await Promise.allSettled([...this.players.values()].map((p) => this.queues.run(p.id, () => this.savePlayer(p))));
+    await this.queues.drain();
+  }
+
+  /**
+   * Commit an item change immediately (bank, store, admin): `plan` returns the new inventory, coins
+   * and bank, or an error message. The change is written in one transaction; memory is updated
+   * only after it commits.
+   */
+  async commitItems(
+    p: Player,
+    plan: () => { inventory?: Inventory; coins?: number; bank?: Map<string, number>; equipment?: Player["equipment"] } | string,
+    onCommitted?: () => void,
+  ): Promise<boolean> {
+    if (p.itemsLocked) {
+      this.system(p, "Please wait a moment.");
+      return false;
+    }
+    const result = plan();
+    if (typeof result === "string") {
+      this.system(p, result);
+      return false;
+    }
+    p.itemsLocked = true;
+    const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
+      inventory: result.inventory ?? p.inventory,
+      coins: result.coins ?? p.coins,
+      bank: result.bank ?? p.bank,
+      equipment: result.equipment ?? p.equipment,
+    });
+    try {
+      await this.queues.run(p.id, () => this.deps.characters.save(candidate.snapshot(true)));
+      p.inventory = candidate.inventory;
+      p.coins = candidate.coins;
+      p.bank = candidate.bank;
+      p.equipment = candidate.equipment;
+      p.itemsDirty = false;
+      onCommitted?.();
+      return true;
+    } catch (e) {
+      this.deps.logger.error({ err: e, playerId: p.id }, "item transaction failed");
+      this.system(p, "That didn't work; nothing changed. Please try again.");
+      return false;
+    } finally {
+      p.itemsLocked = false;
+      p.sync();
+    }
+  }
+
+  // ------------------------------------------------------------------ WorldPort
+
+  playersOnline(): number {
+    let n = 0;
+    for (const p of this.players.values()) if (p.connection) n++;
+    return n;
+  }
+
+  isOnline(characterId: string): boolean {
+    return this.players.get(characterId)?.connection !== undefined;
+  }
+
+  livePlayer(characterId: string): LivePlayerSummary | undefined {
+    const p = this.players.get(characterId);
+    if (!p) return undefined;
+    return {
+      id: p.id,
+      accountId: p.accountId,
+      name: p.name,
+      isAgent: p.isAgent,
+      position: { x: p.x, y: p.y, z: p.z },
+      combatLevel: p.combatLevel,
+      health: p.health,
+      maxHealth: p.maxHealth,
+    };
+  }
+
+  livePlayerSync(characterId: string) {
+    return this.players.get(characterId)?.syncPayload();
+  }
+
+  snapshot(): WorldSnapshot {
+    const players = [...this.players.values()].map((p) => ({
+      id: p.id,
+      name: p.name,
+      position: { x: p.x, y: p.y, z: p.z },
+      combatLevel: p.combatLevel,
+      isAgent: p.isAgent,
+    }));
+    let alive = 0;
+    for (const n of this.npcs.values()) if (n.respawnTick === undefined) alive++;
+    return {
+      tick: this.tick,
+      serverTime: new Date(this.now()).toISOString(),
+      playersOnline: this.playersOnline(),
+      players,
+      npcCount: alive,
+      resourceCount: this.resources.size,
+      groundItemCount: this.groundItems.size,
+    };
+  }
+
+  surroundings(characterId: string, radius: number): Surroundings | undefined {
+    const p = this.players.get(characterId);
+    if (!p) return undefined;
+    const dist = (e: Tile) => chebyshev(p, e);
+    return {
+      stations: this.content.stations
+        .filter((s) => dist(s) <= radius)
+        .map((s) => ({ id: s.id, type: s.type, name: s.name, x: s.x, z: s.z, distance: dist(s) })),
+      resources: [...this.resourceGrid.near(p.x, p.z, radius)]
+        .filter((r) => dist(r) <= radius)
+        .map((r) => ({ id: r.id, type: r.type, skill: r.skill, x: r.x, z: r.z, depleted: r.respawnTick !== undefined, distance: dist(r) })),
+      npcs: [...this.npcGrid.near(p.x, p.z, radius)]
+        .filter((n) => dist(n) <= radius && n.respawnTick === undefined)
+        .map((n) => ({ id: n.id, npcId: n.def.id, name: n.def.name, x: n.x, z: n.z, combatLevel: n.def.combatLevel, health: n.health, distance: dist(n) })),
+      groundItems: [...this.itemGrid.near(p.x, p.z, radius)]
+        .filter((g) => dist(g) <= radius && this.canSeeGroundItem(p, g))
+        .map((g) => ({ id: g.id, itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z, distance: dist(g) })),
+    };
+  }
+
+  applyGoal(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): boolean {
+    const p = this.players.get(characterId);
+    if (!p) return false;
+    p.goal = goal;
+    p.goalsPaused = goalsPaused;
+    if (goalsPaused) {
+      p.path = [];
+      p.action = null;
+    }
+    p.progressDirty = true;
+    p.sync();
+    return true;
+  }
+
+  deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): boolean {
+    const p = this.players.get(characterId);
+    if (!p?.connection) return false;
+    p.send("chat:message", chatMessage("private", text, from.id, from.name));
+    return true;
+  }
+
+  disconnect(characterId: string, code: number, reason: string): void {
+    const p = this.players.get(characterId);
+    if (!p) return;
+    const conn = p.connection;
+    conn?.close(code, reason);
+    void this.leave(characterId, reason);
+  }
+
+  socialChanged(characterIds: string[]): void {
+    this.deps.social?.invalidate?.(characterIds);
+  }
+
+  async flush(characterId: string): Promise<void> {
+    const p = this.players.get(characterId);
+    if (!p) return;
+    await this.queues.run(p.id, () => this.savePlayer(p));
+  }
+
+  /** Test and tooling helper: a player by id. */
+  player(id: string): Player | undefined {
+    return this.players.get(id);
+  }
+
+  /** Ids of NPCs of a kind (tests, bots). */
+  npcIdsOf(def: NpcDef["id"]): string[] {
+    return [...this.npcs.values()].filter((n) => n.def.id === def).map((n) => n.id);
+  }
+}
+
+/** Public fields of a player, as the schema and `world:update` carry them. */
+export function playerView(p: Player): PublicView {
+  return {
+    id: p.id,
+    name: p.name,
+    x: p.x,
+    z: p.z,
+    health: p.health,
+    maxHealth: p.maxHealth,
+    combatLevel: p.combatLevel,
+    moving: p.path.length > 0,
+    running: p.running,
+    isAgent: p.isAgent,
+    activity: p.dead ? "dead" : p.tradeId ? "trading" : (p.action?.kind ?? (p.path.length > 0 ? "walking" : "idle")),
+    targetId: p.action?.kind === "attack" ? p.action.targetId : p.action?.kind === "gather" ? p.action.nodeId : "",
+    weapon: p.equipment.weapon?.itemId ?? "",
+  };
+}
+
+/** Build a `chat:message`. */
+export function chatMessage(type: ChatMessage["type"], text: string, fromId?: string, fromName?: string): ChatMessage {
+  return { id: randomUUID(), type, ...(fromId ? { fromId } : {}), ...(fromName ? { fromName } : {}), text, timestamp: new Date().toISOString() };
+}
+
+function tally(list: { itemId: string; quantity: number }[]) {
+  const m = new Map<string, number>();
+  for (const l of list) m.set(l.itemId, Math.min(MAX_STACK, (m.get(l.itemId) ?? 0) + l.quantity));
+  return [...m].map(([itemId, quantity]) => ({ itemId, quantity }));
+}

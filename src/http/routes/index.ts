@@ -1,0 +1,38 @@
+/**
+ * The REST route families of SPEC.md's Endpoints as route modules for `createApp({ modules })`:
+ * `/api/v1/player`, `/api/v1/world`, `/api/character/*`, `/api/template/*`, `/api/player/*`,
+ * `/api/agent/*`, `/api/agents/*`, `/api/characters/*` and `/api/voice/token`.
+ */
+import { AgentService } from "../../services/agents.js";
+import type { RouteModule } from "../app.js";
+import { agentRoutes } from "./agents.js";
+import { characterRoutes, templateRoutes } from "./characters.js";
+import type { ApiDeps } from "./context.js";
+import { playerRoutes } from "./player.js";
+import { socialRoutes } from "./social.js";
+import { voiceRoutes } from "./voice.js";
+
+export type { ApiDeps } from "./context.js";
+
+/** Build every REST route module over the given dependencies. */
+export function createApiModules(deps: ApiDeps): RouteModule[] {
+  const agents = new AgentService({
+    storage: deps.storage,
+    content: deps.content,
+    world: deps.world,
+    characters: deps.characters,
+    sign: (claims, ttl) => deps.auth.sign(claims, ttl),
+    endpoints: {
+      wsUrl: deps.config.publicWsUrl,
+      sdkEndpoint: `${deps.config.publicApiUrl.replace(/\/+$/, "")}/ws`,
+    },
+  });
+  return [
+    playerRoutes(deps),
+    characterRoutes(deps, agents),
+    templateRoutes(deps),
+    socialRoutes(deps),
+    agentRoutes(deps, agents),
+    voiceRoutes(deps),
+  ];
+}

@@ -1,0 +1,126 @@
+/**
+ * `/api/v1/player` (the caller's character: read, create or update) and `/api/v1/world` (a world
+ * snapshot with the areas of the content). `/api/v1/world/areas` is served by the content router.
+ */
+import { z } from "zod";
+import { dataResponses, WorldAreasResponseSchema } from "../../content/http.js";
+import type { RouteModule } from "../app.js";
+import { notFound } from "../errors.js";
+import { Access, CharacterName, defineRoute, Id, PlayerViewSchema, r, who, type ApiDeps } from "./context.js";
+
+const WorldSnapshotSchema = z
+  .object({
+    tick: z.int(),
+    serverTime: z.string(),
+    playersOnline: z.int(),
+    players: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        position: z.object({ x: z.number(), y: z.number(), z: z.number() }),
+        combatLevel: z.int(),
+        isAgent: z.boolean(),
+      }),
+    ),
+    npcCount: z.int(),
+    resourceCount: z.int(),
+    groundItemCount: z.int(),
+    areas: WorldAreasResponseSchema,
+  })
+  .openapi("WorldSnapshot");
+
+/** Routes of `/api/v1/player` and `/api/v1/world`. */
+export function playerRoutes(deps: ApiDeps): RouteModule {
+  const access = new Access(deps);
+  const { characters, world } = deps;
+  const areas = dataResponses(deps.content).areas;
+
+  return (api, router) => {
+    defineRoute(
+      api,
+      router,
+      {
+        method: "get",
+        path: "/api/v1/player",
+        summary: "The caller's character: skills, health, coins, position, items, goal and online flag (live when online)",
+        tags: ["player"],
+        auth: "required",
+        query: z.object({ characterId: Id.optional().openapi({ description: "Which of the account's characters (default: the token's, else the oldest)" }) }),
+        responses: {
+          200: { description: "Player", schema: PlayerViewSchema },
+          403: r.forbidden,
+          404: r.notFound("The account has no character, or the character"),
+        },
+      },
+      async ({ principal, query }) => {
+        const p = who(principal);
+        const c = query.characterId ? await access.character(p, query.characterId) : await access.defaultCharacter(p);
+        const view = await characters.currentView(c.id, world);
+        if (!view) throw notFound("character");
+        return view;
+      },
+    );
+
+    defineRoute(
+      api,
+      router,
+      {
+        method: "post",
+        path: "/api/v1/player",
+        summary:
+          "Create the caller's character (201) when the account has none, else rename the caller's character (200). " +
+          "`templateId` applies only at creation; renaming needs the character offline.",
+        tags: ["player"],
+        auth: "required",
+        body: z
+          .object({
+            name: CharacterName,
+            templateId: Id.optional().openapi({ description: "A character template id (GET /api/template)" }),
+            characterId: Id.optional().openapi({ description: "Which of the account's characters to update" }),
+          })
+          .strict(),
+        responses: {
+          201: { description: "Created", schema: PlayerViewSchema },
+          200: { description: "Updated", schema: PlayerViewSchema },
+          403: r.forbidden,
+          404: r.notFound("Character"),
+          409: r.conflict("NAME_TAKEN, or CONFLICT when renaming a character that is in the world"),
+        },
+      },
+      async ({ principal, body, res }) => {
+        const p = who(principal);
+        let targetId: string | undefined;
+        if (body.characterId) targetId = (await access.character(p, body.characterId)).id;
+        else if (p.characterId) targetId = (await access.character(p, p.characterId)).id;
+        else targetId = (await characters.listByAccount(p.accountId))[0]?.id;
+
+        if (!targetId) {
+          const record = await characters.createCharacter(p.accountId, { name: body.name, templateId: body.templateId });
+          res.status(201).json(characters.toPlayerView(record, false));
+          return;
+        }
+        const current = await characters.find(targetId);
+        if (!current) throw notFound("character");
+        if (current.name !== body.name) {
+          access.assertOffline(targetId, "rename");
+          await characters.rename(targetId, body.name);
+        }
+        return characters.currentView(targetId, world);
+      },
+    );
+
+    defineRoute(
+      api,
+      router,
+      {
+        method: "get",
+        path: "/api/v1/world",
+        summary: "World snapshot: tick, server time, players online (id, name, position, combat level), NPC and resource counts, areas",
+        tags: ["world"],
+        auth: "required",
+        responses: { 200: { description: "Snapshot", schema: WorldSnapshotSchema } },
+      },
+      () => ({ ...world.snapshot(), areas }),
+    );
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * An in-memory `WorldPort` for REST tests: the test decides who is online (with what live state)
+ * and reads back every call the routes made.
+ */
+import type { StoredGoal } from "../../entities/character.js";
+import type { LivePlayerSummary, Surroundings, WorldPort, WorldSnapshot } from "../../src/world/port.js";
+
+export interface FakeWorldCall {
+  method: string;
+  args: unknown[];
+}
+
+export interface FakeOnlinePlayer {
+  summary: LivePlayerSummary;
+  sync: Record<string, unknown>;
+  surroundings?: Surroundings;
+}
+
+export class FakeWorld implements WorldPort {
+  readonly calls: FakeWorldCall[] = [];
+  readonly online = new Map<string, FakeOnlinePlayer>();
+  /** Private messages delivered, in order. */
+  readonly messages: { characterId: string; from: { id?: string; name: string }; text: string }[] = [];
+  tick = 42;
+
+  /** Put a character online with a live state (defaults fill the rest). */
+  setOnline(id: string, live: Partial<LivePlayerSummary> & { sync?: Record<string, unknown>; surroundings?: Surroundings } = {}) {
+    const summary: LivePlayerSummary = {
+      id,
+      accountId: live.accountId ?? "unknown",
+      name: live.name ?? "Someone",
+      isAgent: live.isAgent ?? false,
+      position: live.position ?? { x: 0, y: 10, z: 0 },
+      combatLevel: live.combatLevel ?? 3,
+      health: live.health ?? 100,
+      maxHealth: live.maxHealth ?? 100,
+    };
+    this.online.set(id, { summary, sync: { id, position: summary.position, ...(live.sync ?? {}) }, surroundings: live.surroundings });
+  }
+
+  setOffline(id: string) {
+    this.online.delete(id);
+  }
+
+  /** Calls of one method, in order. */
+  callsOf(method: string): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  private record(method: string, ...args: unknown[]) {
+    this.calls.push({ method, args });
+  }
+
+  playersOnline(): number {
+    return this.online.size;
+  }
+
+  isOnline(characterId: string): boolean {
+    return this.online.has(characterId);
+  }
+
+  livePlayer(characterId: string): LivePlayerSummary | undefined {
+    return this.online.get(characterId)?.summary;
+  }
+
+  livePlayerSync(characterId: string): Record<string, unknown> | undefined {
+    return this.online.get(characterId)?.sync;
+  }
+
+  snapshot(): WorldSnapshot {
+    const players = [...this.online.values()].map(({ summary: s }) => ({
+      id: s.id,
+      name: s.name,
+      position: s.position,
+      combatLevel: s.combatLevel,
+      isAgent: s.isAgent,
+    }));
+    return {
+      tick: this.tick,
+      serverTime: new Date().toISOString(),
+      playersOnline: players.length,
+      players,
+      npcCount: 7,
+      resourceCount: 11,
+      groundItemCount: 0,
+    };
+  }
+
+  surroundings(characterId: string, radius: number): Surroundings | undefined {
+    this.record("surroundings", characterId, radius);
+    const p = this.online.get(characterId);
+    if (!p) return undefined;
+    return p.surroundings ?? { stations: [], resources: [], npcs: [], groundItems: [] };
+  }
+
+  applyGoal(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): boolean {
+    this.record("applyGoal", characterId, goal, goalsPaused);
+    const p = this.online.get(characterId);
+    if (!p) return false;
+    p.sync = { ...p.sync, goal, goalsPaused };
+    return true;
+  }
+
+  deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): boolean {
+    this.record("deliverPrivateMessage", characterId, from, text);
+    if (!this.online.has(characterId)) return false;
+    this.messages.push({ characterId, from, text });
+    return true;
+  }
+
+  disconnect(characterId: string, code: number, reason: string): void {
+    this.record("disconnect", characterId, code, reason);
+    this.online.delete(characterId);
+  }
+
+  socialChanged(characterIds: string[]): void {
+    this.record("socialChanged", characterIds);
+  }
+
+  async flush(characterId: string): Promise<void> {
+    this.record("flush", characterId);
+  }
+}

@@ -68,6 +68,8 @@ const envSchema = z.object({
   RATE_LIMIT_BLOCK_SECONDS: int(60, 1, 86400),
   TICK_MS: int(600, 10, 10_000),
   REDIS_URL: optionalUrl,
+  TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
+  TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CLIENT_DIST: optionalString,
 });
@@ -103,6 +105,10 @@ export interface Config {
   readonly skipAssets: boolean;
   readonly tickMs: number;
   readonly redisUrl?: string;
+  /** A pending trade request expires after this long (CONTRACT.md: 30 s). */
+  readonly tradeRequestTimeoutMs: number;
+  /** An open trade without activity is cancelled after this long (CONTRACT.md: 5 minutes). */
+  readonly tradeInactivityTimeoutMs: number;
   readonly logLevel: string;
   readonly clientDist?: string;
 }
@@ -191,6 +197,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     skipAssets: e.SKIP_ASSETS,
     tickMs: e.TICK_MS,
     redisUrl: e.REDIS_URL,
+    tradeRequestTimeoutMs: e.TRADE_REQUEST_TIMEOUT_MS,
+    tradeInactivityTimeoutMs: e.TRADE_INACTIVITY_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     clientDist: e.CLIENT_DIST,
   };

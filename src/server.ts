@@ -24,6 +24,8 @@ import { WorldRoom } from "../rooms/WorldRoom.js";
 import { World } from "./world/world.js";
 import { WorldRuntime, type CharacterFactory } from "./world/runtime.js";
 import { createAdapter } from "./net/adapter.js";
+import { TradeService } from "./trade/service.js";
+import { TradeRoom } from "../rooms/TradeRoom.js";
 import { addItem, emptyInventory, inventoryToSlots } from "./domain/inventory.js";
 
 export interface StartOptions {
@@ -38,6 +40,7 @@ export interface StartOptions {
 export interface GameServer {
   world: World;
   runtime: WorldRuntime;
+  trades: TradeService;
   content: GameContent;
   config: Config;
   logger: Logger;
@@ -113,6 +116,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
   });
   WorldRoom.runtime = runtime;
+  const trades = new TradeService({
+    world,
+    orm: storage.orm,
+    characters,
+    params: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
+    logger,
+    tickMs: config.tickMs,
+  });
+  runtime.trade = trades;
+  TradeRoom.env = trades.env;
   let worldRoom: WorldRoom | undefined;
   const adapter = createAdapter(() => worldRoom, runtime, logger);
 
@@ -164,6 +177,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   logger.info("stage 5/6 WebSocket handlers ready (/ws adapter, Colyseus rooms under /ws/)");
 
   matchMaker.defineRoomType("world", WorldRoom);
+  matchMaker.defineRoomType("trade", TradeRoom);
   const listing = await matchMaker.createRoom("world", {});
   worldRoom = matchMaker.getLocalRoomById(listing.roomId) as WorldRoom;
   logger.info({ npcs: world.npcs.size, resources: world.resources.size, tickMs: config.tickMs }, "stage 6/6 world started");
@@ -184,6 +198,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (closing ??= (async () => {
       logger.info("shutting down: closing rooms, saving players");
       httpServer.close();
+      await trades.cancelAll();
+      trades.close();
       adapter.close();
       await world.saveAll();
       for (const p of [...world.players.values()]) await world.leave(p.id, "server_shutdown");
@@ -199,6 +215,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     storage,
     world,
     runtime,
+    trades,
     content,
     httpServer,
     port: actualPort,

@@ -1,0 +1,242 @@
+/**
+ * `TradeRoom` (room name `trade`): owns one trade from the offer screen to its end — offers,
+ * revisions, acceptances and timers — and sends the trade events to both players through their
+ * world connections. Trade events reach it from the world by `tradeId` (`act`, `interrupt`).
+ * SDK clients of the two traders may also join it to watch the session as synchronised state.
+ */
+import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+import type { Principal } from "../src/auth/service.js";
+import {
+  applyTradeAction,
+  cancelTrade,
+  completeTrade,
+  computeValues,
+  failSettlement,
+  isParty,
+  partnerOf,
+  tickTrade,
+  TRADE_ERROR,
+  viewFor,
+  type TradeAction,
+  type TradeSession,
+  type TradeStep,
+  type TradeCancelReason,
+} from "../src/domain/trade.js";
+import { CANCEL_MESSAGES, type TradeEnv } from "../src/trade/service.js";
+import { TradeOfferLineState, TradeOfferState, TradeRoomState } from "../schema/trade.js";
+import { WorldRoom } from "./WorldRoom.js";
+
+type Refusal = { code: string; message: string };
+
+/** Turn a validated trade event into a domain action, or a refusal with CONTRACT.md's codes. */
+export function toTradeAction(playerId: string, event: string, data: Record<string, unknown>): TradeAction | Refusal {
+  const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+  switch (event) {
+    case "tradeAddItem":
+      if (data.coins !== undefined) {
+        if (!isInt(data.coins) || data.coins < 0) return { code: TRADE_ERROR.INVALID_QUANTITY, message: "Coins must be a whole number of 0 or more." };
+        return { type: "setCoins", playerId, coins: data.coins };
+      }
+      if (!isInt(data.inventorySlot)) return { code: TRADE_ERROR.INVALID_SLOT, message: "inventorySlot must be a whole number from 0 to 27." };
+      if (!isInt(data.quantity)) return { code: TRADE_ERROR.INVALID_QUANTITY, message: "quantity must be a whole number from 1 to what the slot holds." };
+      return { type: "setItem", playerId, slot: data.inventorySlot, quantity: data.quantity };
+    case "tradeRemoveItem":
+      if (!isInt(data.inventorySlot)) return { code: TRADE_ERROR.INVALID_SLOT, message: "inventorySlot must be a whole number from 0 to 27." };
+      return { type: "removeItem", playerId, slot: data.inventorySlot };
+    case "tradeAccept":
+      return { type: "accept", playerId, revision: data.revision as number | undefined };
+    case "tradeCancel":
+      return { type: "cancel", playerId, reason: "cancelled" };
+    default:
+      return { code: TRADE_ERROR.INVALID_TRADE, message: "That request is not valid in an open trade." };
+  }
+}
+
+export class TradeRoom extends Room {
+  /** Set once by the server. */
+  static env: TradeEnv;
+  override autoDispose = false;
+  override maxClients = 4;
+  override state = new TradeRoomState();
+  private session!: TradeSession;
+  private finished = false;
+
+  private get env() {
+    return TradeRoom.env;
+  }
+
+  static override async onAuth(token: string, options: { characterId?: string }, _ctx: AuthContext): Promise<Principal> {
+    const principal = await WorldRoom.runtime.authenticate(token);
+    if (!principal) throw new ServerError(401, "missing or invalid token");
+    return principal;
+  }
+
+  override onCreate(options: { session: TradeSession }) {
+    this.session = options.session;
+    this.setPrivate(true);
+    this.syncState();
+    const { a, b } = this.session;
+    for (const [me, partner] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      this.env.send(me.playerId, "tradeStarted", {
+        tradeId: this.session.id,
+        partnerId: partner.playerId,
+        partnerName: partner.name,
+        partnerLevel: partner.level,
+        partnerFreeSlots: this.env.freeSlots(partner.playerId),
+      });
+    }
+    this.clock.setInterval(() => this.apply(tickTrade(this.session, this.env.now(), this.env.params)), 250);
+  }
+
+  /** Watchers: only the traders' own characters. */
+  override async onJoin(_client: Client, options: { characterId?: string }, principal: Principal) {
+    const characterId = principal.characterId ?? options?.characterId;
+    if (!characterId || !isParty(this.session, characterId)) throw new ServerError(403, "you are not part of this trade");
+    const c = await WorldRoom.runtime.characters.findById(characterId);
+    if (!c || c.accountId !== principal.accountId) throw new ServerError(403, "you are not part of this trade");
+  }
+
+  /** A trade event from one of the players (routed by the world). */
+  act(playerId: string, event: string, data: Record<string, unknown>) {
+    if (this.finished) return;
+    if (!isParty(this.session, playerId)) return this.refuse(playerId, { code: TRADE_ERROR.NOT_IN_TRADE, message: "You are not in this trade." });
+    const action = toTradeAction(playerId, event, data);
+    if ("code" in action) return this.refuse(playerId, action);
+    const ctx = { items: this.env.items, holdingsOf: (id: string) => this.env.holdingsOf(id) };
+    const res = applyTradeAction(this.session, action, this.env.now(), ctx);
+    if (!res.ok) return this.refuse(playerId, res.error);
+    this.apply(res.value);
+  }
+
+  /** The world reports a move, death or disconnect (or the server is stopping). */
+  interrupt(playerId: string | undefined, reason: TradeCancelReason) {
+    if (this.finished) return;
+    const res = cancelTrade(this.session, { reason }, this.env.now());
+    if (res.ok) this.apply(res.value);
+  }
+
+  private refuse(playerId: string, error: Refusal) {
+    this.env.send(playerId, "tradeError", { tradeId: this.session.id, code: error.code, message: error.message });
+  }
+
+  private apply(step: TradeStep) {
+    this.session = step.session;
+    const effect = step.effect;
+    switch (effect.kind) {
+      case "none":
+        return;
+      case "updated":
+        this.syncState();
+        return this.sendUpdated();
+      case "refused":
+        this.syncState();
+        for (const id of this.ids()) this.refuse(id, effect.error);
+        return this.sendUpdated();
+      case "confirmScreen":
+        this.syncState();
+        for (const id of this.ids()) {
+          const view = viewFor(this.session, id);
+          this.env.send(id, "tradeConfirmScreen", {
+            tradeId: this.session.id,
+            revision: this.session.revision,
+            ...view,
+            values: computeValues(view.myOffer, view.theirOffer, (itemId) => this.env.itemValue(itemId)),
+          });
+        }
+        return;
+      case "settle":
+        this.syncState();
+        void this.settle();
+        return;
+      case "completed":
+        return;
+      case "cancelled":
+        this.syncState();
+        for (const id of this.ids())
+          this.env.send(id, "tradeCancelled", { tradeId: this.session.id, reason: effect.reason, message: CANCEL_MESSAGES[effect.reason] });
+        void this.finish();
+        return;
+      case "started":
+        return;
+    }
+  }
+
+  private async settle() {
+    const result = await this.env.settle(this.session);
+    const now = this.env.now();
+    if (result.ok) {
+      const done = completeTrade(this.session, now);
+      if (done.ok) this.session = done.value.session;
+      this.syncState();
+      for (const id of this.ids()) {
+        this.env.send(id, "tradeCompleted", { tradeId: this.session.id, receivedItems: result.received[id] ?? [] });
+      }
+      this.env.setTrading(this.session.a.playerId, undefined);
+      this.env.setTrading(this.session.b.playerId, undefined);
+      for (const id of this.ids()) WorldRoom.runtime.world.player(id)?.sync();
+      await this.finish();
+      return;
+    }
+    const failed = failSettlement(this.session, result.failure === "server_error" ? "server_error" : "invalid_items", now);
+    if (failed.ok) this.apply(failed.value);
+  }
+
+  private sendUpdated() {
+    for (const id of this.ids()) {
+      const partner = partnerOf(this.session, id);
+      this.env.send(id, "tradeUpdated", {
+        tradeId: this.session.id,
+        revision: this.session.revision,
+        ...viewFor(this.session, id),
+        partnerFreeSlots: this.env.freeSlots(partner.playerId),
+      });
+    }
+  }
+
+  private ids() {
+    return [this.session.a.playerId, this.session.b.playerId];
+  }
+
+  private syncState() {
+    const s = this.state;
+    s.tradeId = this.session.id;
+    s.screen = this.session.state;
+    s.revision = this.session.revision;
+    for (const party of [this.session.a, this.session.b]) {
+      const offer = this.session.offers[party.playerId]!;
+      let o = s.offers.get(party.playerId);
+      if (!o) {
+        o = new TradeOfferState();
+        o.playerId = party.playerId;
+        o.name = party.name;
+        s.offers.set(party.playerId, o);
+      }
+      o.coins = offer.coins;
+      o.accepted = offer.accepted;
+      o.items.clear();
+      for (const line of offer.items) {
+        const l = new TradeOfferLineState();
+        l.inventorySlot = line.inventorySlot;
+        l.itemId = line.itemId;
+        l.quantity = line.quantity;
+        o.items.push(l);
+      }
+    }
+  }
+
+  /** End of the trade: free both players, audit a cancelled trade, close the room. */
+  private async finish() {
+    if (this.finished) return;
+    this.finished = true;
+    this.env.setTrading(this.session.a.playerId, undefined);
+    this.env.setTrading(this.session.b.playerId, undefined);
+    this.env.closed(this.session.id);
+    if (this.session.state === "cancelled") {
+      await this.env.auditCancelled(this.session).catch((e) => this.env.logger.error({ err: e }, "trade audit failed"));
+    }
+    this.clock.setTimeout(() => void this.disconnect(), 50);
+  }
+}

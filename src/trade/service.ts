@@ -1,0 +1,325 @@
+/**
+ * Trade coordination between the world and the per-trade rooms (CONTRACT.md section 5).
+ *
+ * - Requests (`tradeRequest`, `tradeRequestRespond`) are checked and held here while pending.
+ * - An accepted request creates a `TradeRoom` through the matchmaker; from then on that room owns
+ *   the session, and every trade event the world receives is routed to it by `tradeId`
+ *   (`matchMaker.remoteRoomCall`, so rooms may later live in other processes).
+ * - The world reports moves, deaths and disconnects (`TradeHooks`); the room is told to cancel.
+ * - Settlement runs in the players' storage queues: both players' pending progress is saved, the
+ *   settlement transaction commits (or not), and both players' items are reloaded from what was
+ *   committed.
+ */
+import { randomUUID } from "node:crypto";
+import { matchMaker } from "@colyseus/core";
+import type { CharacterRepository } from "../../entities/character-repository.js";
+import { freeSlots, type ItemLookup } from "../domain/inventory.js";
+import {
+  cancelTrade,
+  checkTradeRequest,
+  createTrade,
+  respondToRequest,
+  tickTrade,
+  TRADE_ERROR,
+  type TradeCancelReason,
+  type TradeHoldings,
+  type TradeParams,
+  type TradeSession,
+} from "../domain/trade.js";
+import type { ClientEventName } from "../events.js";
+import type { Logger } from "../logger.js";
+import type { Orm } from "../storage/orm.js";
+import type { Player } from "../world/player.js";
+import type { TradeEventHandler } from "../world/runtime.js";
+import type { SocialPort, TradeHooks, World } from "../world/world.js";
+import { auditCancelled, settleTrade, type SettlementResult } from "./settlement.js";
+
+/** Human-readable text for each cancel reason (the `message` of `tradeCancelled`). */
+export const CANCEL_MESSAGES: Record<TradeCancelReason, string> = {
+  declined: "The trade request was declined.",
+  cancelled: "The trade was cancelled.",
+  timeout: "The trade timed out.",
+  disconnected: "The other player disconnected.",
+  player_died: "A trader died.",
+  moved_away: "A trader moved away.",
+  invalid_items: "The offered items changed; the trade was cancelled.",
+  server_error: "The trade was cancelled by the server.",
+};
+
+/** What a TradeRoom needs from the process it lives in. */
+export interface TradeEnv {
+  items: ItemLookup;
+  itemValue(itemId: string): number;
+  params: TradeParams;
+  now(): number;
+  holdingsOf(playerId: string): TradeHoldings;
+  freeSlots(playerId: string): number;
+  send(playerId: string, event: string, data: unknown): void;
+  /** Mark a player as trading (blocks interfaces) or free. */
+  setTrading(playerId: string, tradeId: string | undefined): void;
+  /** Run the settlement transaction and refresh both players from what committed. */
+  settle(session: TradeSession): Promise<SettlementResult>;
+  /** Audit a trade that ended without completing. */
+  auditCancelled(session: TradeSession): Promise<void>;
+  /** The room is gone; forget its routing. */
+  closed(tradeId: string): void;
+  /** Whether this principal's character may watch the trade room. */
+  logger: Logger;
+}
+
+export interface TradeServiceDeps {
+  world: World;
+  orm: Orm;
+  characters: CharacterRepository;
+  social?: SocialPort;
+  params: TradeParams;
+  logger: Logger;
+  tickMs: number;
+}
+
+export class TradeService implements TradeEventHandler, TradeHooks {
+  /** Requests not answered yet. */
+  private readonly pending = new Map<string, TradeSession>();
+  /** Open trades (offer screen onwards): trade id to room id. */
+  private readonly rooms = new Map<string, string>();
+  /** Player id to the trade it takes part in (pending or open). */
+  private readonly byPlayer = new Map<string, string>();
+  /** Last request time per unordered pair. */
+  private readonly pairRequests = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+  readonly env: TradeEnv;
+
+  constructor(private readonly deps: TradeServiceDeps) {
+    const world = deps.world;
+    const items: ItemLookup = (id) => world.content.items.get(id);
+    this.env = {
+      items,
+      itemValue: (id) => world.content.items.get(id)?.value ?? 0,
+      params: deps.params,
+      now: () => world.now(),
+      holdingsOf: (id) => {
+        const p = world.player(id);
+        return p ? { inventory: p.inventory, coins: p.coins } : { inventory: Array(28).fill(null), coins: 0 };
+      },
+      freeSlots: (id) => {
+        const p = world.player(id);
+        return p ? freeSlots(p.inventory) : 0;
+      },
+      send: (id, event, data) => world.player(id)?.send(event, data),
+      setTrading: (id, tradeId) => {
+        const p = world.player(id);
+        if (tradeId) this.byPlayer.set(id, tradeId);
+        else this.byPlayer.delete(id);
+        if (!p) return;
+        p.tradeId = tradeId;
+        if (tradeId) {
+          // Interfaces are blocked while trading: stop whatever the player was doing.
+          p.action = null;
+          p.path = [];
+        }
+      },
+      settle: (session) => this.settle(session),
+      auditCancelled: (session) => auditCancelled(deps.orm, session, items),
+      closed: (tradeId) => {
+        this.rooms.delete(tradeId);
+      },
+      logger: deps.logger,
+    };
+    world.tradeHooks = this;
+    this.timer = setInterval(() => this.expirePending(), Math.max(50, Math.min(1000, deps.tickMs)));
+    this.timer.unref();
+  }
+
+  /** Route a validated trade event from a player. */
+  async handle(player: Player, event: ClientEventName, payload: unknown): Promise<void> {
+    const data = payload as Record<string, unknown>;
+    if (event === "tradeRequest") return this.request(player, String(data.targetPlayerId));
+    const tradeId = String(data.tradeId);
+    const pending = this.pending.get(tradeId);
+    if (pending) {
+      if (event === "tradeRequestRespond") return this.respond(player, pending, data.accept === true);
+      if (event === "tradeCancel") return this.cancelPending(pending, "cancelled", player.id);
+      return this.error(player.id, tradeId, TRADE_ERROR.INVALID_TRADE, "The trade has not started yet.");
+    }
+    const roomId = this.rooms.get(tradeId);
+    if (!roomId) return this.error(player.id, tradeId, TRADE_ERROR.INVALID_TRADE, "There is no such trade.");
+    if (this.byPlayer.get(player.id) !== tradeId) return this.error(player.id, tradeId, TRADE_ERROR.NOT_IN_TRADE, "You are not in this trade.");
+    await matchMaker.remoteRoomCall(roomId, "act", [player.id, event, data]);
+  }
+
+  private error(playerId: string, tradeId: string | undefined, code: string, message: string) {
+    this.env.send(playerId, "tradeError", { ...(tradeId ? { tradeId } : {}), code, message });
+  }
+
+  private async request(player: Player, targetId: string) {
+    const world = this.deps.world;
+    const target = world.player(targetId);
+    const now = this.env.now();
+    const pair = [player.id, targetId].sort().join("|");
+    const ignored = target && this.deps.social ? await this.deps.social.isIgnoring(target.id, player.id) : false;
+    const check = checkTradeRequest({
+      requesterId: player.id,
+      targetId,
+      targetOnline: !!target?.connection,
+      requesterTile: player.tile,
+      targetTile: target?.tile,
+      requesterInTrade: this.byPlayer.has(player.id) || player.tradeId !== undefined,
+      targetInTrade: this.byPlayer.has(targetId) || target?.tradeId !== undefined,
+      requesterDead: player.dead,
+      targetDead: target?.dead ?? false,
+      targetBusy: ignored || (target?.itemsLocked ?? false),
+      lastPairRequestAt: this.pairRequests.get(pair),
+      now,
+    });
+    if (!check.ok) return this.error(player.id, undefined, check.error.code, check.error.message);
+    this.pairRequests.set(pair, now);
+    const created = createTrade({
+      id: randomUUID(),
+      a: { playerId: player.id, name: player.name, level: player.combatLevel },
+      b: { playerId: target!.id, name: target!.name, level: target!.combatLevel },
+      now,
+    });
+    if (!created.ok) return this.error(player.id, undefined, created.error.code, created.error.message);
+    const session = created.value;
+    this.pending.set(session.id, session);
+    this.byPlayer.set(player.id, session.id);
+    this.env.send(target!.id, "tradeIncoming", {
+      tradeId: session.id,
+      fromPlayerId: player.id,
+      fromPlayerName: player.name,
+      fromPlayerLevel: player.combatLevel,
+    });
+  }
+
+  private async respond(player: Player, session: TradeSession, accept: boolean) {
+    if (accept && (this.byPlayer.has(player.id) || player.tradeId)) {
+      return this.error(player.id, session.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
+    }
+    const now = this.env.now();
+    const res = respondToRequest(session, { playerId: player.id, accept }, now);
+    if (!res.ok) return this.error(player.id, session.id, res.error.code, res.error.message);
+    this.pending.delete(session.id);
+    if (res.value.effect.kind === "cancelled") {
+      this.byPlayer.delete(session.a.playerId);
+      this.notifyCancelled(res.value.session);
+      return;
+    }
+    // Both must still be here and free.
+    const a = this.deps.world.player(session.a.playerId);
+    if (!a?.connection || a.dead) {
+      this.byPlayer.delete(session.a.playerId);
+      return this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "disconnected" });
+    }
+    this.env.setTrading(session.a.playerId, session.id);
+    this.env.setTrading(session.b.playerId, session.id);
+    try {
+      const listing = await matchMaker.createRoom("trade", { session: res.value.session });
+      this.rooms.set(session.id, listing.roomId);
+    } catch (e) {
+      this.deps.logger.error({ err: e, tradeId: session.id }, "could not create trade room");
+      this.env.setTrading(session.a.playerId, undefined);
+      this.env.setTrading(session.b.playerId, undefined);
+      this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "server_error" });
+    }
+  }
+
+  private cancelPending(session: TradeSession, reason: TradeCancelReason, by?: string) {
+    const res = cancelTrade(session, { playerId: by, reason }, this.env.now());
+    if (!res.ok) return by ? this.error(by, session.id, res.error.code, res.error.message) : undefined;
+    this.pending.delete(session.id);
+    this.byPlayer.delete(session.a.playerId);
+    this.notifyCancelled(res.value.session);
+  }
+
+  /** `tradeCancelled` to both players of a pending request (each knew of it). */
+  private notifyCancelled(session: TradeSession) {
+    const reason = session.cancelReason ?? "cancelled";
+    for (const id of [session.a.playerId, session.b.playerId]) {
+      this.env.send(id, "tradeCancelled", { tradeId: session.id, reason, message: CANCEL_MESSAGES[reason] });
+    }
+  }
+
+  private expirePending() {
+    const now = this.env.now();
+    for (const s of [...this.pending.values()]) {
+      const res = tickTrade(s, now, this.deps.params);
+      if (res.effect.kind === "cancelled") {
+        this.pending.delete(s.id);
+        this.byPlayer.delete(s.a.playerId);
+        this.notifyCancelled(res.session);
+      }
+    }
+    for (const [pair, t] of this.pairRequests) if (now - t > 10_000) this.pairRequests.delete(pair);
+  }
+
+  /** The world reports a move, death or disconnect. */
+  playerInterrupted(playerId: string, reason: "moved_away" | "player_died" | "disconnected"): void {
+    const tradeId = this.byPlayer.get(playerId);
+    if (!tradeId) {
+      // A pending request the player received (as target) also ends.
+      for (const s of this.pending.values()) if (s.b.playerId === playerId) this.cancelPending(s, reason);
+      return;
+    }
+    const pending = this.pending.get(tradeId);
+    if (pending) return this.cancelPending(pending, reason);
+    const roomId = this.rooms.get(tradeId);
+    if (roomId) void matchMaker.remoteRoomCall(roomId, "interrupt", [playerId, reason]).catch(() => undefined);
+  }
+
+  /** Cancel every open trade (shutdown): reason server_error. */
+  async cancelAll(): Promise<void> {
+    for (const s of [...this.pending.values()]) this.cancelPending(s, "server_error");
+    await Promise.allSettled([...this.rooms.values()].map((roomId) => matchMaker.remoteRoomCall(roomId, "interrupt", [undefined, "server_error"])));
+  }
+
+  close() {
+    clearInterval(this.timer);
+  }
+
+  /** Trade id a player takes part in. */
+  tradeOf(playerId: string): string | undefined {
+    return this.byPlayer.get(playerId);
+  }
+
+  /**
+   * Settle in both players' storage queues: save their pending progress, run the transaction,
+   * then load both players' items and coins from what was committed.
+   */
+  private settle(session: TradeSession): Promise<SettlementResult> {
+    const world = this.deps.world;
+    const ids = [session.a.playerId, session.b.playerId];
+    return world.queues.runMany(ids, async () => {
+      for (const id of ids) {
+        const p = world.player(id);
+        if (p && (p.itemsDirty || p.progressDirty)) {
+          const snap = p.snapshot(true);
+          p.itemsDirty = false;
+          p.progressDirty = false;
+          await this.deps.characters.save(snap);
+        }
+      }
+      for (const id of ids) {
+        const p = world.player(id);
+        if (p) p.itemsLocked = true;
+      }
+      try {
+        const result = await settleTrade(this.deps.orm, session, this.env.items);
+        // Whatever happened, memory now follows storage.
+        const em = this.deps.orm.em.fork();
+        for (const id of ids) {
+          const p = world.player(id);
+          if (!p) continue;
+          const record = await this.deps.characters.load(id);
+          if (record) p.loadItems(record, record.character.coins);
+        }
+        void em;
+        return result;
+      } finally {
+        for (const id of ids) {
+          const p = world.player(id);
+          if (p) p.itemsLocked = false;
+        }
+      }
+    });
+  }
+}

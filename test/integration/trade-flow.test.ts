@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { startTestServer } from "../helpers/server.js";
+import { sdkPlayer, jsonPlayer, type TestPlayer } from "../helpers/players.js";
+import { resetStorage, pgliteStorage } from "../helpers/storage.js";
+import type { GameServer } from "../../src/server.js";
+import { TradeAuditEntity, InventoryItemEntity, CharacterEntity } from "../../entities/index.js";
+
+/** Open a trade between a and b and return its id (both on the offer screen). */
+export async function openTrade(a: TestPlayer, b: TestPlayer): Promise<string> {
+  const ma = a.mark();
+  const mb = b.mark();
+  a.send("tradeRequest", { targetPlayerId: b.id });
+  const incoming = await b.next("tradeIncoming", () => true, { after: mb });
+  assert.equal(incoming.fromPlayerId, a.id);
+  b.send("tradeRequestRespond", { tradeId: incoming.tradeId, accept: true });
+  await a.next("tradeStarted", (d) => d.tradeId === incoming.tradeId, { after: ma });
+  await b.next("tradeStarted", (d) => d.tradeId === incoming.tradeId, { after: mb });
+  return incoming.tradeId;
+}
+
+describe("trade: happy paths", function () {
+  let server: GameServer;
+  before(async () => {
+    await resetStorage(await pgliteStorage());
+    server = await startTestServer({ DISABLE_RATE_LIMIT: "true" });
+  });
+  after(async () => server?.close());
+
+  for (const [name, makeB] of [
+    ["two SDK clients", sdkPlayer],
+    ["an SDK and a plain-WebSocket client", jsonPlayer],
+  ] as const) {
+    it(`completes a two-screen trade between ${name}`, async () => {
+      const a = await sdkPlayer(server);
+      const b = await makeB(server);
+      try {
+        const axeSlot = a.sync().inventory.find((s: any) => s.itemId === "bronze_axe").slot;
+        const tradeId = await openTrade(a, b);
+        let m = b.mark();
+        a.send("tradeAddItem", { tradeId, inventorySlot: axeSlot, quantity: 1 });
+        const upd = await b.next("tradeUpdated", (d) => d.theirOffer.items.length === 1, { after: m });
+        assert.deepEqual(upd.theirOffer.items, [{ inventorySlot: axeSlot, itemId: "bronze_axe", quantity: 1 }]);
+        m = a.mark();
+        b.send("tradeAddItem", { tradeId, coins: 10 });
+        const upd2 = await a.next("tradeUpdated", (d) => d.theirOffer.coins === 10, { after: m });
+        const ma = a.mark();
+        const mb = b.mark();
+        a.send("tradeAccept", { tradeId, revision: upd2.revision });
+        b.send("tradeAccept", { tradeId, revision: upd2.revision });
+        const confA = await a.next("tradeConfirmScreen", () => true, { after: ma });
+        await b.next("tradeConfirmScreen", () => true, { after: mb });
+        assert.equal(confA.values.myOfferValue > 0, true);
+        assert.equal(confA.values.theirOfferValue, 10);
+        assert.equal(confA.values.wealthTransfer, confA.values.theirOfferValue - confA.values.myOfferValue);
+        a.send("tradeAccept", { tradeId });
+        b.send("tradeAccept", { tradeId });
+        const doneA = await a.next("tradeCompleted", () => true, { after: ma });
+        const doneB = await b.next("tradeCompleted", () => true, { after: mb });
+        assert.deepEqual(doneA.receivedItems, [{ itemId: "coins", quantity: 10 }]);
+        assert.deepEqual(doneB.receivedItems, [{ itemId: "bronze_axe", quantity: 1 }]);
+        const syncA = await a.next("player:sync", (d) => d.coins === 35, { after: ma });
+        assert.ok(!syncA.inventory.some((s: any) => s.itemId === "bronze_axe"));
+        const syncB = await b.next("player:sync", (d) => d.coins === 15, { after: mb });
+        assert.equal(syncB.inventory.filter((s: any) => s.itemId === "bronze_axe").length, 2);
+
+        const em = server.storage.orm.em.fork();
+        const audit = await em.findOneOrFail(TradeAuditEntity, { id: tradeId });
+        assert.equal(audit.outcome, "completed");
+        assert.equal(audit.offerB.coins, 10);
+        const axes = await em.count(InventoryItemEntity, { characterId: b.id, itemId: "bronze_axe" });
+        assert.equal(axes, 2);
+        const ca = await em.findOneOrFail(CharacterEntity, { id: a.id });
+        assert.equal(ca.coins, 35);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  }
+});

@@ -26,6 +26,7 @@ import { WorldRuntime, type CharacterFactory } from "./world/runtime.js";
 import { createAdapter } from "./net/adapter.js";
 import { TradeService } from "./trade/service.js";
 import { TradeRoom } from "../rooms/TradeRoom.js";
+import { adminRoutes } from "./http/admin.js";
 import { addItem, emptyInventory, inventoryToSlots } from "./domain/inventory.js";
 
 export interface StartOptions {
@@ -145,6 +146,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { path: "/", router: createDataRouter(content) },
     ],
     modules: [
+      adminRoutes({ orm: storage.orm, auth }),
       (api) => {
         api.document({
           method: "get",

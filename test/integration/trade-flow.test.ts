@@ -77,4 +77,37 @@ describe("trade: happy paths", function () {
       }
     });
   }
+
+  it("lists audit records to admins only, filtered by character and paginated", async () => {
+    const a = await sdkPlayer(server);
+    const b = await sdkPlayer(server);
+    try {
+      const tradeId = await openTrade(a, b);
+      const m = a.mark();
+      a.send("tradeCancel", { tradeId });
+      await a.next("tradeCancelled", (d) => d.tradeId === tradeId, { after: m });
+      const url = `${server.url}/api/admin/trades?characterId=${a.id}`;
+      assert.equal((await fetch(url)).status, 403);
+      assert.equal((await fetch(url, { headers: { "x-admin-code": "wrong" } })).status, 403);
+      assert.equal((await fetch(url, { headers: { authorization: `Bearer ${a.token}` } })).status, 403);
+      let page: any;
+      for (let i = 0; i < 50; i++) {
+        page = await (await fetch(url, { headers: { "x-admin-code": "test-admin-code" } })).json();
+        if (page.total > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(page.total, 1);
+      assert.equal(page.trades[0].id, tradeId);
+      assert.equal(page.trades[0].outcome, "cancelled");
+      assert.equal(page.trades[0].reason, "cancelled");
+      const all = await (await fetch(`${server.url}/api/admin/trades?limit=1`, { headers: { "x-admin-code": "test-admin-code" } })).json();
+      assert.equal(all.trades.length, 1);
+      assert.ok(all.total >= 2);
+      const bad = await fetch(`${server.url}/api/admin/trades?limit=0`, { headers: { "x-admin-code": "test-admin-code" } });
+      assert.equal(bad.status, 400);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

@@ -1,0 +1,87 @@
+/**
+ * Admin routes (`/api/admin/`): the header `X-Admin-Code: <ADMIN_CODE>` or a server token with the
+ * `admin` role; anything else is 403.
+ */
+import type { Request } from "express";
+import { z } from "zod";
+import { TradeAuditEntity } from "../../entities/index.js";
+import type { AuthService } from "../auth/service.js";
+import type { Orm } from "../storage/orm.js";
+import type { RouteModule } from "./app.js";
+import { ApiError } from "./errors.js";
+
+const offerSchema = z.object({
+  items: z.array(z.object({ inventorySlot: z.number(), itemId: z.string(), quantity: z.number() })),
+  coins: z.number(),
+  value: z.number(),
+});
+const auditSchema = z
+  .object({
+    id: z.string(),
+    characterA: z.string(),
+    characterB: z.string(),
+    offerA: offerSchema,
+    offerB: offerSchema,
+    outcome: z.enum(["completed", "cancelled"]),
+    reason: z.string().nullable(),
+    startedAt: z.string(),
+    endedAt: z.string(),
+  })
+  .openapi("TradeAudit");
+
+/** Throws 403 unless the request carries admin rights. */
+export function assertAdmin(auth: AuthService, req: Request) {
+  const code = req.header("x-admin-code");
+  if (!auth.isAdmin(req.principal, code)) throw new ApiError("FORBIDDEN", "admin access required");
+}
+
+export function adminRoutes(deps: { orm: Orm; auth: AuthService }): RouteModule {
+  return (api, router) => {
+    api.route(
+      router,
+      {
+        method: "get",
+        path: "/api/admin/trades",
+        summary: "Trade audit log, newest first (admin)",
+        tags: ["admin"],
+        auth: "optional",
+        adminCode: true,
+        query: z.object({
+          characterId: z.string().min(1).max(128).optional(),
+          outcome: z.enum(["completed", "cancelled"]).optional(),
+          limit: z.coerce.number().int().min(1).max(200).default(50),
+          offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+        }),
+        responses: {
+          200: { description: "A page of audit records", schema: z.object({ total: z.number(), limit: z.number(), offset: z.number(), trades: z.array(auditSchema) }) },
+          403: { description: "Not an admin" },
+        },
+      },
+      async ({ query, req }) => {
+        assertAdmin(deps.auth, req);
+        const where: Record<string, unknown> = {};
+        if (query.characterId) where.$or = [{ characterA: query.characterId }, { characterB: query.characterId }];
+        if (query.outcome) where.outcome = query.outcome;
+        const [rows, total] = await deps.orm.em
+          .fork()
+          .findAndCount(TradeAuditEntity, where, { orderBy: { endedAt: "desc", id: "asc" }, limit: query.limit, offset: query.offset });
+        return {
+          total,
+          limit: query.limit,
+          offset: query.offset,
+          trades: rows.map((r) => ({
+            id: r.id,
+            characterA: r.characterA,
+            characterB: r.characterB,
+            offerA: r.offerA,
+            offerB: r.offerB,
+            outcome: r.outcome as "completed" | "cancelled",
+            reason: r.reason ?? null,
+            startedAt: r.startedAt.toISOString(),
+            endedAt: r.endedAt.toISOString(),
+          })),
+        };
+      },
+    );
+  };
+}

@@ -1,0 +1,398 @@
+/**
+ * The world simulation without sockets or a database: a fake character repository, a fake clock,
+ * a scripted rng, and `step()` called by hand. Covers what the room tests cannot pin down exactly:
+ * tile-per-tick movement, the reconnection window, the tick never waiting on storage, immediate item
+ * transactions, death locking and visibility radius.
+ */
+import assert from "node:assert/strict";
+import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../entities/character-repository.js";
+import type { DeathItems } from "../../entities/activity.js";
+import { loadContent, type GameContent } from "../../src/content/load.js";
+import { SKILLS } from "../../src/domain/types.js";
+import { chebyshev } from "../../src/domain/movement.js";
+import { createLogger } from "../../src/logger.js";
+import { handleMove } from "../../src/world/actions.js";
+import type { Connection, Player } from "../../src/world/player.js";
+import { RECONNECT_SECONDS, VIEW_RADIUS, World } from "../../src/world/world.js";
+
+/** Records what the world asked storage to do; saves can be held open with a gate. */
+class FakeRepo {
+  saves: ProgressSnapshot[] = [];
+  deaths: { id: string; characterId: string; items: DeathItems; after: ProgressSnapshot; resolved: boolean }[] = [];
+  closedSessions: { sessionId: string; reason: string }[] = [];
+  kills: { characterId: string; npcId: string }[] = [];
+  gate: Promise<void> | undefined;
+  failSaves = false;
+  failDeath = false;
+
+  async save(s: ProgressSnapshot) {
+    await this.gate;
+    if (this.failSaves) throw new Error("storage down");
+    this.saves.push(structuredClone(s));
+  }
+  async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
+    await this.gate;
+    if (this.failDeath) throw new Error("storage down");
+    if (this.deaths.some((d) => d.characterId === death.characterId && !d.resolved)) return null;
+    const id = `death-${this.deaths.length + 1}`;
+    this.deaths.push({ id, characterId: death.characterId, items: structuredClone(death.items), after: structuredClone(after), resolved: false });
+    return id;
+  }
+  async resolveDeath(id: string) {
+    const d = this.deaths.find((x) => x.id === id);
+    if (d) d.resolved = true;
+  }
+  async recordKill(characterId: string, npcId: string) {
+    this.kills.push({ characterId, npcId });
+  }
+  async closeSession(sessionId: string, reason: string) {
+    this.closedSessions.push({ sessionId, reason });
+  }
+}
+
+/** A connection that keeps what it was sent. */
+class FakeConnection implements Connection {
+  static n = 0;
+  readonly id = `conn-${++FakeConnection.n}`;
+  readonly kind = "sdk" as const;
+  sent: { event: string; data: any }[] = [];
+  closed: { code: number; reason: string } | undefined;
+  send(event: string, data: unknown) {
+    this.sent.push({ event, data });
+  }
+  close(code: number, reason: string) {
+    this.closed = { code, reason };
+  }
+  systemLines() {
+    return this.sent.filter((s) => s.event === "chat:message" && s.data.type === "system").map((s) => s.data.text as string);
+  }
+}
+
+function record(id: string, at: { x: number; z: number } = { x: 0, z: 0 }, inventory: CharacterRecord["inventory"] = []): CharacterRecord {
+  const c: Record<string, unknown> = {
+    id,
+    accountId: `account-${id}`,
+    name: id,
+    isAgent: false,
+    positionX: at.x,
+    positionY: 10,
+    positionZ: at.z,
+    health: 100,
+    coins: 25,
+    goal: null,
+    goalsPaused: false,
+  };
+  for (const s of SKILLS) c[`${s}Xp`] = s === "constitution" ? 1154 : 0;
+  return { character: c as CharacterRecord["character"], inventory, equipment: {}, bank: [] };
+}
+
+const STARTER: CharacterRecord["inventory"] = [
+  { slot: 0, itemId: "bronze_axe", quantity: 1 },
+  { slot: 1, itemId: "bronze_pickaxe", quantity: 1 },
+  { slot: 2, itemId: "small_fishing_net", quantity: 1 },
+  { slot: 3, itemId: "tinderbox", quantity: 1 },
+  { slot: 4, itemId: "shrimp", quantity: 1 },
+  { slot: 5, itemId: "shrimp", quantity: 1 },
+  { slot: 6, itemId: "bread", quantity: 1 },
+];
+
+/** Let queued promise chains run (bounded: fails rather than spinning forever). */
+async function until(cond: () => boolean, what: string, turns = 1_000) {
+  for (let i = 0; i < turns; i++) {
+    if (cond()) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.fail(`never happened: ${what}`);
+}
+
+describe("world/World simulation (fake storage, fake clock)", () => {
+  let content: GameContent;
+  let repo: FakeRepo;
+  let clock: { t: number };
+  let world: World;
+
+  before(async () => {
+    content = await loadContent("world/manifests");
+  });
+
+  beforeEach(() => {
+    repo = new FakeRepo();
+    clock = { t: 1_000_000 };
+    world = new World({
+      content,
+      characters: repo as unknown as CharacterRepository,
+      logger: createLogger("silent"),
+      saveIntervalSeconds: 60,
+      checkAdminCode: (c) => c === "code",
+      rng: () => 0.5,
+      now: () => clock.t,
+    });
+  });
+
+  const join = (id: string, at?: { x: number; z: number }, inv: CharacterRecord["inventory"] = STARTER) => {
+    const conn = new FakeConnection();
+    const { player } = world.join(record(id, at, inv), conn, 4009);
+    return { player, conn };
+  };
+
+  /** Step until the player stops moving; returns the positions after each tick. */
+  const walk = (p: Player, maxTicks = 400) => {
+    const trail: { x: number; z: number }[] = [];
+    for (let i = 0; i < maxTicks && p.path.length > 0; i++) {
+      world.step();
+      trail.push({ x: p.x, z: p.z });
+    }
+    return trail;
+  };
+
+  describe("movement", () => {
+    it("walks one tile per tick", () => {
+      const { player } = join("walker");
+      handleMove(world, player, { x: 10, z: 0 });
+      const trail = walk(player);
+      assert.equal(trail.length, 10);
+      trail.forEach((t, i) => assert.deepEqual(t, { x: i + 1, z: 0 }));
+    });
+
+    it("runs two tiles per tick", () => {
+      const { player } = join("runner");
+      handleMove(world, player, { x: 10, z: 0, run: true });
+      const trail = walk(player);
+      assert.equal(trail.length, 5);
+      trail.forEach((t, i) => assert.deepEqual(t, { x: 2 * (i + 1), z: 0 }));
+    });
+
+    it("paths around a building tile by tile, never standing on a blocked tile", () => {
+      // The Lumbrook bank covers x 4..9, z 8..12: walk from its west side to its east side.
+      const { player } = join("detour", { x: 2, z: 10 });
+      handleMove(world, player, { x: 11, z: 10 });
+      const trail = walk(player);
+      assert.deepEqual(trail.at(-1), { x: 11, z: 10 });
+      let prev = { x: 2, z: 10 };
+      for (const t of trail) {
+        assert.equal(chebyshev(prev, t), 1, `step ${JSON.stringify(prev)} → ${JSON.stringify(t)}`);
+        assert.ok(!content.isBlocked(t.x, t.z), `stood on blocked ${t.x},${t.z}`);
+        prev = t;
+      }
+      assert.ok(trail.length > 9, "a detour is longer than the straight line");
+    });
+
+    it("refuses 201 tiles and accepts 200 with a system message saying why", () => {
+      const { player, conn } = join("far", { x: -100, z: 0 });
+      handleMove(world, player, { x: 101, z: 0 });
+      assert.equal(player.path.length, 0);
+      assert.match(conn.systemLines().at(-1)!, /at most 200 tiles/);
+      handleMove(world, player, { x: 100, z: 0 });
+      assert.equal(player.path.at(-1)?.x, 100);
+    });
+  });
+
+  describe("connections", () => {
+    it("a second join for the same character replaces the connection (closes the old one with the given code)", () => {
+      const a = join("twice");
+      const conn2 = new FakeConnection();
+      const { player, resumed } = world.join(record("twice"), conn2, 4009);
+      assert.equal(resumed, true);
+      assert.equal(player, a.player);
+      assert.deepEqual(a.conn.closed?.code, 4009);
+      assert.equal(player.connection, conn2);
+      assert.equal(world.players.size, 1);
+    });
+
+    it(`a dropped player lingers ${RECONNECT_SECONDS} s, then leaves, is saved and its session closed`, async () => {
+      const { player, conn } = join("dropper");
+      player.sessionId = "session-1";
+      world.drop(player.id, conn.id);
+      clock.t += (RECONNECT_SECONDS - 1) * 1000;
+      world.step();
+      assert.ok(world.players.has(player.id), "still there within the window");
+      clock.t += 2_000;
+      world.step();
+      assert.ok(!world.players.has(player.id), "gone after the window");
+      await world.queues.drain();
+      assert.equal(repo.saves.at(-1)?.characterId, player.id);
+      assert.ok(repo.saves.at(-1)?.items, "the leave save includes items");
+      assert.deepEqual(repo.closedSessions, [{ sessionId: "session-1", reason: "reconnect_timeout" }]);
+    });
+
+    it("a reconnect within the window keeps the player", () => {
+      const { player, conn } = join("returner");
+      world.drop(player.id, conn.id);
+      clock.t += 5_000;
+      const conn2 = new FakeConnection();
+      world.join(record("returner"), conn2, 4009);
+      clock.t += RECONNECT_SECONDS * 1000;
+      world.step();
+      assert.ok(world.players.has(player.id));
+      assert.equal(player.droppedAt, undefined);
+    });
+  });
+
+  describe("persistence", () => {
+    it("saves changed players every SAVE_INTERVAL, and the tick never waits for storage", async () => {
+      let open!: () => void;
+      repo.gate = new Promise((r) => (open = r));
+      const { player } = join("saver");
+      handleMove(world, player, { x: 3, z: 0 });
+      walk(player);
+      assert.equal(repo.saves.length, 0);
+      clock.t += 60_000;
+      world.step(); // queues the save; storage is stuck behind the gate
+      const tick = world.tick;
+      for (let i = 0; i < 50; i++) world.step();
+      assert.equal(world.tick, tick + 50, "ticks keep running while the save is pending");
+      assert.equal(repo.saves.length, 0);
+      open();
+      await world.queues.drain();
+      assert.equal(repo.saves.length, 1);
+      assert.deepEqual({ x: repo.saves[0]!.x, z: repo.saves[0]!.z }, { x: 3, z: 0 });
+      // Nothing changed since: the next interval saves nothing.
+      clock.t += 60_000;
+      world.step();
+      await world.queues.drain();
+      assert.equal(repo.saves.length, 1);
+    });
+
+    it("a failed batched save is retried at the next interval", async () => {
+      const { player } = join("retry");
+      handleMove(world, player, { x: 2, z: 0 });
+      walk(player);
+      repo.failSaves = true;
+      clock.t += 60_000;
+      world.step();
+      await world.queues.drain();
+      assert.equal(repo.saves.length, 0);
+      repo.failSaves = false;
+      clock.t += 60_000;
+      world.step();
+      await world.queues.drain();
+      assert.equal(repo.saves.length, 1);
+    });
+
+    it("an immediate item transaction changes memory only after it commits, one at a time", async () => {
+      let open!: () => void;
+      repo.gate = new Promise((r) => (open = r));
+      const { player, conn } = join("banker");
+      const first = world.commitItems(player, () => ({ coins: 500 }));
+      assert.equal(player.coins, 25, "not before the commit");
+      assert.equal(player.itemsLocked, true);
+      assert.equal(await world.commitItems(player, () => ({ coins: 1 })), false, "a second transaction waits its turn");
+      assert.match(conn.systemLines().at(-1)!, /wait/);
+      open();
+      assert.equal(await first, true);
+      assert.equal(player.coins, 500);
+      assert.equal(repo.saves.at(-1)?.coins, 500);
+      assert.equal(conn.sent.at(-1)?.event, "player:sync");
+    });
+
+    it("a failed immediate transaction changes nothing and says so", async () => {
+      const { player, conn } = join("unlucky");
+      repo.failSaves = true;
+      assert.equal(await world.commitItems(player, () => ({ coins: 999 })), false);
+      assert.equal(player.coins, 25);
+      assert.equal(player.itemsLocked, false);
+      assert.match(conn.systemLines().at(-1)!, /nothing changed/);
+    });
+  });
+
+  describe("death", () => {
+    const itemsOf = (p: Player) =>
+      p.inventory
+        .filter(Boolean)
+        .map((s) => s!.itemId)
+        .sort();
+
+    it("takes the lock, keeps the 3 most valuable items, drops the rest where it died, respawns in town, resolves the lock", async () => {
+      const { player, conn } = join("victim", { x: 0, z: 100 });
+      world.killPlayer(player, "npc:ash_bandit:0");
+      assert.equal(player.dead, true, "dead at once");
+      world.killPlayer(player, "npc:ash_bandit:0"); // a second death while the first is open
+      await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
+      assert.equal(repo.deaths.length, 1, "one death lock");
+      const d = repo.deaths[0]!;
+      assert.equal(d.resolved, true);
+      assert.deepEqual(itemsOf(player), ["bread", "bronze_axe", "bronze_pickaxe"]);
+      assert.deepEqual(
+        d.items.dropped.map((i) => `${i.itemId}×${i.quantity}`).sort(),
+        ["shrimp×2", "small_fishing_net×1", "tinderbox×1"],
+      );
+      const ground = [...world.groundItems.values()];
+      assert.deepEqual(ground.map((g) => `${g.itemId}×${g.quantity}`).sort(), ["shrimp×2", "small_fishing_net×1", "tinderbox×1"]);
+      assert.ok(ground.every((g) => g.x === 0 && g.z === 100 && g.ownerId === player.id));
+      assert.deepEqual({ x: player.x, z: player.z, health: player.health, dead: player.dead }, { x: 0, z: 0, health: 100, dead: false });
+      assert.deepEqual({ x: d.after.x, z: d.after.z }, { x: 0, z: 0 }, "the respawn is written with the lock");
+      assert.equal(d.after.items?.inventory.length, 3);
+    });
+
+    it("a death lock that is already open changes nothing: no items lost or duplicated", async () => {
+      const { player, conn } = join("twice-dead", { x: 0, z: 100 });
+      repo.deaths.push({ id: "old", characterId: player.id, items: { dropped: [], kept: [] }, after: player.snapshot(true), resolved: false });
+      const before = itemsOf(player);
+      world.killPlayer(player, "npc:ash_bandit:0");
+      await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
+      assert.deepEqual(itemsOf(player), before);
+      assert.equal(world.groundItems.size, 0);
+      assert.equal(repo.deaths.length, 1);
+    });
+
+    it("a failed death transaction restores the items and drops nothing", async () => {
+      const { player, conn } = join("crash-dead", { x: 0, z: 100 });
+      repo.failDeath = true;
+      const before = itemsOf(player);
+      world.killPlayer(player, "npc:ash_bandit:0");
+      await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
+      assert.deepEqual(itemsOf(player), before);
+      assert.equal(world.groundItems.size, 0);
+    });
+
+    it("items stay locked while the death transaction runs", async () => {
+      let open!: () => void;
+      repo.gate = new Promise((r) => (open = r));
+      const { player } = join("locked-dead", { x: 0, z: 100 });
+      world.killPlayer(player, "npc:ash_bandit:0");
+      assert.equal(player.itemsLocked, true);
+      assert.equal(await world.commitItems(player, () => ({ coins: 1 })), false);
+      open();
+      await until(() => !player.itemsLocked, "unlock");
+      assert.equal(player.coins, 25);
+    });
+  });
+
+  describe("NPCs", () => {
+    it("an aggressive NPC attacks a player outside the safe town, who fights back", () => {
+      const goblin = world.npcs.get(world.npcIdsOf("goblin")[0]!)!;
+      const { player, conn } = join("bait", { x: goblin.x + 2, z: goblin.z });
+      for (let i = 0; i < 40 && !conn.sent.some((s) => s.event === "combat:hit" && s.data.attackerId === goblin.id); i++) world.step();
+      const hit = conn.sent.find((s) => s.event === "combat:hit" && s.data.attackerId === goblin.id);
+      assert.ok(hit, "the goblin attacked");
+      assert.equal(hit.data.targetId, player.id);
+      assert.deepEqual(player.action, { kind: "attack", targetId: goblin.id });
+    });
+
+    it("nothing attacks a player standing in the safe town", () => {
+      const { conn } = join("safe", { x: 0, z: 0 });
+      for (let i = 0; i < 100; i++) world.step();
+      assert.equal(conn.sent.filter((s) => s.event === "combat:hit").length, 0);
+    });
+  });
+
+  describe("visibility", () => {
+    it(`sees players up to ${VIEW_RADIUS} tiles away and no farther`, () => {
+      const { player } = join("watcher", { x: 0, z: 0 });
+      const near = join("near", { x: VIEW_RADIUS, z: -VIEW_RADIUS }).player;
+      const far = join("far-away", { x: VIEW_RADIUS + 1, z: 0 }).player;
+      const v = world.visibleFor(player);
+      assert.ok(v.players.has(player.id));
+      assert.ok(v.players.has(near.id));
+      assert.ok(!v.players.has(far.id));
+    });
+
+    it("what is visible does not depend on how many players are far away", () => {
+      const { player } = join("center", { x: 0, z: 0 });
+      const before = world.visibleFor(player);
+      for (let i = 0; i < 200; i++) join(`crowd-${i}`, { x: 100 + (i % 20), z: -100 + Math.floor(i / 20) });
+      const after = world.visibleFor(player);
+      assert.deepEqual([...after.players], [...before.players]);
+    });
+  });
+});

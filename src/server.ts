@@ -26,7 +26,7 @@ import { WorldRuntime, type CharacterFactory } from "./world/runtime.js";
 import { createAdapter } from "./net/adapter.js";
 import { TradeService } from "./trade/service.js";
 import { TradeRoom } from "../rooms/TradeRoom.js";
-import { adminRoutes } from "./http/admin.js";
+import { adminRoutes, monitorRouter } from "./http/admin.js";
 import { addItem, emptyInventory, inventoryToSlots } from "./domain/inventory.js";
 
 export interface StartOptions {
@@ -144,6 +144,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     routers: [
       { path: "/manifests", router: createManifestRouter(config.manifestsDir) },
       { path: "/", router: createDataRouter(content) },
+      { path: "/admin/monitor", router: monitorRouter(auth) },
     ],
     modules: [
       adminRoutes({ orm: storage.orm, auth }),

@@ -2,7 +2,8 @@
  * Admin routes (`/api/admin/`): the header `X-Admin-Code: <ADMIN_CODE>` or a server token with the
  * `admin` role; anything else is 403.
  */
-import type { Request } from "express";
+import { Router, type Request, type RequestHandler } from "express";
+import { monitor } from "@colyseus/monitor";
 import { z } from "zod";
 import { TradeAuditEntity } from "../../entities/index.js";
 import type { AuthService } from "../auth/service.js";
@@ -84,4 +85,20 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService }): RouteModule 
       },
     );
   };
+}
+
+/**
+ * The Colyseus monitor panel at `/admin/monitor`, for admins: HTTP Basic auth with any user name and
+ * ADMIN_CODE as the password (browsers can't send X-Admin-Code), or X-Admin-Code, or an admin token.
+ */
+export function monitorRouter(auth: AuthService): Router {
+  const guard: RequestHandler = (req, res, next) => {
+    const basic = /^Basic\s+(\S+)$/i.exec(req.header("authorization") ?? "")?.[1];
+    const password = basic ? Buffer.from(basic, "base64").toString("utf8").split(":").slice(1).join(":") : undefined;
+    if (auth.isAdmin(undefined, req.header("x-admin-code") ?? password)) return next();
+    res.set("WWW-Authenticate", 'Basic realm="admin"').status(401).json({ error: { code: "UNAUTHORIZED", message: "admin code required" } });
+  };
+  const r = Router();
+  r.use(guard, monitor() as unknown as RequestHandler);
+  return r;
 }

@@ -107,6 +107,16 @@ describe("HTTP surface", function () {
     for (const p of ["/health", "/status", "/api/auth/anonymous", "/api/auth/exchange"]) assert.ok(doc.paths[p], p);
   });
 
+  it("guards the Colyseus monitor with the admin code", async () => {
+    assert.equal((await get("/admin/monitor/api")).status, 401);
+    const wrong = Buffer.from("admin:nope").toString("base64");
+    assert.equal((await get("/admin/monitor/api", { headers: { authorization: `Basic ${wrong}` } })).status, 401);
+    const right = Buffer.from(`admin:${TEST_ENV.ADMIN_CODE}`).toString("base64");
+    const r = await get("/admin/monitor/api", { headers: { authorization: `Basic ${right}` } });
+    assert.equal(r.status, 200);
+    assert.ok(Array.isArray((await r.json()).rooms));
+  });
+
   describe("CORS", () => {
     it("answers an allowed origin with its own origin and credentials", async () => {
       const r = await get("/health", { headers: { origin: ALLOWED } });

@@ -86,6 +86,7 @@ export class TradeRoom extends Room {
         partnerName: partner.name,
         partnerLevel: partner.level,
         partnerFreeSlots: this.env.freeSlots(partner.playerId),
+        roomId: this.roomId,
       });
     }
     this.clock.setInterval(() => this.apply(tickTrade(this.session, this.env.now(), this.env.params)), 250);

@@ -3,6 +3,7 @@ import { startTestServer } from "../helpers/server.js";
 import { sdkPlayer, jsonPlayer, type TestPlayer } from "../helpers/players.js";
 import { resetStorage, pgliteStorage } from "../helpers/storage.js";
 import type { GameServer } from "../../src/server.js";
+import { Client } from "@colyseus/sdk";
 import { TradeAuditEntity, InventoryItemEntity, CharacterEntity } from "../../entities/index.js";
 
 /** Open a trade between a and b and return its id (both on the offer screen). */
@@ -108,6 +109,45 @@ describe("trade: happy paths", function () {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("lets the traders (and only them) watch the trade room as synchronised state", async () => {
+    const a = await sdkPlayer(server);
+    const b = await sdkPlayer(server);
+    const c = await sdkPlayer(server);
+    try {
+      const m = a.mark();
+      const tradeId = await openTrade(a, b);
+      const started = await a.next("tradeStarted", (d) => d.tradeId === tradeId, { after: m });
+      const watcher = new Client(`${server.url}/ws`);
+      watcher.auth.token = a.token;
+      const tradeRoom = await watcher.joinById(started.roomId, { characterId: a.id });
+      const slot = a.sync().inventory[0].slot;
+      a.send("tradeAddItem", { tradeId, inventorySlot: slot, quantity: 1 });
+      await new Promise<void>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error("no state with the offer")), 10_000);
+        const check = () => {
+          const offer = tradeRoom.state.offers?.get(a.id);
+          if (tradeRoom.state.revision === 1 && offer?.items.length === 1) {
+            clearTimeout(t);
+            resolve();
+          }
+        };
+        tradeRoom.onStateChange(check);
+        check();
+      });
+      assert.equal(tradeRoom.state.screen, "offer");
+      const outsider = new Client(`${server.url}/ws`);
+      outsider.auth.token = c.token;
+      await assert.rejects(outsider.joinById(started.roomId, { characterId: c.id }));
+      await tradeRoom.leave();
+      a.send("tradeCancel", { tradeId });
+      await b.next("tradeCancelled", (d) => d.tradeId === tradeId);
+    } finally {
+      await a.close();
+      await b.close();
+      await c.close();
     }
   });
 });

@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { freePort, startProcess } from "../helpers/process.js";
+import { rmSync } from "node:fs";
+import { freePort, startProcess, tempWorld } from "../helpers/process.js";
 
 describe("process lifecycle", function () {
   this.timeout(90_000);
@@ -20,7 +18,7 @@ describe("process lifecycle", function () {
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(`starts, serves /health, and exits 0 within 10 s on ${signal}`, async () => {
-      const world = mkdtempSync(join(tmpdir(), "world-"));
+      const world = tempWorld();
       const port = await freePort();
       const child = startProcess({
         PORT: String(port),

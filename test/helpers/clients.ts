@@ -117,6 +117,30 @@ export class EventLog {
   get isClosed() {
     return this.closedWith !== undefined;
   }
+
+  /** The connection was replaced by a new one (reconnection): forget the close. */
+  reopen() {
+    this.closedWith = undefined;
+  }
+}
+
+/**
+ * Poll an asynchronous check (a database row, a server-side fact) until it returns a value other
+ * than `undefined`/`false`, at most `timeoutMs`. For facts that produce no event.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = WAIT_MS, everyMs = 25): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (e) {
+      last = e;
+    }
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
 
 /** What every player helper offers. */
@@ -198,6 +222,7 @@ export class SdkPlayer implements PlayerLike {
   /** Listen to a (new) room object: every message into the log, every patch re-checks waits. */
   attach(room: Room<any, any>) {
     this.room = room;
+    this.log.reopen();
     room.onMessage("*", (type: string | number, data: unknown) => this.log.push(String(type), data));
     room.onStateChange(() => {
       for (const w of [...this.stateWaiters]) w();

@@ -130,12 +130,13 @@ export class CharacterService {
   }
 
   /**
-   * Create a character for an account (the account row is created when missing).
+   * Create a character for an account (the account row is created when missing). Fits the
+   * world's `CharacterFactory` as it is (the result carries `id`).
    * Phases: validate the name, check the per-account cap and the name, build the starting state,
    * insert with items (one transaction), then write the derived combat level and health.
    * @throws ServiceError INVALID (bad name or template), NAME_TAKEN, CONFLICT (account full).
    */
-  async createCharacter(accountId: string, input: CreateCharacterInput = {}): Promise<CharacterRecord> {
+  async createCharacter(accountId: string, input: CreateCharacterInput = {}): Promise<CharacterRecord & { id: string }> {
     const name = input.name === undefined ? undefined : this.validName(input.name);
     const existing = await this.repo.listByAccount(accountId);
     if (existing.length >= MAX_CHARACTERS_PER_ACCOUNT) {
@@ -163,7 +164,7 @@ export class CharacterService {
     }
     const record = await this.repo.load(created.id);
     if (!record) throw missing("character");
-    return record;
+    return { id: created.id, ...record };
   }
 
   /** A character with its items, or null. */

@@ -3,7 +3,7 @@ import { CharacterEntity } from "../../entities/index.js";
 import { xpForLevel } from "../../src/domain/xp.js";
 import { MAX_CHARACTERS_PER_ACCOUNT } from "../../src/services/characters.js";
 import { code, startApiHarness, uniqueName, type ApiHarness } from "../helpers/api.js";
-import { resetStorage, storageKinds } from "../helpers/storage.js";
+import { pgliteStorage, resetStorage, storageKinds } from "../helpers/storage.js";
 
 for (const kind of storageKinds()) {
   describe(`REST player, world, characters and templates (${kind.name})`, function () {
@@ -315,7 +315,6 @@ for (const kind of storageKinds()) {
 
 describe("REST OpenAPI document", function () {
   it("lists every route of the REST families", async () => {
-    const { pgliteStorage } = await import("../helpers/storage.js");
     const h = await startApiHarness(await pgliteStorage());
     try {
       const doc = (await h.request("GET", "/api/openapi.json")).body;

@@ -18,16 +18,17 @@ import { syncManifests } from "./content/sync.js";
 import { loadContent, type GameContent } from "./content/load.js";
 import { createDataRouter, createManifestRouter, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "./content/http.js";
 import { syncItemDefinitions } from "../entities/item-definitions.js";
-import { CharacterRepository } from "../entities/character-repository.js";
 import { matchMaker } from "@colyseus/core";
 import { WorldRoom } from "../rooms/WorldRoom.js";
 import { World } from "./world/world.js";
-import { WorldRuntime, type CharacterFactory } from "./world/runtime.js";
+import { WorldRuntime } from "./world/runtime.js";
 import { createAdapter } from "./net/adapter.js";
 import { TradeService } from "./trade/service.js";
 import { TradeRoom } from "../rooms/TradeRoom.js";
 import { adminRoutes, monitorRouter } from "./http/admin.js";
-import { addItem, emptyInventory, inventoryToSlots } from "./domain/inventory.js";
+import { CharacterService } from "./services/characters.js";
+import { SocialService } from "./services/social.js";
+import { createApiModules } from "./http/routes/index.js";
 
 export interface StartOptions {
   logger?: Logger;
@@ -97,11 +98,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const limits = createLimits({ enabled: config.rateLimitEnabled, blockSeconds: config.rateLimitBlockSeconds, blocklist });
   const auth = new AuthService(config, storage.orm);
 
-  const characters = new CharacterRepository(storage.orm);
+  const characterService = new CharacterService(storage, content);
+  const characters = characterService.repo;
+  const social = new SocialService(storage);
   await characters.closeStaleSessions();
   const world = new World({
     content,
     characters,
+    social,
     logger,
     saveIntervalSeconds: config.saveIntervalSeconds,
     checkAdminCode: (code) => auth.checkAdminCode(code),
@@ -110,7 +114,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     world,
     auth,
     characters,
-    createCharacter: starterCharacterFactory(characters, content),
+    createCharacter: (accountId, opts) => characterService.createCharacter(accountId, opts),
     blocklist,
     blockSeconds: config.rateLimitBlockSeconds,
     tickMs: config.tickMs,
@@ -121,6 +125,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     world,
     orm: storage.orm,
     characters,
+    social,
     params: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
     logger,
     tickMs: config.tickMs,
@@ -147,6 +152,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { path: "/admin/monitor", router: monitorRouter(auth) },
     ],
     modules: [
+      ...createApiModules({ storage, content, auth, world, characters: characterService, social, config }),
       adminRoutes({ orm: storage.orm, auth }),
       (api) => {
         api.document({
@@ -227,20 +233,3 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 }
 
-/** New characters get SPEC.md's defaults plus the content's starter kit. */
-function starterCharacterFactory(characters: CharacterRepository, content: GameContent): CharacterFactory {
-  return async (accountId, opts) => {
-    let inv = emptyInventory();
-    for (const k of content.starterKit.items) {
-      const r = addItem(inv, content.items.get(k.itemId)!, k.quantity);
-      if (r.ok) inv = r.value;
-    }
-    return characters.create({
-      accountId,
-      name: opts.name,
-      isAgent: opts.isAgent,
-      coins: content.starterKit.coins,
-      inventory: inventoryToSlots(inv).map(({ slot, itemId, quantity }) => ({ slot, itemId, quantity })),
-    });
-  };
-}

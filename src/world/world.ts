@@ -570,10 +570,10 @@ export class World implements WorldPort {
       }
     }
     for (const d of drops) {
-      if (d.itemId === "coins") {
-        killer.coins = Math.min(MAX_STACK, killer.coins + d.quantity);
+      if (d.itemId === "coins" && !killer.itemsLocked && killer.coins + d.quantity <= MAX_STACK) {
+        killer.coins += d.quantity;
         killer.itemsDirty = true;
-      } else this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
+      } else if (d.itemId !== "coins")  this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
     }
     killer.sync();
     void this.queues.run(killer.id, () => this.deps.characters.recordKill(killer.id, n.def.id));
@@ -582,9 +582,11 @@ export class World implements WorldPort {
   // ------------------------------------------------------------------ death
 
   /**
-   * A player died. In memory it is dead at once (so a second death cannot start); in storage the
-   * death lock, the lost items and the respawn are one transaction. Then the items appear on the
-   * ground, the player respawns, and the lock is resolved.
+   * A player died. In memory it is dead at once (so a second death cannot start and it can't act);
+   * in its storage queue — after any settlement or item transaction already queued — the death
+   * lock, the lost items and the respawn are written in one transaction, computed from the items
+   * it holds at that moment. Then the items appear on the ground, the player respawns, and the lock
+   * is resolved.
    */
   killPlayer(p: Player, killerId: string) {
     if (p.dead) return;
@@ -594,73 +596,70 @@ export class World implements WorldPort {
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "player_died");
     for (const n of this.npcs.values()) if (n.targetId === p.id) n.targetId = undefined;
     const deathTile = { x: p.x, z: p.z };
-    // Keep the most valuable units, drop the rest.
-    const units: { itemId: string; value: number; from: "inv" | "eq" }[] = [];
-    for (const s of inventoryToSlots(p.inventory)) {
-      const v = this.content.items.get(s.itemId)?.value ?? 0;
-      const def = this.content.items.get(s.itemId);
-      if (def?.stackable) units.push({ itemId: s.itemId, value: v * s.quantity, from: "inv" });
-      else for (let i = 0; i < s.quantity; i++) units.push({ itemId: s.itemId, value: v, from: "inv" });
-    }
-    for (const e of Object.values(p.equipment)) if (e) units.push({ itemId: e.itemId, value: this.content.items.get(e.itemId)?.value ?? 0, from: "eq" });
-    units.sort((a, b) => b.value - a.value);
-    const keptIds = units.slice(0, ITEMS_KEPT_ON_DEATH).map((u) => u.itemId);
-    const kept = tally(keptIds.map((itemId) => ({ itemId, quantity: 1 })));
-    const dropped: { itemId: string; quantity: number }[] = [];
-    // Rebuild: kept items go back to the inventory; everything else is dropped.
-    const keepLeft = new Map(kept.map((k) => [k.itemId, k.quantity]));
-    let inv = Array(28).fill(null) as Inventory;
-    const keepOne = (itemId: string, quantity: number) => {
-      const def = this.content.items.get(itemId);
-      if (!def) return;
-      const left = keepLeft.get(itemId) ?? 0;
-      const keepQty = def.stackable ? (left > 0 ? quantity : 0) : Math.min(left, quantity);
-      if (keepQty > 0) {
-        const r = addItem(inv, def, keepQty);
-        if (r.ok) inv = r.value;
-        keepLeft.set(itemId, def.stackable ? 0 : left - keepQty);
-      }
-      if (quantity - keepQty > 0) dropped.push({ itemId, quantity: quantity - keepQty });
-    };
-    for (const s of inventoryToSlots(p.inventory)) keepOne(s.itemId, s.quantity);
-    for (const e of Object.values(p.equipment)) if (e) keepOne(e.itemId, e.quantity);
-    const before = { inventory: p.inventory, equipment: p.equipment };
-    p.inventory = inv;
-    p.equipment = {};
-    p.x = this.content.spawn.x;
-    p.z = this.content.spawn.z;
-    p.health = p.maxHealth;
-    const after = p.snapshot(true);
-    p.itemsLocked = true;
     void this.queues
-      .run(p.id, () =>
-        this.deps.characters.recordDeath(
-          { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: tally(dropped), kept } },
-          after,
-        ),
-      )
-      .then(async (deathId) => {
-        if (deathId) {
-          for (const d of tally(dropped)) this.dropToGround(d.itemId, d.quantity, deathTile.x, deathTile.z, p.id);
-          await this.queues.run(p.id, () => this.deps.characters.resolveDeath(deathId));
-        } else {
-          // A death was already open: change nothing.
-          p.inventory = before.inventory;
-          p.equipment = before.equipment;
-        }
+      .run(p.id, async () => {
+        const plan = this.planDeath(p);
+        const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
+          inventory: plan.inventory,
+          equipment: {},
+          x: this.content.spawn.x,
+          z: this.content.spawn.z,
+          health: p.maxHealth,
+        });
+        const deathId = await this.deps.characters.recordDeath(
+          { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
+          candidate.snapshot(true),
+        );
+        // A death already open: change nothing.
+        if (!deathId) return;
+        p.inventory = plan.inventory;
+        p.equipment = {};
+        p.x = candidate.x;
+        p.z = candidate.z;
+        p.health = candidate.health;
+        p.itemsDirty = false;
+        for (const d of plan.dropped) this.dropToGround(d.itemId, d.quantity, deathTile.x, deathTile.z, p.id);
+        await this.deps.characters.resolveDeath(deathId);
       })
-      .catch((e) => {
-        this.deps.logger.error({ err: e, playerId: p.id }, "death transaction failed; restoring items");
-        p.inventory = before.inventory;
-        p.equipment = before.equipment;
-      })
+      .catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "death transaction failed; nothing changed"))
       .finally(() => {
-        p.itemsLocked = false;
         p.dead = false;
         this.playerGrid.set(p, p.x, p.z);
         this.system(p, "Oh dear, you are dead! You wake up in Lumbrook.");
         p.sync();
       });
+  }
+
+  /** Which items a dying player keeps (the most valuable units) and drops (the rest). */
+  private planDeath(p: Player): { inventory: Inventory; kept: { itemId: string; quantity: number }[]; dropped: { itemId: string; quantity: number }[] } {
+    const held: { itemId: string; quantity: number }[] = [
+      ...inventoryToSlots(p.inventory).map((s) => ({ itemId: s.itemId, quantity: s.quantity })),
+      ...Object.values(p.equipment).flatMap((e) => (e ? [{ itemId: e.itemId, quantity: e.quantity }] : [])),
+    ];
+    // Rank single units (a stackable stack counts as one unit worth its whole value).
+    const units = held.flatMap((h) => {
+      const def = this.content.items.get(h.itemId);
+      const value = def?.value ?? 0;
+      return def?.stackable ? [{ itemId: h.itemId, value: value * h.quantity, stack: h.quantity }] : Array.from({ length: h.quantity }, () => ({ itemId: h.itemId, value, stack: 1 }));
+    });
+    units.sort((a, b) => b.value - a.value);
+    const kept = tally(units.slice(0, ITEMS_KEPT_ON_DEATH).map((u) => ({ itemId: u.itemId, quantity: u.stack })));
+    const keepLeft = new Map(kept.map((k) => [k.itemId, k.quantity]));
+    let inventory = Array(28).fill(null) as Inventory;
+    const dropped: { itemId: string; quantity: number }[] = [];
+    for (const h of held) {
+      const def = this.content.items.get(h.itemId);
+      const keepQty = Math.min(keepLeft.get(h.itemId) ?? 0, h.quantity);
+      if (def && keepQty > 0) {
+        const r = addItem(inventory, def, keepQty);
+        if (r.ok) {
+          inventory = r.value;
+          keepLeft.set(h.itemId, (keepLeft.get(h.itemId) ?? 0) - keepQty);
+        } else dropped.push({ itemId: h.itemId, quantity: keepQty });
+      }
+      if (h.quantity - keepQty > 0) dropped.push({ itemId: h.itemId, quantity: h.quantity - keepQty });
+    }
+    return { inventory, kept, dropped: tally(dropped) };
   }
 
   // ------------------------------------------------------------------ helpers used by actions
@@ -811,7 +810,7 @@ export class World implements WorldPort {
     plan: () => { inventory?: Inventory; coins?: number; bank?: Map<string, number>; equipment?: Player["equipment"] } | string,
     onCommitted?: () => void,
   ): Promise<boolean> {
-    if (p.itemsLocked) {
+    if (p.itemsLocked || p.dead) {
       this.system(p, "Please wait a moment.");
       return false;
     }

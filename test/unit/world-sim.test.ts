@@ -345,15 +345,15 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(world.groundItems.size, 0);
     });
 
-    it("items stay locked while the death transaction runs", async () => {
+    it("item transactions are refused while the death transaction runs", async () => {
       let open!: () => void;
       repo.gate = new Promise((r) => (open = r));
       const { player } = join("locked-dead", { x: 0, z: 100 });
       world.killPlayer(player, "npc:ash_bandit:0");
-      assert.equal(player.itemsLocked, true);
+      assert.equal(player.dead, true);
       assert.equal(await world.commitItems(player, () => ({ coins: 1 })), false);
       open();
-      await until(() => !player.itemsLocked, "unlock");
+      await until(() => !player.dead, "respawn");
       assert.equal(player.coins, 25);
     });
   });

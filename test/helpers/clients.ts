@@ -207,7 +207,7 @@ export class SdkPlayer implements PlayerLike {
   }
 
   /** Join the world with a fresh (or given) account and wait for the first `player:sync`. */
-  static async join(server: GameServer, opts: SdkJoinOptions = {}): Promise<SdkPlayer> {
+  static async join(server: Pick<GameServer, "url">, opts: SdkJoinOptions = {}): Promise<SdkPlayer> {
     const t = opts.token ? { token: opts.token, accountId: opts.accountId ?? "" } : tokenFor(opts.accountId);
     const client = new Client(`${server.url}/ws`);
     client.auth.token = t.token;
@@ -328,7 +328,7 @@ export class RawPlayer implements PlayerLike {
     ws.on("error", () => undefined);
   }
 
-  static async connect(server: GameServer, opts: RawJoinOptions = {}): Promise<RawPlayer> {
+  static async connect(server: Pick<GameServer, "url">, opts: RawJoinOptions = {}): Promise<RawPlayer> {
     const t = opts.token !== undefined ? { token: opts.token, accountId: opts.accountId ?? "" } : tokenFor(opts.accountId);
     const url = new URL(server.url.replace(/^http/, "ws") + "/ws");
     if (!opts.header && t.token) url.searchParams.set("token", t.token);

@@ -192,7 +192,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   }
 
   private async respond(player: Player, session: TradeSession, accept: boolean) {
-    if (accept && (this.byPlayer.has(player.id) || player.tradeId)) {
+    // Only the invited player answers (respondToRequest says INVALID_TRADE to anyone else).
+    if (accept && player.id === session.b.playerId && (this.byPlayer.has(player.id) || player.tradeId)) {
       return this.error(player.id, session.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
     }
     const now = this.env.now();

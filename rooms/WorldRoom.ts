@@ -69,8 +69,10 @@ export class WorldRoom extends Room {
   }
 
   override onCreate() {
-    this.setPatchRate(this.rt.tickMs);
     this.setSimulationInterval(() => this.onTick(), this.rt.tickMs);
+    // Patches leave at the end of each tick (onTick). A separate patch timer at the same rate fires
+    // just before the tick and would show every change one whole tick late.
+    this.setPatchRate(null);
     for (const event of CLIENT_EVENT_NAMES) {
       this.onMessage(event, (client: Client, payload: unknown) => {
         const s = this.sessions.get(client.sessionId);
@@ -237,6 +239,7 @@ export class WorldRoom extends Room {
       if (s.kind === "sdk") this.refreshView(s, p);
       else this.sendWorldUpdate(s, p, false);
     }
+    this.broadcastPatch();
   }
 
   /** Copy the world's public state into schema objects (unchanged values send nothing). */

@@ -233,3 +233,37 @@ describe("/ws plain-WebSocket adapter", function () {
     });
   });
 });
+
+describe("patch timing: SDK patches and world:update leave in the same tick", function () {
+  this.timeout(30_000);
+  const TICK_MS = 300;
+  let server: GameServer;
+  let clients: (RawPlayer | SdkPlayer)[] = [];
+  before(async () => {
+    server = await startTestServer({ TICK_MS: String(TICK_MS) });
+  });
+  after(async () => {
+    await closeAll(clients);
+    await server?.close();
+  });
+
+  it("a move reaches an SDK watcher no later than a raw watcher (no extra patch interval of delay)", async () => {
+    const mover = await SdkPlayer.join(server);
+    const sdk = await SdkPlayer.join(server);
+    const raw = await RawPlayer.connect(server);
+    clients = [mover, sdk, raw];
+    await sdk.waitState((s) => s.players.get(mover.id) !== undefined, "mover in view");
+    await raw.waitWorld((w) => w.players.has(mover.id), "mover in raw view");
+    const lags: number[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const x = i % 2 === 0 ? 0 : 1;
+      const rawSaw = raw.waitWorld((w) => w.players.get(mover.id)?.x === x, `raw sees x=${x}`).then(() => performance.now());
+      const sdkSaw = sdk.waitState((s) => s.players.get(mover.id)?.x === x, `sdk sees x=${x}`).then(() => performance.now());
+      mover.send("player:move", { x, z: 0 });
+      const [r, s] = await Promise.all([rawSaw, sdkSaw]);
+      lags.push(Math.round(s - r));
+      await mover.waitAt(x, 0);
+    }
+    assert.ok(lags.every((l) => l < TICK_MS / 2), `SDK lag behind raw per move (ms): ${lags.join(", ")}`);
+  });
+});

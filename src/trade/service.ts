@@ -26,6 +26,7 @@ import {
   type TradeParams,
   type TradeSession,
 } from "../domain/trade.js";
+import type { Tile } from "../domain/types.js";
 import type { ClientEventName } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { Orm } from "../storage/orm.js";
@@ -80,6 +81,8 @@ export interface TradeServiceDeps {
 export class TradeService implements TradeEventHandler, TradeHooks {
   /** Requests not answered yet. */
   private readonly pending = new Map<string, TradeSession>();
+  /** Where both players of a pending request stood when it was made (a move cancels it). */
+  private readonly pendingTiles = new Map<string, { a: Tile; b: Tile }>();
   /** Open trades (offer screen onwards): trade id to room id. */
   private readonly rooms = new Map<string, string>();
   /** Player id to the trade it takes part in (pending or open). */
@@ -182,6 +185,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     if (!created.ok) return this.error(player.id, undefined, created.error.code, created.error.message);
     const session = created.value;
     this.pending.set(session.id, session);
+    this.pendingTiles.set(session.id, { a: player.tile, b: target!.tile });
     this.byPlayer.set(player.id, session.id);
     this.env.send(target!.id, "tradeIncoming", {
       tradeId: session.id,
@@ -200,6 +204,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     const res = respondToRequest(session, { playerId: player.id, accept }, now);
     if (!res.ok) return this.error(player.id, session.id, res.error.code, res.error.message);
     this.pending.delete(session.id);
+    this.pendingTiles.delete(session.id);
     if (res.value.effect.kind === "cancelled") {
       this.byPlayer.delete(session.a.playerId);
       this.notifyCancelled(res.value.session);
@@ -228,6 +233,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     const res = cancelTrade(session, { playerId: by, reason }, this.env.now());
     if (!res.ok) return by ? this.error(by, session.id, res.error.code, res.error.message) : undefined;
     this.pending.delete(session.id);
+    this.pendingTiles.delete(session.id);
     this.byPlayer.delete(session.a.playerId);
     this.notifyCancelled(res.value.session);
   }
@@ -240,12 +246,36 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     }
   }
 
+  /**
+   * The world reports moves, deaths and disconnects only for players on a trade screen, so a
+   * pending request watches its two players itself: either one gone, dead or moved ends it.
+   */
+  private pendingInterruption(s: TradeSession): TradeCancelReason | undefined {
+    const tiles = this.pendingTiles.get(s.id);
+    for (const [id, tile] of [
+      [s.a.playerId, tiles?.a],
+      [s.b.playerId, tiles?.b],
+    ] as const) {
+      const p = this.deps.world.player(id);
+      if (!p?.connection) return "disconnected";
+      if (p.dead) return "player_died";
+      if (tile && (p.x !== tile.x || p.z !== tile.z)) return "moved_away";
+    }
+    return undefined;
+  }
+
   private expirePending() {
     const now = this.env.now();
     for (const s of [...this.pending.values()]) {
+      const interrupted = this.pendingInterruption(s);
+      if (interrupted) {
+        this.cancelPending(s, interrupted);
+        continue;
+      }
       const res = tickTrade(s, now, this.deps.params);
       if (res.effect.kind === "cancelled") {
         this.pending.delete(s.id);
+        this.pendingTiles.delete(s.id);
         this.byPlayer.delete(s.a.playerId);
         this.notifyCancelled(res.session);
       }

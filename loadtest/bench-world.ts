@@ -1,0 +1,441 @@
+/**
+ * World benchmark: starts one server process (with `loadtest/probe.ts` loaded into it), spreads
+ * wandering SDK bots over worker processes, and reports server CPU, RSS, event-loop delay, bytes
+ * received per client per second and the move-to-visible latency.
+ *
+ *   npm run bench:world -- --bots 100 [--duration 30] [--warmup 5] [--workers 2]
+ *                          [--tick-ms 600] [--save-interval 10] [--db <url>|pglite] [--json out.json]
+ *   npm run bench:world -- --interest --bots 500 [--near 50]
+ *
+ * `--interest` checks interest management: a group of `--near` bots wander together near the spawn;
+ * their egress is measured alone, then again after the remaining bots join far away (60+ tiles).
+ *
+ * Storage is PostgreSQL at postgres://postgres@127.0.0.1:5432/test when it answers (or `--db`),
+ * else PGlite in the benchmark's temporary world directory. All traffic stays on 127.0.0.1.
+ * Every phase is bounded in time; the server and workers are killed on any failure.
+ */
+import { fork, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import { cpus, release, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { loadContent, type GameContent } from "../src/content/load.js";
+import { seededRng, type Tile } from "./bot.js";
+import type { Command, GroupReport, JoinCommand, WorkerMessage } from "./bot-worker.js";
+
+const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
+const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
+const ADMIN_CODE = "bench-admin-code";
+const ROOT = resolve(import.meta.dirname, "..");
+
+const { values: args } = parseArgs({
+  options: {
+    bots: { type: "string", default: "100" },
+    duration: { type: "string", default: "30" },
+    warmup: { type: "string", default: "5" },
+    workers: { type: "string" },
+    "tick-ms": { type: "string" },
+    "save-interval": { type: "string", default: "10" },
+    db: { type: "string" },
+    interest: { type: "boolean", default: false },
+    near: { type: "string", default: "50" },
+    roam: { type: "string", default: "8" },
+    "chat-chance": { type: "string", default: "0.05" },
+    json: { type: "string" },
+  },
+});
+
+const BOTS = int(args.bots!, 1, 5_000, "--bots");
+const DURATION_S = int(args.duration!, 5, 3_600, "--duration");
+const WARMUP_S = int(args.warmup!, 0, 600, "--warmup");
+const WORKERS = args.workers ? int(args.workers, 1, 32, "--workers") : Math.min(4, Math.max(1, Math.ceil(BOTS / 125)));
+const NEAR = Math.min(BOTS, int(args.near!, 1, 5_000, "--near"));
+const ROAM = int(args.roam!, 1, 20, "--roam");
+const CHAT_CHANCE = Number(args["chat-chance"]);
+
+function int(v: string, min: number, max: number, name: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+// ------------------------------------------------------------------ processes
+
+const children = new Set<ChildProcess>();
+function killAll() {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+}
+process.on("exit", killAll);
+for (const sig of ["SIGINT", "SIGTERM"] as const)
+  process.on(sig, () => {
+    killAll();
+    process.exit(130);
+  });
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => res(port));
+    });
+  });
+}
+
+function reachable(host: string, port: number, ms = 1_000): Promise<boolean> {
+  return new Promise((res) => {
+    const sock = connect({ host, port });
+    const done = (ok: boolean) => {
+      sock.destroy();
+      res(ok);
+    };
+    sock.setTimeout(ms, () => done(false));
+    sock.once("connect", () => done(true));
+    sock.once("error", () => done(false));
+  });
+}
+
+interface Probe {
+  t: number;
+  cpu: number;
+  rss: number;
+  heap: number;
+  eld: { p50: number; p99: number; max: number; elu: number };
+  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number };
+}
+
+interface ServerHandle {
+  proc: ChildProcess;
+  url: string;
+  probes: Probe[];
+  log: string[];
+}
+
+async function startServer(world: string, databaseUrl: string | undefined): Promise<ServerHandle> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, ["--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: "development",
+      PORT: String(port),
+      WORLD: world,
+      JWT_SECRET,
+      ADMIN_CODE,
+      SKIP_MANIFESTS: "true",
+      DISABLE_RATE_LIMIT: "true",
+      SAVE_INTERVAL: args["save-interval"],
+      LOG_LEVEL: "warn",
+      ...(args["tick-ms"] ? { TICK_MS: args["tick-ms"] } : {}),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(proc);
+  const h: ServerHandle = { proc, url: `http://127.0.0.1:${port}`, probes: [], log: [] };
+  let buf = "";
+  const onData = (d: Buffer) => {
+    buf += d.toString();
+    let i: number;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (line.startsWith("PROBE ")) h.probes.push(JSON.parse(line.slice(6)));
+      else if (line.trim()) {
+        h.log.push(line);
+        if (h.log.length > 200) h.log.shift();
+      }
+    }
+  };
+  proc.stdout!.on("data", onData);
+  proc.stderr!.on("data", onData);
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`server exited during start-up:\n${h.log.slice(-20).join("\n")}`);
+    const ok = await fetch(`${h.url}/status`, { signal: AbortSignal.timeout(2_000) })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return h;
+    if (Date.now() > deadline) throw new Error(`server not ready after 180 s:\n${h.log.slice(-20).join("\n")}`);
+    await sleep(250);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ------------------------------------------------------------------ workers
+
+class Worker {
+  readonly proc: ChildProcess;
+  private waiting: { type: WorkerMessage["type"]; resolve: (m: any) => void }[] = [];
+  constructor() {
+    this.proc = fork(join(ROOT, "loadtest/bot-worker.ts"), [], { cwd: ROOT, execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    children.add(this.proc);
+    this.proc.on("message", (m: WorkerMessage) => {
+      const i = this.waiting.findIndex((w) => w.type === m.type);
+      if (i >= 0) this.waiting.splice(i, 1)[0]!.resolve(m);
+    });
+  }
+  send(c: Command) {
+    this.proc.send(c);
+  }
+  ask<T extends WorkerMessage["type"]>(c: Command, type: T, timeoutMs: number): Promise<Extract<WorkerMessage, { type: T }>> {
+    return new Promise((res, rej) => {
+      const t = setTimeout(() => rej(new Error(`worker did not answer ${c.cmd} within ${timeoutMs} ms`)), timeoutMs);
+      this.waiting.push({
+        type,
+        resolve: (m) => {
+          clearTimeout(t);
+          res(m);
+        },
+      });
+      this.send(c);
+    });
+  }
+}
+
+// ------------------------------------------------------------------ placement
+
+/** Tiles where a bot can wander `roam` tiles around without meeting an aggressive NPC or a wall. */
+function safeHomes(content: GameContent, keep: (t: Tile) => boolean): Tile[] {
+  const b = content.worldBounds;
+  const danger = [...content.npcs.values()]
+    .filter((d) => d.aggressive)
+    .flatMap((d) => d.spawns.map((s) => ({ ...s, r: d.wanderRadius + d.aggroRadius + ROAM + 6 })));
+  const out: Tile[] = [];
+  for (let x = b.minX + ROAM; x <= b.maxX - ROAM; x += 3)
+    for (let z = b.minZ + ROAM; z <= b.maxZ - ROAM; z += 3) {
+      const t = { x, z };
+      if (content.isBlocked(x, z) || !keep(t)) continue;
+      if (danger.some((d) => Math.max(Math.abs(d.x - x), Math.abs(d.z - z)) <= d.r)) continue;
+      out.push(t);
+    }
+  return out;
+}
+
+function shuffle<T>(list: T[], rng: () => number): T[] {
+  const a = [...list];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}
+
+function take(homes: Tile[], n: number): Tile[] {
+  return Array.from({ length: n }, (_, i) => homes[i % homes.length]!);
+}
+
+// ------------------------------------------------------------------ measuring
+
+interface Summary {
+  bots: number;
+  connected: number;
+  seconds: number;
+  bytesPerClientPerSecond: number;
+  framesPerClientPerSecond: number;
+  moves: number;
+  latencyMs: { count: number; p50: number; p95: number; p99: number; max: number; lost: number };
+}
+
+function pct(sorted: number[], p: number) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function summarise(reports: Extract<WorkerMessage, { type: "report" }>[], group?: string): Summary {
+  const gs: GroupReport[] = reports.flatMap((r) => Object.entries(r.groups).filter(([g]) => !group || g === group).map(([, v]) => v));
+  const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1000;
+  const sum = (f: (g: GroupReport) => number) => gs.reduce((n, g) => n + f(g), 0);
+  const connected = sum((g) => g.connected);
+  const lat = gs.flatMap((g) => g.latencies).sort((a, b) => a - b);
+  return {
+    bots: sum((g) => g.bots),
+    connected,
+    seconds: Math.round(seconds * 10) / 10,
+    bytesPerClientPerSecond: Math.round(sum((g) => g.bytes) / Math.max(1, connected) / seconds),
+    framesPerClientPerSecond: Math.round((sum((g) => g.frames) / Math.max(1, connected) / seconds) * 10) / 10,
+    moves: sum((g) => g.moves),
+    latencyMs: {
+      count: lat.length,
+      p50: Math.round(pct(lat, 50)),
+      p95: Math.round(pct(lat, 95)),
+      p99: Math.round(pct(lat, 99)),
+      max: Math.round(lat.at(-1) ?? NaN),
+      lost: sum((g) => g.lost),
+    },
+  };
+}
+
+interface ServerWindow {
+  cpuPercent: number;
+  peakRssMb: number;
+  loopDelayP50Ms: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+  loopUtilisation: number;
+}
+
+/** Open a window: the probe restarts its window histogram, workers restart their counters. */
+async function openWindow(server: ServerHandle, workers: Worker[]) {
+  server.proc.kill("SIGUSR2");
+  await Promise.all(workers.map((w) => w.ask({ cmd: "report" }, "report", 30_000)));
+  return server.probes.length;
+}
+
+async function closeWindow(server: ServerHandle, workers: Worker[], probesAt: number) {
+  const reports = await Promise.all(workers.map((w) => w.ask({ cmd: "report" }, "report", 60_000)));
+  // The probe prints once a second: wait for the line that covers the window's end.
+  const deadline = Date.now() + 5_000;
+  const count = server.probes.length;
+  while (server.probes.length === count && Date.now() < deadline) await sleep(100);
+  const last = server.probes.at(-1)!;
+  const inWindow = server.probes.slice(probesAt);
+  const win: ServerWindow = {
+    cpuPercent: last.window.cpu,
+    peakRssMb: Math.round(Math.max(last.window.peakRss, ...inWindow.map((p) => p.rss)) / 1048576),
+    loopDelayP50Ms: last.window.p50,
+    loopDelayP99Ms: last.window.p99,
+    loopDelayMaxMs: last.window.max,
+    loopUtilisation: last.window.elu,
+  };
+  return { reports, server: win, workerLoopDelayP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))) };
+}
+
+async function joinBots(workers: Worker[], url: string, specs: JoinCommand["bots"], manifests: string) {
+  const share = workers.map(() => [] as JoinCommand["bots"]);
+  specs.forEach((s, i) => share[i % workers.length]!.push(s));
+  const t0 = Date.now();
+  const joined = await Promise.all(
+    workers.map((w, i) =>
+      w.ask(
+        {
+          cmd: "join",
+          url,
+          jwtSecret: JWT_SECRET,
+          adminCode: ADMIN_CODE,
+          bots: share[i]!,
+          roam: ROAM,
+          moveEveryMs: 1_000,
+          chatChance: CHAT_CHANCE,
+          concurrency: 8,
+          manifests,
+        },
+        "joined",
+        600_000,
+      ),
+    ),
+  );
+  const ok = joined.reduce((n, j) => n + j.ok, 0);
+  const errors = joined.flatMap((j) => j.errors);
+  console.log(`  ${ok}/${specs.length} bots joined in ${((Date.now() - t0) / 1000).toFixed(1)} s${errors.length ? ` (errors: ${errors.join("; ")})` : ""}`);
+  if (ok < specs.length * 0.95) throw new Error(`too many bots failed to join: ${errors.join("; ")}`);
+  for (const w of workers) w.send({ cmd: "go" });
+}
+
+// ------------------------------------------------------------------ main
+
+function machine() {
+  const pg = spawnSync("psql", [DEFAULT_PG, "-tAc", "show server_version"], { encoding: "utf8", timeout: 5_000 });
+  return {
+    cpu: `${cpus().length} × ${cpus()[0]?.model ?? "unknown"}`,
+    memoryGb: Math.round(totalmem() / 1073741824),
+    kernel: release(),
+    node: process.version,
+    postgres: pg.status === 0 ? pg.stdout.trim() : undefined,
+  };
+}
+
+async function main() {
+  const world = mkdtempSync(join(tmpdir(), "bench-world-"));
+  cpSync(join(ROOT, "world/manifests"), join(world, "manifests"), { recursive: true });
+  const manifests = join(world, "manifests");
+  const databaseUrl = args.db === "pglite" ? undefined : (args.db ?? ((await reachable("127.0.0.1", 5432)) ? DEFAULT_PG : undefined));
+  const content = await loadContent(manifests);
+  const rng = seededRng(42);
+  const budget = setTimeout(() => {
+    console.error("benchmark exceeded its time budget; stopping");
+    killAll();
+    process.exit(2);
+  }, (WARMUP_S + DURATION_S) * 2_000 + 15 * 60_000);
+  budget.unref();
+
+  const info = {
+    date: new Date().toISOString(),
+    machine: machine(),
+    storage: databaseUrl ? "postgresql" : "pglite",
+    tickMs: Number(args["tick-ms"] ?? 600),
+    saveIntervalSeconds: Number(args["save-interval"]),
+    workers: WORKERS,
+    roam: ROAM,
+    chatChance: CHAT_CHANCE,
+  };
+  console.log(`world benchmark: ${args.interest ? `interest check, ${NEAR} near + ${BOTS - NEAR} far` : `${BOTS} bots`}, ${WORKERS} worker(s), storage ${info.storage}, tick ${info.tickMs} ms`);
+
+  let server: ServerHandle | undefined;
+  const workers: Worker[] = [];
+  try {
+    server = await startServer(world, databaseUrl);
+    for (let i = 0; i < WORKERS; i++) workers.push(new Worker());
+    const result: Record<string, unknown> = { ...info };
+
+    const measure = async (label: string, group?: string) => {
+      await sleep(WARMUP_S * 1000);
+      const at = await openWindow(server!, workers);
+      await sleep(DURATION_S * 1000);
+      const w = await closeWindow(server!, workers, at);
+      const s = summarise(w.reports, group);
+      const all = group ? summarise(w.reports) : s;
+      console.log(
+        `  [${label}] ${s.connected} bots measured (${all.connected} connected), ${s.seconds} s: ` +
+          `server cpu ${w.server.cpuPercent}%, peak rss ${w.server.peakRssMb} MB, loop delay p99 ${w.server.loopDelayP99Ms} ms (max ${w.server.loopDelayMaxMs}), ` +
+          `egress ${s.bytesPerClientPerSecond} B/client/s (${s.framesPerClientPerSecond} frames/s), ` +
+          `move→visible p50 ${s.latencyMs.p50} / p95 ${s.latencyMs.p95} / p99 ${s.latencyMs.p99} / max ${s.latencyMs.max} ms over ${s.latencyMs.count} moves (${s.latencyMs.lost} lost); ` +
+          `bot loop delay p99 ${w.workerLoopDelayP99Ms} ms`,
+      );
+      return { clients: s, allClients: all, server: w.server, workerLoopDelayP99Ms: w.workerLoopDelayP99Ms };
+    };
+
+    if (!args.interest) {
+      const homes = take(shuffle(safeHomes(content, () => true), rng), BOTS);
+      await joinBots(workers, server.url, homes.map((home, n) => ({ n, home, group: "all" })), manifests);
+      result.run = await measure(`${BOTS} bots`);
+    } else {
+      const nearTiles: Tile[] = [];
+      for (let x = -6; x <= 6; x++) for (let z = -6; z <= 6; z++) if (!content.isBlocked(x, z)) nearTiles.push({ x, z });
+      const near = take(shuffle(nearTiles, rng), NEAR);
+      const far = take(shuffle(safeHomes(content, (t) => Math.max(Math.abs(t.x), Math.abs(t.z)) >= 60), rng), BOTS - NEAR);
+      await joinBots(workers, server.url, near.map((home, n) => ({ n, home, group: "near" })), manifests);
+      const alone = await measure(`${NEAR} near bots alone`, "near");
+      await joinBots(workers, server.url, far.map((home, i) => ({ n: NEAR + i, home, group: "far" })), manifests);
+      const crowded = await measure(`${NEAR} near + ${BOTS - NEAR} far`, "near");
+      const ratio = Math.round((crowded.clients.bytesPerClientPerSecond / alone.clients.bytesPerClientPerSecond) * 100) / 100;
+      console.log(`  near-group egress with far bots / alone = ${ratio}`);
+      result.interest = { near: NEAR, far: BOTS - NEAR, alone, crowded, egressRatio: ratio };
+    }
+
+    if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2) + "\n");
+    console.log(JSON.stringify(result));
+  } finally {
+    await Promise.all(workers.map((w) => w.ask({ cmd: "stop" }, "stopped", 30_000).catch(() => w.proc.kill("SIGKILL"))));
+    if (server) {
+      server.proc.kill("SIGTERM");
+      await Promise.race([new Promise((r) => server!.proc.once("exit", r)), sleep(15_000)]);
+    }
+    killAll();
+    rmSync(world, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    killAll();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+/**
+ * Server-side probe for the world benchmark. Loaded into the server process with
+ * `node --import tsx --import ./loadtest/probe.ts src/main.ts`; it touches nothing in the server and
+ * prints one line per second on stdout:
+ *
+ *   PROBE {"t":…, "cpu":…, "rss":…, "heap":…, "eld":{…}, "window":{…}}
+ *
+ * `cpu` is the process's CPU time over the last second as a percentage of one core; `rss` and
+ * `heap` are bytes; `eld` is the event-loop delay of the last second and `window` the same since the
+ * last SIGUSR2 (the benchmark sends one when its measurement window opens), both in milliseconds
+ * beyond the 10 ms sampling timer, plus event-loop utilisation.
+ */
+import { monitorEventLoopDelay, performance, type IntervalHistogram } from "node:perf_hooks";
+
+const RESOLUTION_MS = 10;
+
+function delay(h: IntervalHistogram) {
+  const ms = (ns: number) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION_MS) * 100) / 100);
+  return { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), samples: h.count };
+}
+
+const second = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+const windowed = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+second.enable();
+windowed.enable();
+
+let lastCpu = process.cpuUsage();
+let lastWall = performance.now();
+let lastElu = performance.eventLoopUtilization();
+let windowElu = performance.eventLoopUtilization();
+let windowCpu = process.cpuUsage();
+let windowWall = performance.now();
+let windowPeakRss = 0;
+
+process.on("SIGUSR2", () => {
+  windowed.reset();
+  windowElu = performance.eventLoopUtilization();
+  windowCpu = process.cpuUsage();
+  windowWall = performance.now();
+  windowPeakRss = 0;
+});
+
+const timer = setInterval(() => {
+  const now = performance.now();
+  const cpu = process.cpuUsage(lastCpu);
+  const mem = process.memoryUsage();
+  windowPeakRss = Math.max(windowPeakRss, mem.rss);
+  const elu = performance.eventLoopUtilization(lastElu);
+  const wCpu = process.cpuUsage(windowCpu);
+  const line = {
+    t: Date.now(),
+    cpu: Math.round(((cpu.user + cpu.system) / 1000 / (now - lastWall)) * 1000) / 10,
+    rss: mem.rss,
+    heap: mem.heapUsed,
+    eld: { ...delay(second), elu: Math.round(elu.utilization * 1000) / 1000 },
+    window: {
+      seconds: Math.round((now - windowWall) / 100) / 10,
+      cpu: Math.round(((wCpu.user + wCpu.system) / 1000 / (now - windowWall)) * 1000) / 10,
+      peakRss: windowPeakRss,
+      ...delay(windowed),
+      elu: Math.round(performance.eventLoopUtilization(windowElu).utilization * 1000) / 1000,
+    },
+  };
+  process.stdout.write(`PROBE ${JSON.stringify(line)}\n`);
+  second.reset();
+  lastCpu = process.cpuUsage();
+  lastWall = now;
+  lastElu = performance.eventLoopUtilization();
+}, 1000);
+timer.unref();

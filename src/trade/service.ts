@@ -315,41 +315,69 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   /**
    * Settle in both players' storage queues: save their pending progress, run the transaction,
    * then load both players' items and coins from what was committed.
+   *
+   * The Player objects are taken when the settlement is asked for: a player who leaves while it
+   * runs is removed from the world at once, but the world saves that same object after this job
+   * (its queue), so that object — and any newer one for the same character — must follow storage,
+   * or the save would write the pre-trade items back.
    */
   private settle(session: TradeSession): Promise<SettlementResult> {
     const world = this.deps.world;
     const ids = [session.a.playerId, session.b.playerId];
+    const taken = ids.map((id) => world.player(id));
+    const live = () => {
+      const all = new Set<Player>();
+      ids.forEach((id, i) => {
+        const t = taken[i];
+        const now = world.player(id);
+        if (t) all.add(t);
+        if (now) all.add(now);
+      });
+      return [...all];
+    };
     return world.queues.runMany(ids, async () => {
       for (const id of ids) {
-        const p = world.player(id);
+        const p = world.player(id) ?? taken[ids.indexOf(id)];
         if (p && (p.itemsDirty || p.progressDirty)) {
           const snap = p.snapshot(true);
+          const [items, progress] = [p.itemsDirty, p.progressDirty];
           p.itemsDirty = false;
           p.progressDirty = false;
-          await this.deps.characters.save(snap);
+          try {
+            await this.deps.characters.save(snap);
+          } catch (e) {
+            p.itemsDirty ||= items;
+            p.progressDirty ||= progress;
+            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "save before settlement failed");
+            return { ok: false, failure: "server_error", message: "The trade could not be completed." } as const;
+          }
         }
       }
-      for (const id of ids) {
-        const p = world.player(id);
-        if (p) p.itemsLocked = true;
-      }
+      const players = live();
+      for (const p of players) p.itemsLocked = true;
       try {
         const result = await settleTrade(this.deps.orm, session, this.env.items);
         // Whatever happened, memory now follows storage.
-        const em = this.deps.orm.em.fork();
         for (const id of ids) {
-          const p = world.player(id);
-          if (!p) continue;
-          const record = await this.deps.characters.load(id);
-          if (record) p.loadItems(record, record.character.coins);
+          try {
+            const record = await this.deps.characters.load(id);
+            if (!record) continue;
+            for (const p of live()) if (p.id === id) p.loadItems(record, record.character.coins);
+          } catch (e) {
+            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "reload after settlement failed");
+            // The committed inventory and coins are known: never keep the pre-trade ones.
+            const held = result.ok ? result.holdings[id] : undefined;
+            if (held)
+              for (const p of live())
+                if (p.id === id) {
+                  p.inventory = held.inventory;
+                  p.coins = held.coins;
+                }
+          }
         }
-        void em;
         return result;
       } finally {
-        for (const id of ids) {
-          const p = world.player(id);
-          if (p) p.itemsLocked = false;
-        }
+        for (const p of new Set([...players, ...live()])) p.itemsLocked = false;
       }
     });
   }

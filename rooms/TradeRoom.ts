@@ -166,7 +166,14 @@ export class TradeRoom extends Room {
   }
 
   private async settle() {
-    const result = await this.env.settle(this.session);
+    let result: Awaited<ReturnType<TradeEnv["settle"]>>;
+    try {
+      result = await this.env.settle(this.session);
+    } catch (e) {
+      // Nothing was committed (the settlement itself never throws): end the trade, never leave it settling.
+      this.env.logger.error({ err: e, tradeId: this.session.id }, "settlement failed");
+      result = { ok: false, failure: "server_error", message: "The trade could not be completed." };
+    }
     const now = this.env.now();
     if (result.ok) {
       const done = completeTrade(this.session, now);

@@ -22,7 +22,7 @@ import { settleTrade, type SettlementResult } from "../../src/trade/settlement.j
 import { sdkPlayer, jsonPlayer, type TestPlayer } from "../helpers/players.js";
 import { startTestServer } from "../helpers/server.js";
 import { postgresStorage, resetStorage, storageKinds, TEST_DATABASE_URL } from "../helpers/storage.js";
-import { audits, count, holdings, insertCharacter, marker, openTrade, roomGone, settlingSession, slotOf, totals, violations } from "../helpers/trade.js";
+import { audits, count, holdings, insertCharacter, marker, openTrade, roomGone, settlingSession, slotOf, totals, until, violations } from "../helpers/trade.js";
 
 const ROUNDS = 10;
 
@@ -279,6 +279,37 @@ for (const kind of storageKinds()) {
         t.b.send("tradeAccept", { tradeId: t.tradeId });
       }
       await exactlyOnce(t);
+    });
+
+    it("a trader who leaves the moment the settlement starts: storage holds exactly the trade's result", async () => {
+      for (let round = 0; round < 5; round++) {
+        const t = await offered();
+        t.a.send("tradeAccept", { tradeId: t.tradeId, revision: t.revision });
+        t.b.send("tradeAccept", { tradeId: t.tradeId, revision: t.revision });
+        await t.a.next("tradeConfirmScreen", (d) => d.tradeId === t.tradeId);
+        const m = t.a.mark();
+        t.b.send("tradeAccept", { tradeId: t.tradeId });
+        await t.a.next("tradeUpdated", (d) => d.theirOffer.accepted, { after: m });
+        // A's accept and A's leave arrive together: the leave lands while the settlement runs.
+        t.a.send("tradeAccept", { tradeId: t.tradeId });
+        await t.a.close();
+        players = players.filter((p) => p !== t.a);
+        const end = await Promise.race([
+          t.b.next("tradeCompleted", (d) => d.tradeId === t.tradeId).then(() => "completed"),
+          t.b.next("tradeCancelled", (d) => d.tradeId === t.tradeId).then(() => "cancelled"),
+        ]);
+        // A's leave has saved A (its session is closed) before storage is checked.
+        await until(async () => {
+          const rows = await server.storage.orm.em.fork().getConnection().execute(`select 1 from player_sessions where character_id = ? and ended_at is null`, [t.a.id]);
+          return rows.length === 0 && !server.world.player(t.a.id);
+        }, "A saved and gone");
+        await server.world.queues.drain();
+        assert.deepEqual(await totals(server.storage.orm, t.ids), t.before, `round ${round} (${end})`);
+        const axes = await server.storage.orm.em.fork().getConnection().execute(`select character_id from inventory_items where item_id = 'bronze_axe' and character_id = ?`, [t.a.id]);
+        assert.equal(axes.length, end === "completed" ? 0 : 1, `round ${round}: A's axe after ${end}`);
+        await t.b.close();
+        players = players.filter((p) => p !== t.b);
+      }
     });
 
     it("accepts from both players in the same millisecond: one confirmation screen, one completion", async () => {

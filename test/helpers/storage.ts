@@ -44,7 +44,16 @@ export async function resetStorage(storage: Storage): Promise<void> {
     .map((m) => m.tableName)
     .filter(Boolean);
   const list = [...new Set(tables)].map((t) => `"${t}"`).join(", ");
-  await storage.orm.em.getConnection().execute(`truncate table ${list} restart identity cascade`);
+  // A save still finishing from the previous test can deadlock with the truncate: retry.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await storage.orm.em.getConnection().execute(`truncate table ${list} restart identity cascade`);
+      return;
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (attempt >= 5 || (code !== "40P01" && code !== "55P03")) throw e;
+    }
+  }
 }
 
 /** Close shared storages at the end of the run. */

@@ -1,0 +1,286 @@
+/**
+ * A trading bot: one player over the plain WebSocket (`/ws`, JSON frames) or the Colyseus SDK,
+ * with event handlers, and `tradeOnce`, which plays a whole two-screen trade between two bots as
+ * fast as the protocol allows, reacting only to events (request → respond → offers → accept on
+ * each new revision → accept on the confirmation screen → completed or cancelled).
+ *
+ * Used by the benchmark (`loadtest/trade/bench.ts`) and by the invariant and crash tests.
+ */
+import { Client, type Room } from "@colyseus/sdk";
+import WebSocket from "ws";
+
+export type Handler = (data: any) => void;
+export interface Slot {
+  slot: number;
+  itemId: string;
+  quantity: number;
+}
+
+export interface BotOptions {
+  /** Base HTTP URL of the server, e.g. http://127.0.0.1:5555 */
+  url: string;
+  token: string;
+  transport?: "json" | "sdk";
+}
+
+export class Bot {
+  id = "";
+  name = "";
+  /** The last `player:sync`. */
+  state: any;
+  connected = false;
+  readonly transport: "json" | "sdk";
+  private ws: WebSocket | undefined;
+  private room: Room | undefined;
+  private readonly handlers = new Map<string, Set<Handler>>();
+
+  private constructor(readonly opts: BotOptions) {
+    this.transport = opts.transport ?? "json";
+    this.on("player:sync", (d) => {
+      this.state = d;
+      this.id = d.id;
+      this.name = d.name;
+    });
+  }
+
+  /** Connect and wait for the first `player:sync`. */
+  static async connect(opts: BotOptions): Promise<Bot> {
+    const bot = new Bot(opts);
+    await bot.reconnect();
+    return bot;
+  }
+
+  /** (Re)open the connection and wait for `player:sync`. */
+  async reconnect(): Promise<void> {
+    const synced = this.wait("player:sync", () => true, 20_000);
+    if (this.transport === "json") {
+      const ws = new WebSocket(`${this.opts.url.replace(/^http/, "ws")}/ws?token=${encodeURIComponent(this.opts.token)}`);
+      this.ws = ws;
+      ws.on("message", (raw) => {
+        let f: { event: string; data: unknown };
+        try {
+          f = JSON.parse(raw.toString());
+        } catch {
+          return;
+        }
+        this.emit(f.event, f.data);
+      });
+      ws.on("close", () => {
+        if (this.ws === ws) this.connected = false;
+      });
+      ws.on("error", () => undefined);
+      await new Promise<void>((resolve, reject) => {
+        ws.once("open", () => resolve());
+        ws.once("error", reject);
+      });
+    } else {
+      const client = new Client(`${this.opts.url}/ws`);
+      client.auth.token = this.opts.token;
+      const room = await client.joinOrCreate("world", {});
+      this.room = room;
+      room.onMessage("*", (type, data) => this.emit(String(type), data));
+      room.onLeave(() => {
+        if (this.room === room) this.connected = false;
+      });
+    }
+    this.connected = true;
+    await synced;
+  }
+
+  /** Close the connection: a plain socket drops (the player lingers), an SDK client leaves. */
+  async close(): Promise<void> {
+    this.connected = false;
+    const ws = this.ws;
+    const room = this.room;
+    this.ws = undefined;
+    this.room = undefined;
+    if (ws && ws.readyState !== ws.CLOSED) {
+      await new Promise((r) => {
+        ws.once("close", r);
+        ws.close();
+      });
+    }
+    if (room) await room.leave().catch(() => undefined);
+  }
+
+  send(event: string, data: unknown) {
+    if (!this.connected) return;
+    if (this.ws) {
+      if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ event, data }));
+    } else this.room?.send(event, data);
+  }
+
+  on(event: string, fn: Handler): () => void {
+    let set = this.handlers.get(event);
+    if (!set) this.handlers.set(event, (set = new Set()));
+    set.add(fn);
+    return () => set!.delete(fn);
+  }
+
+  private emit(event: string, data: unknown) {
+    for (const fn of [...(this.handlers.get(event) ?? [])]) fn(data);
+  }
+
+  /** The next event matching `pred` (rejects after `timeoutMs`). */
+  wait(event: string, pred: (d: any) => boolean = () => true, timeoutMs = 10_000): Promise<any> {
+    return new Promise((resolve, reject) => {
+      const off = this.on(event, (d) => {
+        if (!pred(d)) return;
+        off();
+        clearTimeout(t);
+        resolve(d);
+      });
+      const t = setTimeout(() => {
+        off();
+        reject(new Error(`${this.name || "bot"}: no ${event} within ${timeoutMs} ms`));
+      }, timeoutMs);
+    });
+  }
+
+  /** A chat command, resolved on the system line matching `answer`. */
+  async command(text: string, answer: RegExp, timeoutMs = 10_000): Promise<void> {
+    const got = this.wait("chat:message", (d) => d.type === "system" && answer.test(d.text), timeoutMs);
+    this.send("player:chat", { text });
+    await got;
+  }
+
+  get inventory(): Slot[] {
+    return (this.state?.inventory ?? []) as Slot[];
+  }
+
+  get coins(): number {
+    return this.state?.coins ?? 0;
+  }
+}
+
+/** What one side offers: inventory slots with quantities, and coins. */
+export interface Offer {
+  items: { inventorySlot: number; quantity: number }[];
+  coins: number;
+}
+
+export interface TradeResult {
+  tradeId?: string;
+  outcome: "completed" | "cancelled" | "refused" | "timeout";
+  /** Cancel reason, or the refusal's error code. */
+  reason?: string;
+  /** From the later of the two confirmation-screen accepts to the later `tradeCompleted`. */
+  settleMs?: number;
+  /** From the request to the later `tradeCompleted`. */
+  totalMs?: number;
+}
+
+export interface TradePlan {
+  offerA: (a: Bot) => Offer;
+  offerB: (b: Bot) => Offer;
+  /** The target declines instead of accepting. */
+  decline?: boolean;
+  /** Give up (cancel) after this long. */
+  timeoutMs?: number;
+  /** Called with the trade id once the offer screen is open (tests inject chaos here). */
+  onStarted?: (tradeId: string) => void;
+}
+
+const offered = (o: { items: { inventorySlot: number; quantity: number }[]; coins: number }, want: Offer) =>
+  o.coins === want.coins &&
+  o.items.length === want.items.length &&
+  want.items.every((w) => o.items.some((l) => l.inventorySlot === w.inventorySlot && l.quantity === w.quantity));
+
+/**
+ * A asks B and both play a whole trade. Resolves when it completed (both got `tradeCompleted`),
+ * ended (`tradeCancelled`), was refused (`tradeError` before any `tradeIncoming`), or timed out
+ * (then it is cancelled). Offer-screen accepts name the revision they saw; each side accepts each
+ * revision at most once, and only once its own offer is in place.
+ */
+export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let tradeId: string | undefined;
+    let finished = false;
+    const offs: (() => void)[] = [];
+    const want = new Map<Bot, Offer>();
+    const acceptedRevision = new Map<Bot, number>();
+    const confirmAcceptAt = new Map<Bot, number>();
+    const completedAt = new Map<Bot, number>();
+    let timer: NodeJS.Timeout | undefined;
+
+    const finish = (r: TradeResult) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      for (const off of offs) off();
+      resolve({ tradeId, ...r });
+    };
+    const mine = (d: any) => tradeId !== undefined && d?.tradeId === tradeId;
+
+    offs.push(
+      a.on("tradeError", (d) => {
+        if (tradeId === undefined && d.tradeId === undefined) finish({ outcome: "refused", reason: d.code });
+      }),
+      b.on("tradeIncoming", (d) => {
+        if (tradeId !== undefined || d.fromPlayerId !== a.id) return;
+        tradeId = d.tradeId;
+        b.send("tradeRequestRespond", { tradeId, accept: !plan.decline });
+      }),
+    );
+    for (const [me, makeOffer] of [
+      [a, plan.offerA],
+      [b, plan.offerB],
+    ] as const) {
+      offs.push(
+        me.on("tradeStarted", (d) => {
+          if (!mine(d)) return;
+          const o = makeOffer(me);
+          want.set(me, o);
+          for (const line of o.items) me.send("tradeAddItem", { tradeId, inventorySlot: line.inventorySlot, quantity: line.quantity });
+          if (o.coins > 0) me.send("tradeAddItem", { tradeId, coins: o.coins });
+          if (me === a) plan.onStarted?.(tradeId!);
+          // An empty offer is in place at once: accept revision 0 unless something changed.
+          if (o.items.length === 0 && o.coins === 0) {
+            acceptedRevision.set(me, 0);
+            me.send("tradeAccept", { tradeId, revision: 0 });
+          }
+        }),
+        me.on("tradeUpdated", (d) => {
+          if (!mine(d) || d.myOffer.accepted) return;
+          const w = want.get(me);
+          if (!w || !offered(d.myOffer, w)) return;
+          if ((acceptedRevision.get(me) ?? -1) >= d.revision) return;
+          acceptedRevision.set(me, d.revision);
+          me.send("tradeAccept", { tradeId, revision: d.revision });
+        }),
+        me.on("tradeConfirmScreen", (d) => {
+          if (!mine(d)) return;
+          confirmAcceptAt.set(me, performance.now());
+          me.send("tradeAccept", { tradeId, revision: d.revision });
+        }),
+        me.on("tradeError", (d) => {
+          // A side that can't hold the offer, or an offer that no longer fits the inventory: give up.
+          if (mine(d) && (d.code === "INVENTORY_FULL" || d.code === "INVALID_ITEM" || d.code === "INVALID_QUANTITY" || d.code === "INVALID_SLOT"))
+            me.send("tradeCancel", { tradeId });
+        }),
+        me.on("tradeCompleted", (d) => {
+          if (!mine(d)) return;
+          completedAt.set(me, performance.now());
+          if (completedAt.size === 2) {
+            const done = Math.max(...completedAt.values());
+            const lastAccept = Math.max(...confirmAcceptAt.values());
+            finish({ outcome: "completed", settleMs: done - lastAccept, totalMs: done - started });
+          }
+        }),
+        me.on("tradeCancelled", (d) => {
+          if (mine(d)) finish({ outcome: "cancelled", reason: d.reason });
+        }),
+      );
+    }
+    timer = setTimeout(() => {
+      if (tradeId) {
+        a.send("tradeCancel", { tradeId });
+        b.send("tradeCancel", { tradeId });
+      }
+      // A completion one side saw counts as completed (the other may be disconnected).
+      finish(completedAt.size > 0 ? { outcome: "completed" } : { outcome: "timeout" });
+    }, plan.timeoutMs ?? 15_000);
+    a.send("tradeRequest", { targetPlayerId: b.id });
+  });
+}

@@ -6,6 +6,7 @@
  *   npm run bench:world -- --bots 100 [--duration 30] [--warmup 5] [--workers 2]
  *                          [--tick-ms 600] [--save-interval 10] [--db <url>|pglite] [--json out.json]
  *   npm run bench:world -- --interest --bots 500 [--near 50]
+ *   npm run bench:world -- --bots 500 --cpu-prof /tmp/prof   (V8 profile of the server)
  *
  * `--interest` checks interest management: a group of `--near` bots wander together near the spawn;
  * their egress is measured alone, then again after the remaining bots join far away (60+ tiles).
@@ -15,7 +16,7 @@
  * Every phase is bounded in time; the server and workers are killed on any failure.
  */
 import { fork, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
@@ -44,6 +45,8 @@ const { values: args } = parseArgs({
     roam: { type: "string", default: "8" },
     "chat-chance": { type: "string", default: "0.05" },
     json: { type: "string" },
+    /** Write a V8 CPU profile of the server into this directory (on exit). */
+    "cpu-prof": { type: "string" },
   },
 });
 
@@ -98,13 +101,20 @@ function reachable(host: string, port: number, ms = 1_000): Promise<boolean> {
   });
 }
 
+interface TickStats {
+  count: number;
+  p50?: number;
+  p99?: number;
+  max?: number;
+}
+
 interface Probe {
   t: number;
   cpu: number;
   rss: number;
   heap: number;
   eld: { p50: number; p99: number; max: number; elu: number };
-  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number };
+  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number; tick: TickStats };
 }
 
 interface ServerHandle {
@@ -116,7 +126,8 @@ interface ServerHandle {
 
 async function startServer(world: string, databaseUrl: string | undefined): Promise<ServerHandle> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ["--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"], {
+  const prof = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
+  const proc = spawn(process.execPath, [...prof, "--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -274,21 +285,37 @@ function summarise(reports: Extract<WorkerMessage, { type: "report" }>[], group?
 interface ServerWindow {
   cpuPercent: number;
   peakRssMb: number;
+  peakHeapUsedMb: number;
   loopDelayP50Ms: number;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
   loopUtilisation: number;
+  tickMs: TickStats;
+}
+
+/** Busy and total CPU jiffies of the whole machine (Linux), to tell how much else was running. */
+function hostCpu(): { busy: number; total: number } | undefined {
+  try {
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = f[3]! + (f[4] ?? 0);
+    const total = f.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Open a window: the probe restarts its window histogram, workers restart their counters. */
 async function openWindow(server: ServerHandle, workers: Worker[]) {
   server.proc.kill("SIGUSR2");
   await Promise.all(workers.map((w) => w.ask({ cmd: "report" }, "report", 30_000)));
-  return server.probes.length;
+  return { probesAt: server.probes.length, host: hostCpu() };
 }
 
-async function closeWindow(server: ServerHandle, workers: Worker[], probesAt: number) {
+async function closeWindow(server: ServerHandle, workers: Worker[], opened: { probesAt: number; host: ReturnType<typeof hostCpu> }) {
+  const probesAt = opened.probesAt;
   const reports = await Promise.all(workers.map((w) => w.ask({ cmd: "report" }, "report", 60_000)));
+  const host = hostCpu();
   // The probe prints once a second: wait for the line that covers the window's end.
   const deadline = Date.now() + 5_000;
   const count = server.probes.length;
@@ -298,15 +325,28 @@ async function closeWindow(server: ServerHandle, workers: Worker[], probesAt: nu
   const win: ServerWindow = {
     cpuPercent: last.window.cpu,
     peakRssMb: Math.round(Math.max(last.window.peakRss, ...inWindow.map((p) => p.rss)) / 1048576),
+    peakHeapUsedMb: Math.round(Math.max(...inWindow.map((p) => p.heap)) / 1048576),
     loopDelayP50Ms: last.window.p50,
     loopDelayP99Ms: last.window.p99,
     loopDelayMaxMs: last.window.max,
     loopUtilisation: last.window.elu,
+    tickMs: last.window.tick,
   };
-  return { reports, server: win, workerLoopDelayP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))) };
+  const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1000;
+  const botsCpuPercent = Math.round(reports.reduce((n, r) => n + r.cpuMs, 0) / seconds / 10);
+  // Whole machine, in percent of one core (so it compares with the process numbers).
+  const hostBusyPercent =
+    host && opened.host ? Math.round(((host.busy - opened.host.busy) / (host.total - opened.host.total)) * cpus().length * 100) : undefined;
+  return {
+    reports,
+    server: win,
+    workerLoopDelayP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))),
+    cpu: { server: win.cpuPercent, bots: botsCpuPercent, host: hostBusyPercent, cores: cpus().length },
+  };
 }
 
-async function joinBots(workers: Worker[], url: string, specs: JoinCommand["bots"], manifests: string) {
+async function joinBots(server: ServerHandle, workers: Worker[], specs: JoinCommand["bots"], manifests: string) {
+  const url = server.url;
   const share = workers.map(() => [] as JoinCommand["bots"]);
   specs.forEach((s, i) => share[i % workers.length]!.push(s));
   const t0 = Date.now();
@@ -333,6 +373,7 @@ async function joinBots(workers: Worker[], url: string, specs: JoinCommand["bots
   const ok = joined.reduce((n, j) => n + j.ok, 0);
   const errors = joined.flatMap((j) => j.errors);
   console.log(`  ${ok}/${specs.length} bots joined in ${((Date.now() - t0) / 1000).toFixed(1)} s${errors.length ? ` (errors: ${errors.join("; ")})` : ""}`);
+  if (ok < specs.length) console.log(`  server log (last lines):\n    ${server.log.slice(-10).join("\n    ")}`);
   if (ok < specs.length * 0.95) throw new Error(`too many bots failed to join: ${errors.join("; ")}`);
   for (const w of workers) w.send({ cmd: "go" });
 }
@@ -392,26 +433,27 @@ async function main() {
       const all = group ? summarise(w.reports) : s;
       console.log(
         `  [${label}] ${s.connected} bots measured (${all.connected} connected), ${s.seconds} s: ` +
-          `server cpu ${w.server.cpuPercent}%, peak rss ${w.server.peakRssMb} MB, loop delay p99 ${w.server.loopDelayP99Ms} ms (max ${w.server.loopDelayMaxMs}), ` +
+          `server cpu ${w.server.cpuPercent}%, peak rss ${w.server.peakRssMb} MB (heap ${w.server.peakHeapUsedMb} MB), loop delay p99 ${w.server.loopDelayP99Ms} ms (max ${w.server.loopDelayMaxMs}), ` +
+          `tick p50 ${w.server.tickMs.p50} / p99 ${w.server.tickMs.p99} / max ${w.server.tickMs.max} ms, ` +
           `egress ${s.bytesPerClientPerSecond} B/client/s (${s.framesPerClientPerSecond} frames/s), ` +
           `move→visible p50 ${s.latencyMs.p50} / p95 ${s.latencyMs.p95} / p99 ${s.latencyMs.p99} / max ${s.latencyMs.max} ms over ${s.latencyMs.count} moves (${s.latencyMs.lost} lost); ` +
-          `bot loop delay p99 ${w.workerLoopDelayP99Ms} ms`,
+          `bot loop delay p99 ${w.workerLoopDelayP99Ms} ms; cpu % of one core: server ${w.cpu.server}, bots ${w.cpu.bots}, whole machine ${w.cpu.host} of ${w.cpu.cores * 100}`,
       );
-      return { clients: s, allClients: all, server: w.server, workerLoopDelayP99Ms: w.workerLoopDelayP99Ms };
+      return { clients: s, allClients: all, server: w.server, workerLoopDelayP99Ms: w.workerLoopDelayP99Ms, cpu: w.cpu };
     };
 
     if (!args.interest) {
       const homes = take(shuffle(safeHomes(content, () => true), rng), BOTS);
-      await joinBots(workers, server.url, homes.map((home, n) => ({ n, home, group: "all" })), manifests);
+      await joinBots(server, workers, homes.map((home, n) => ({ n, home, group: "all" })), manifests);
       result.run = await measure(`${BOTS} bots`);
     } else {
       const nearTiles: Tile[] = [];
       for (let x = -6; x <= 6; x++) for (let z = -6; z <= 6; z++) if (!content.isBlocked(x, z)) nearTiles.push({ x, z });
       const near = take(shuffle(nearTiles, rng), NEAR);
       const far = take(shuffle(safeHomes(content, (t) => Math.max(Math.abs(t.x), Math.abs(t.z)) >= 60), rng), BOTS - NEAR);
-      await joinBots(workers, server.url, near.map((home, n) => ({ n, home, group: "near" })), manifests);
+      await joinBots(server, workers, near.map((home, n) => ({ n, home, group: "near" })), manifests);
       const alone = await measure(`${NEAR} near bots alone`, "near");
-      await joinBots(workers, server.url, far.map((home, i) => ({ n: NEAR + i, home, group: "far" })), manifests);
+      await joinBots(server, workers, far.map((home, i) => ({ n: NEAR + i, home, group: "far" })), manifests);
       const crowded = await measure(`${NEAR} near + ${BOTS - NEAR} far`, "near");
       const ratio = Math.round((crowded.clients.bytesPerClientPerSecond / alone.clients.bytesPerClientPerSecond) * 100) / 100;
       console.log(`  near-group egress with far bots / alone = ${ratio}`);

@@ -33,11 +33,12 @@ export interface GroupReport {
 }
 export type WorkerMessage =
   | { type: "joined"; ok: number; failed: number; errors: string[] }
-  | { type: "report"; elapsedMs: number; groups: Record<string, GroupReport>; loopDelayP99Ms: number }
+  | { type: "report"; elapsedMs: number; cpuMs: number; groups: Record<string, GroupReport>; loopDelayP99Ms: number }
   | { type: "stopped" };
 
 const bots: { bot: WanderBot; group: string }[] = [];
 let since = performance.now();
+let cpuSince = process.cpuUsage();
 const eld = monitorEventLoopDelay({ resolution: 10 });
 eld.enable();
 
@@ -90,8 +91,10 @@ function report() {
     for (const l of s.latencies) g.latencies.push(Math.round(l * 10) / 10);
   }
   const now = performance.now();
-  send({ type: "report", elapsedMs: now - since, groups, loopDelayP99Ms: Math.max(0, eld.percentile(99) / 1e6 - 10) });
+  const cpu = process.cpuUsage(cpuSince);
+  send({ type: "report", elapsedMs: now - since, cpuMs: (cpu.user + cpu.system) / 1000, groups, loopDelayP99Ms: Math.max(0, eld.percentile(99) / 1e6 - 10) });
   since = now;
+  cpuSince = process.cpuUsage();
   eld.reset();
 }
 

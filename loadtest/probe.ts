@@ -1,16 +1,39 @@
 /**
  * Server-side probe for the world benchmark. Loaded into the server process with
- * `node --import tsx --import ./loadtest/probe.ts src/main.ts`; it touches nothing in the server and
- * prints one line per second on stdout:
+ * `node --import tsx --import ./loadtest/probe.ts src/main.ts`; it changes nothing in the server (it
+ * only wraps `WorldRoom.onTick` to time it) and prints one line per second on stdout:
  *
  *   PROBE {"t":…, "cpu":…, "rss":…, "heap":…, "eld":{…}, "window":{…}}
  *
  * `cpu` is the process's CPU time over the last second as a percentage of one core; `rss` and
  * `heap` are bytes; `eld` is the event-loop delay of the last second and `window` the same since the
  * last SIGUSR2 (the benchmark sends one when its measurement window opens), both in milliseconds
- * beyond the 10 ms sampling timer, plus event-loop utilisation.
+ * beyond the 10 ms sampling timer, plus event-loop utilisation, and how long the world ticks took
+ * (`tick`: simulation, schema sync, views and patch broadcast, in milliseconds).
  */
-import { monitorEventLoopDelay, performance, type IntervalHistogram } from "node:perf_hooks";
+import { createHistogram, monitorEventLoopDelay, performance, type IntervalHistogram, type RecordableHistogram } from "node:perf_hooks";
+import { WorldRoom } from "../rooms/WorldRoom.js";
+
+/** Tick durations in microseconds: per second, and per window. */
+const tickSecond = createHistogram();
+const tickWindow = createHistogram();
+const proto = WorldRoom.prototype as unknown as { onTick: () => void };
+const onTick = proto.onTick;
+proto.onTick = function (this: unknown) {
+  const t0 = performance.now();
+  try {
+    onTick.call(this);
+  } finally {
+    const us = Math.max(1, Math.round((performance.now() - t0) * 1000));
+    tickSecond.record(us);
+    tickWindow.record(us);
+  }
+};
+
+function ticks(h: RecordableHistogram) {
+  const ms = (us: number) => Math.round(us / 10) / 100;
+  return h.count === 0 ? { count: 0 } : { count: h.count, p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
+}
 
 const RESOLUTION_MS = 10;
 
@@ -34,6 +57,7 @@ let windowPeakRss = 0;
 
 process.on("SIGUSR2", () => {
   windowed.reset();
+  tickWindow.reset();
   windowElu = performance.eventLoopUtilization();
   windowCpu = process.cpuUsage();
   windowWall = performance.now();
@@ -53,16 +77,19 @@ const timer = setInterval(() => {
     rss: mem.rss,
     heap: mem.heapUsed,
     eld: { ...delay(second), elu: Math.round(elu.utilization * 1000) / 1000 },
+    tick: ticks(tickSecond),
     window: {
       seconds: Math.round((now - windowWall) / 100) / 10,
       cpu: Math.round(((wCpu.user + wCpu.system) / 1000 / (now - windowWall)) * 1000) / 10,
       peakRss: windowPeakRss,
       ...delay(windowed),
       elu: Math.round(performance.eventLoopUtilization(windowElu).utilization * 1000) / 1000,
+      tick: ticks(tickWindow),
     },
   };
   process.stdout.write(`PROBE ${JSON.stringify(line)}\n`);
   second.reset();
+  tickSecond.reset();
   lastCpu = process.cpuUsage();
   lastWall = now;
   lastElu = performance.eventLoopUtilization();

@@ -47,6 +47,8 @@ const { values: args } = parseArgs({
     json: { type: "string" },
     /** Write a V8 CPU profile of the server into this directory (on exit). */
     "cpu-prof": { type: "string" },
+    /** Extra Node.js flags for the server process, e.g. "--max-semi-space-size=4". */
+    "server-node-options": { type: "string" },
   },
 });
 
@@ -114,7 +116,7 @@ interface Probe {
   rss: number;
   heap: number;
   eld: { p50: number; p99: number; max: number; elu: number };
-  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number; tick: TickStats };
+  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number; tick: TickStats; tickCpu: TickStats };
 }
 
 interface ServerHandle {
@@ -127,7 +129,8 @@ interface ServerHandle {
 async function startServer(world: string, databaseUrl: string | undefined): Promise<ServerHandle> {
   const port = await freePort();
   const prof = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
-  const proc = spawn(process.execPath, [...prof, "--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"], {
+  const extra = args["server-node-options"]?.split(/\s+/).filter(Boolean) ?? [];
+  const proc = spawn(process.execPath, [...prof, ...extra, "--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -291,6 +294,7 @@ interface ServerWindow {
   loopDelayMaxMs: number;
   loopUtilisation: number;
   tickMs: TickStats;
+  tickCpuMs: TickStats;
 }
 
 /** Busy and total CPU jiffies of the whole machine (Linux), to tell how much else was running. */
@@ -331,6 +335,7 @@ async function closeWindow(server: ServerHandle, workers: Worker[], opened: { pr
     loopDelayMaxMs: last.window.max,
     loopUtilisation: last.window.elu,
     tickMs: last.window.tick,
+    tickCpuMs: last.window.tickCpu,
   };
   const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1000;
   const botsCpuPercent = Math.round(reports.reduce((n, r) => n + r.cpuMs, 0) / seconds / 10);
@@ -410,6 +415,7 @@ async function main() {
     machine: machine(),
     storage: databaseUrl ? "postgresql" : "pglite",
     tickMs: Number(args["tick-ms"] ?? 600),
+    serverNodeOptions: args["server-node-options"],
     saveIntervalSeconds: Number(args["save-interval"]),
     workers: WORKERS,
     roam: ROAM,
@@ -434,7 +440,7 @@ async function main() {
       console.log(
         `  [${label}] ${s.connected} bots measured (${all.connected} connected), ${s.seconds} s: ` +
           `server cpu ${w.server.cpuPercent}%, peak rss ${w.server.peakRssMb} MB (heap ${w.server.peakHeapUsedMb} MB), loop delay p99 ${w.server.loopDelayP99Ms} ms (max ${w.server.loopDelayMaxMs}), ` +
-          `tick p50 ${w.server.tickMs.p50} / p99 ${w.server.tickMs.p99} / max ${w.server.tickMs.max} ms, ` +
+          `tick p50 ${w.server.tickMs.p50} / p99 ${w.server.tickMs.p99} / max ${w.server.tickMs.max} ms (cpu p50 ${w.server.tickCpuMs.p50} / p99 ${w.server.tickCpuMs.p99}), ` +
           `egress ${s.bytesPerClientPerSecond} B/client/s (${s.framesPerClientPerSecond} frames/s), ` +
           `move→visible p50 ${s.latencyMs.p50} / p95 ${s.latencyMs.p95} / p99 ${s.latencyMs.p99} / max ${s.latencyMs.max} ms over ${s.latencyMs.count} moves (${s.latencyMs.lost} lost); ` +
           `bot loop delay p99 ${w.workerLoopDelayP99Ms} ms; cpu % of one core: server ${w.cpu.server}, bots ${w.cpu.bots}, whole machine ${w.cpu.host} of ${w.cpu.cores * 100}`,

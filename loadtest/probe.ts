@@ -9,24 +9,29 @@
  * `heap` are bytes; `eld` is the event-loop delay of the last second and `window` the same since the
  * last SIGUSR2 (the benchmark sends one when its measurement window opens), both in milliseconds
  * beyond the 10 ms sampling timer, plus event-loop utilisation, and how long the world ticks took
- * (`tick`: simulation, schema sync, views and patch broadcast, in milliseconds).
+ * (`tick`: simulation, schema sync, views and patch broadcast, in milliseconds; `tickCpu`: the CPU
+ * time the process used meanwhile, which leaves out time spent waiting for a core).
  */
 import { createHistogram, monitorEventLoopDelay, performance, type IntervalHistogram, type RecordableHistogram } from "node:perf_hooks";
 import { WorldRoom } from "../rooms/WorldRoom.js";
 
-/** Tick durations in microseconds: per second, and per window. */
+/** Tick durations in microseconds (wall clock, and CPU time of the process), per second and per window. */
 const tickSecond = createHistogram();
 const tickWindow = createHistogram();
+const tickCpuWindow = createHistogram();
 const proto = WorldRoom.prototype as unknown as { onTick: () => void };
 const onTick = proto.onTick;
 proto.onTick = function (this: unknown) {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   try {
     onTick.call(this);
   } finally {
     const us = Math.max(1, Math.round((performance.now() - t0) * 1000));
+    const c = process.cpuUsage(c0);
     tickSecond.record(us);
     tickWindow.record(us);
+    tickCpuWindow.record(Math.max(1, c.user + c.system));
   }
 };
 
@@ -58,6 +63,7 @@ let windowPeakRss = 0;
 process.on("SIGUSR2", () => {
   windowed.reset();
   tickWindow.reset();
+  tickCpuWindow.reset();
   windowElu = performance.eventLoopUtilization();
   windowCpu = process.cpuUsage();
   windowWall = performance.now();
@@ -85,6 +91,7 @@ const timer = setInterval(() => {
       ...delay(windowed),
       elu: Math.round(performance.eventLoopUtilization(windowElu).utilization * 1000) / 1000,
       tick: ticks(tickWindow),
+      tickCpu: ticks(tickCpuWindow),
     },
   };
   process.stdout.write(`PROBE ${JSON.stringify(line)}\n`);

@@ -314,7 +314,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
 
   /**
    * Settle in both players' storage queues: save their pending progress, run the transaction,
-   * then load both players' items and coins from what was committed.
+   * then replace both players' items and coins with what was committed (the holdings the
+   * transaction wrote; after a failure, a reload from storage).
    *
    * The Player objects are taken when the settlement is asked for: a player who leaves while it
    * runs is removed from the world at once, but the world saves that same object after this job
@@ -357,22 +358,24 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       for (const p of players) p.itemsLocked = true;
       try {
         const result = await settleTrade(this.deps.orm, session, this.env.items);
-        // Whatever happened, memory now follows storage.
+        // Whatever happened, memory now follows storage. After a commit the settlement returns the
+        // inventories and coins it wrote (the trade changes nothing else), so no reload is needed.
+        if (result.ok) {
+          for (const p of live()) {
+            const held = result.holdings[p.id];
+            if (!held) continue;
+            p.inventory = held.inventory;
+            p.coins = held.coins;
+          }
+          return result;
+        }
         for (const id of ids) {
           try {
             const record = await this.deps.characters.load(id);
             if (!record) continue;
             for (const p of live()) if (p.id === id) p.loadItems(record, record.character.coins);
           } catch (e) {
-            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "reload after settlement failed");
-            // The committed inventory and coins are known: never keep the pre-trade ones.
-            const held = result.ok ? result.holdings[id] : undefined;
-            if (held)
-              for (const p of live())
-                if (p.id === id) {
-                  p.inventory = held.inventory;
-                  p.coins = held.coins;
-                }
+            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "reload after a failed settlement failed");
           }
         }
         return result;

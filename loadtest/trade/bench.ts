@@ -14,11 +14,12 @@
  * Settings (environment): BENCH_DATABASE_URL (else DATABASE_URL, else TEST_DATABASE_URL) — its
  * public schema is DROPPED and rebuilt; BENCH_BOTS (default 100), BENCH_SECONDS (20),
  * BENCH_SETTLE_SECONDS (4 per level), BENCH_TICK_MS (600), BENCH_PROFILE=1 (CPU profile of the
- * server into loadtest/trade/profiles/), BENCH_ONLY=settle (part 1 only, nothing written). Results go to loadtest/trade/RESULTS.md.
+ * server into $TMPDIR/trade-bench-profiles/), BENCH_ONLY=settle (part 1 only, nothing written).
+ * Results go to loadtest/trade/RESULTS.md.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync, rmSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { signServerToken } from "../../src/auth/tokens.js";
 import { syncItemDefinitions } from "../../entities/item-definitions.js";
 import { CharacterRepository } from "../../entities/character-repository.js";
@@ -96,6 +97,8 @@ interface SettleLevel {
   p50: number;
   p99: number;
   failed: number;
+  /** CPU seconds other processes used meanwhile (contention from outside the benchmark). */
+  others: number;
 }
 
 /** A session in state `settling` where `from` gives one feather (slot 0) and `to` gives one coin. */
@@ -136,6 +139,7 @@ async function benchSettlement(storage: Storage, items: ItemLookup): Promise<Set
     let failed = 0;
     const until = performance.now() + SETTLE_SECONDS * 1000;
     const t0 = performance.now();
+    const cpu0 = cpuSnapshot(0);
     await Promise.all(
       pairs.slice(0, concurrency).map(async ([x, y]) => {
         // Holdings only need to cover the offer (the transaction re-checks the real rows); the
@@ -151,9 +155,14 @@ async function benchSettlement(storage: Storage, items: ItemLookup): Promise<Set
       }),
     );
     const elapsed = (performance.now() - t0) / 1000;
-    const level = { concurrency, settlements: lat.length, perSecond: lat.length / elapsed, p50: pct(lat, 50), p99: pct(lat, 99), failed };
+    const cpu1 = cpuSnapshot(0);
+    const others = cpu1.all - cpu0.all - (cpu1.bots - cpu0.bots) - (cpu1.postgres - cpu0.postgres);
+    const level = { concurrency, settlements: lat.length, perSecond: lat.length / elapsed, p50: pct(lat, 50), p99: pct(lat, 99), failed, others };
     levels.push(level);
-    log(`  settleTrade ×${concurrency}: ${level.perSecond.toFixed(0)}/s, p50 ${ms(level.p50)}, p99 ${ms(level.p99)}, failed ${failed}`);
+    log(
+      `  settleTrade ×${concurrency}: ${level.perSecond.toFixed(0)}/s, p50 ${ms(level.p50)}, p99 ${ms(level.p99)}, failed ${failed}; ` +
+        `CPU: this process ${(cpu1.bots - cpu0.bots).toFixed(1)} s, PostgreSQL ${(cpu1.postgres - cpu0.postgres).toFixed(1)} s, others ${others.toFixed(1)} s of ${(2 * elapsed).toFixed(0)}`,
+    );
   }
   const after = await totals(storage);
   if (JSON.stringify(before) !== JSON.stringify(after)) throw new Error(`bare settlement changed totals: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
@@ -171,7 +180,7 @@ interface ServerProc {
 
 async function startServer(world: string): Promise<ServerProc> {
   const port = await freePort();
-  const profileDir = "loadtest/trade/profiles";
+  const profileDir = `${tmpdir()}/trade-bench-profiles`;
   if (PROFILE) mkdirSync(profileDir, { recursive: true });
   const args = [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", "src/main.ts"];
   const proc = spawn(process.execPath, args, {
@@ -219,10 +228,11 @@ interface ProtocolResult {
   totalP99: number;
   outcomes: Record<string, number>;
   allCompleted: number;
-  serverCpuSeconds?: number;
+  /** CPU seconds used during the measured window by the server, this (bot) process and PostgreSQL. */
+  cpu: { server: number; bots: number; postgres: number; others: number };
 }
 
-async function benchProtocol(url: string, afterSetup: () => Promise<void>): Promise<ProtocolResult & { botIds: string[] }> {
+async function benchProtocol(url: string, serverPid: number, afterSetup: () => Promise<void>): Promise<ProtocolResult & { botIds: string[] }> {
   const bots: Bot[] = [];
   for (let i = 0; i < BOTS; i += 10) {
     const batch = await Promise.all(
@@ -271,7 +281,9 @@ async function benchProtocol(url: string, afterSetup: () => Promise<void>): Prom
     inFlight.add(p);
   };
 
+  let cpuAtStart: CpuSnapshot | undefined;
   while (performance.now() < stopAt) {
+    if (!cpuAtStart && performance.now() >= measureFrom) cpuAtStart = cpuSnapshot(serverPid);
     // Pair idle bots whose pair is out of its cooldown; rotate partners.
     const free = [...idle];
     for (let i = free.length - 1; i > 0; i--) {
@@ -298,6 +310,7 @@ async function benchProtocol(url: string, afterSetup: () => Promise<void>): Prom
       setTimeout(r, 20);
     });
   }
+  const cpuAtEnd = cpuSnapshot(serverPid);
   await Promise.all([...inFlight]);
 
   const window = results.filter((x) => x.at >= measureFrom && x.at <= stopAt);
@@ -322,6 +335,13 @@ async function benchProtocol(url: string, afterSetup: () => Promise<void>): Prom
     totalP99: pct(total, 99),
     outcomes,
     allCompleted: results.filter((x) => x.r.outcome === "completed").length,
+    cpu: {
+      server: cpuAtEnd.server - cpuAtStart!.server,
+      bots: cpuAtEnd.bots - cpuAtStart!.bots,
+      postgres: cpuAtEnd.postgres - cpuAtStart!.postgres,
+      others:
+        cpuAtEnd.all - cpuAtStart!.all - (cpuAtEnd.server - cpuAtStart!.server) - (cpuAtEnd.bots - cpuAtStart!.bots) - (cpuAtEnd.postgres - cpuAtStart!.postgres),
+    },
     botIds,
   };
 }
@@ -351,14 +371,12 @@ async function main() {
   const world = tempWorld();
   const server = await startServer(world);
   storage = await openStorage({ url: DB_URL, poolMax: 4 });
-  const cpuBefore = await serverCpu(server.proc.pid!);
   let protocol: Awaited<ReturnType<typeof benchProtocol>>;
   let before: Record<string, number> = {};
   try {
-    protocol = await benchProtocol(server.url, async () => {
+    protocol = await benchProtocol(server.url, server.proc.pid!, async () => {
       before = await totals(storage);
     });
-    protocol.serverCpuSeconds = (await serverCpu(server.proc.pid!)) - cpuBefore;
   } finally {
     server.proc.kill("SIGTERM");
     await server.exited;
@@ -368,6 +386,8 @@ async function main() {
     `  ${protocol.perSecond.toFixed(0)} completed trades/s; settlement p50 ${ms(protocol.settleP50)}, p99 ${ms(protocol.settleP99)}; ` +
       `whole trade p50 ${ms(protocol.totalP50)}, p99 ${ms(protocol.totalP99)}; outcomes ${JSON.stringify(protocol.outcomes)}`,
   );
+  const c = protocol.cpu;
+  log(`  CPU in the window: server ${c.server.toFixed(1)} s, bots ${c.bots.toFixed(1)} s, PostgreSQL ${c.postgres.toFixed(1)} s, other processes ${c.others.toFixed(1)} s (of ${2 * SECONDS} available)`);
 
   log("3. invariants");
   const after = await totals(storage);
@@ -390,15 +410,37 @@ async function main() {
   if (!inv.totals || !inv.bounds || !inv.audits) process.exit(2);
 }
 
-/** CPU seconds (user + system) a process has used, from /proc. */
-async function serverCpu(pid: number): Promise<number> {
+interface CpuSnapshot {
+  server: number;
+  bots: number;
+  postgres: number;
+  /** Every process on the machine (from /proc/stat). */
+  all: number;
+}
+
+/** CPU seconds (user + system) used so far by a process, from /proc (NaN when unreadable). */
+function procCpu(pid: number | string): number {
   try {
-    const { readFileSync } = await import("node:fs");
     const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     return (Number(f[11]) + Number(f[12])) / 100;
   } catch {
     return NaN;
   }
+}
+
+/** Server process, this process, and every PostgreSQL process (local server) now. */
+function cpuSnapshot(serverPid: number): CpuSnapshot {
+  let postgres = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") postgres += procCpu(pid) || 0;
+    } catch {
+      /* gone */
+    }
+  }
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const all = (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / 100;
+  return { server: procCpu(serverPid), bots: procCpu(process.pid), postgres, all };
 }
 
 function writeResults(r: {
@@ -410,6 +452,7 @@ function writeResults(r: {
   audited: number;
 }) {
   const p = r.protocol;
+  const perTrade = (cpuSeconds: number) => ms((cpuSeconds * 1000) / Math.max(1, p.completed));
   const lines = [
     "# Trade benchmark results",
     "",
@@ -418,18 +461,24 @@ function writeResults(r: {
     "",
     "## Bare settlement (`settleTrade`, no protocol)",
     "",
-    "| concurrent | settlements | per second | p50 | p99 | failed |",
-    "|---:|---:|---:|---:|---:|---:|",
-    ...r.settle.map((l) => `| ${l.concurrency} | ${l.settlements} | ${l.perSecond.toFixed(0)} | ${ms(l.p50)} | ${ms(l.p99)} | ${l.failed} |`),
+    "| concurrent | settlements | per second | p50 | p99 | failed | CPU used by other processes |",
+    "|---:|---:|---:|---:|---:|---:|---:|",
+    ...r.settle.map(
+      (l) => `| ${l.concurrency} | ${l.settlements} | ${l.perSecond.toFixed(0)} | ${ms(l.p50)} | ${ms(l.p99)} | ${l.failed} | ${l.others.toFixed(1)} s of ${2 * SETTLE_SECONDS} |`,
+    ),
     "",
     "## Over the socket (server process, plain-WebSocket bots)",
     "",
     `${p.bots} bots, ${p.seconds} s measured after a ${WARMUP_SECONDS} s warm-up, TICK_MS ${TICK_MS}; each trade: request, accept, one offer each`,
     "(1 feather against 1 coin), accept on the offer screen, accept on the confirmation screen.",
     "",
-    "| completed trades/s | settlement p50 | settlement p99 | whole trade p50 | whole trade p99 | server CPU |",
-    "|---:|---:|---:|---:|---:|---:|",
-    `| ${p.perSecond.toFixed(0)} | ${ms(p.settleP50)} | ${ms(p.settleP99)} | ${ms(p.totalP50)} | ${ms(p.totalP99)} | ${p.serverCpuSeconds?.toFixed(1)} s |`,
+    "| completed trades/s | settlement p50 | settlement p99 | whole trade p50 | whole trade p99 |",
+    "|---:|---:|---:|---:|---:|",
+    `| ${p.perSecond.toFixed(0)} | ${ms(p.settleP50)} | ${ms(p.settleP99)} | ${ms(p.totalP50)} | ${ms(p.totalP99)} |`,
+    "",
+    `CPU during the measured ${p.seconds} s (2 cores = ${2 * p.seconds} CPU-seconds available): server ${p.cpu.server.toFixed(1)} s, ` +
+      `bots ${p.cpu.bots.toFixed(1)} s, PostgreSQL ${p.cpu.postgres.toFixed(1)} s; per completed trade: server ${perTrade(p.cpu.server)}, ` +
+      `bots ${perTrade(p.cpu.bots)}, PostgreSQL ${perTrade(p.cpu.postgres)}. Other processes on the machine used ${p.cpu.others.toFixed(1)} s.`,
     "",
     "Settlement latency: from the later of the two confirmation-screen accepts to the later `tradeCompleted`.",
     `Outcomes over the whole run: \`${JSON.stringify(p.outcomes)}\`.`,

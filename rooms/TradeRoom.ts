@@ -98,6 +98,8 @@ export class TradeRoom extends Room {
     if (!characterId || !isParty(this.session, characterId)) throw new ServerError(403, "you are not part of this trade");
     const c = await WorldRoom.runtime.characters.findById(characterId);
     if (!c || c.accountId !== principal.accountId) throw new ServerError(403, "you are not part of this trade");
+    // The state is kept only while someone watches: bring it up to date for the first full state.
+    this.syncState(true);
   }
 
   /** A trade event from one of the players (routed by the world). */
@@ -208,7 +210,9 @@ export class TradeRoom extends Room {
     return [this.session.a.playerId, this.session.b.playerId];
   }
 
-  private syncState() {
+  /** Copy the session onto the synchronised state — only while someone watches (or when forced). */
+  private syncState(force = false) {
+    if (!force && this.clients.length === 0) return;
     const s = this.state;
     s.tradeId = this.session.id;
     s.screen = this.session.state;

@@ -11,14 +11,14 @@
  * 3. Invariants after the server stopped: totals of every item id and coins unchanged, slot and
  *    stack bounds, one `completed` audit record per completed trade.
  *
- * Settings (environment): BENCH_DATABASE_URL (else DATABASE_URL, else TEST_DATABASE_URL) — its
+ * Settings (environment): BENCH_DATABASE_URL (else TEST_DATABASE_URL; never DATABASE_URL) — its
  * public schema is DROPPED and rebuilt; BENCH_BOTS (default 100), BENCH_SECONDS (20),
  * BENCH_SETTLE_SECONDS (4 per level), BENCH_TICK_MS (600), BENCH_PROFILE=1 (CPU profile of the
  * server into $TMPDIR/trade-bench-profiles/), BENCH_ONLY=settle (part 1 only, nothing written).
  * Results go to loadtest/trade/RESULTS.md.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { signServerToken } from "../../src/auth/tokens.js";
 import { syncItemDefinitions } from "../../entities/item-definitions.js";
@@ -31,7 +31,8 @@ import { settleTrade } from "../../src/trade/settlement.js";
 import { freePort, tempWorld } from "../../test/helpers/process.js";
 import { Bot, tradeOnce, type TradeResult } from "./bot.js";
 
-const DB_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || process.env.TEST_DATABASE_URL;
+// Never DATABASE_URL: the benchmark drops the schema. TEST_DATABASE_URL is disposable by convention (the tests drop it too).
+const DB_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
 const BOTS = Number(process.env.BENCH_BOTS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const WARMUP_SECONDS = 3;
@@ -43,7 +44,7 @@ const ADMIN_CODE = "bench-admin-code";
 const PAIR_COOLDOWN_MS = 3_000 + 50;
 
 if (!DB_URL) {
-  console.error("bench:trade needs PostgreSQL: set BENCH_DATABASE_URL (its public schema is dropped and rebuilt).");
+  console.error("bench:trade needs a disposable PostgreSQL database: set BENCH_DATABASE_URL (its public schema is dropped and rebuilt).");
   process.exit(1);
 }
 
@@ -99,6 +100,9 @@ interface SettleLevel {
   failed: number;
   /** CPU seconds other processes used meanwhile (contention from outside the benchmark). */
   others: number;
+  /** CPU milliseconds per settlement: this process (client side) and PostgreSQL. */
+  clientMs: number;
+  postgresMs: number;
 }
 
 /** A session in state `settling` where `from` gives one feather (slot 0) and `to` gives one coin. */
@@ -157,7 +161,17 @@ async function benchSettlement(storage: Storage, items: ItemLookup): Promise<Set
     const elapsed = (performance.now() - t0) / 1000;
     const cpu1 = cpuSnapshot(0);
     const others = cpu1.all - cpu0.all - (cpu1.bots - cpu0.bots) - (cpu1.postgres - cpu0.postgres);
-    const level = { concurrency, settlements: lat.length, perSecond: lat.length / elapsed, p50: pct(lat, 50), p99: pct(lat, 99), failed, others };
+    const level = {
+      concurrency,
+      settlements: lat.length,
+      perSecond: lat.length / elapsed,
+      p50: pct(lat, 50),
+      p99: pct(lat, 99),
+      failed,
+      others,
+      clientMs: ((cpu1.bots - cpu0.bots) * 1000) / lat.length,
+      postgresMs: ((cpu1.postgres - cpu0.postgres) * 1000) / lat.length,
+    };
     levels.push(level);
     log(
       `  settleTrade ×${concurrency}: ${level.perSecond.toFixed(0)}/s, p50 ${ms(level.p50)}, p99 ${ms(level.p99)}, failed ${failed}; ` +
@@ -457,14 +471,17 @@ function writeResults(r: {
     "# Trade benchmark results",
     "",
     `Run ${new Date().toISOString()} with \`npm run bench:trade\` on ${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, PostgreSQL on the same machine.`,
-    "Client bots, the server process and PostgreSQL share the cores.",
+    "Client bots, the server process and PostgreSQL share the cores, with whatever else runs on the machine",
+    "(its CPU use is measured and shown: other engineers' test and load runs shared this machine).",
     "",
     "## Bare settlement (`settleTrade`, no protocol)",
     "",
-    "| concurrent | settlements | per second | p50 | p99 | failed | CPU used by other processes |",
-    "|---:|---:|---:|---:|---:|---:|---:|",
+    "| concurrent | settlements | per second | p50 | p99 | failed | CPU per settlement: client / PostgreSQL | CPU used by other processes |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...r.settle.map(
-      (l) => `| ${l.concurrency} | ${l.settlements} | ${l.perSecond.toFixed(0)} | ${ms(l.p50)} | ${ms(l.p99)} | ${l.failed} | ${l.others.toFixed(1)} s of ${2 * SETTLE_SECONDS} |`,
+      (l) =>
+        `| ${l.concurrency} | ${l.settlements} | ${l.perSecond.toFixed(0)} | ${ms(l.p50)} | ${ms(l.p99)} | ${l.failed} | ` +
+        `${l.clientMs.toFixed(2)} / ${l.postgresMs.toFixed(2)} ms | ${l.others.toFixed(1)} s of ${2 * SETTLE_SECONDS} |`,
     ),
     "",
     "## Over the socket (server process, plain-WebSocket bots)",
@@ -492,7 +509,12 @@ function writeResults(r: {
     `- completed audit records (${r.audited}) = completed trades (${p.allCompleted}): ${r.inv.audits ? "yes" : "**NO**"}`,
     "",
   ];
-  writeFileSync("loadtest/trade/RESULTS.md", lines.join("\n") + (process.env.BENCH_NOTES ? `\n${process.env.BENCH_NOTES}\n` : ""));
+  // Hand-written notes below the marker survive a new run.
+  const file = "loadtest/trade/RESULTS.md";
+  const marker = "<!-- notes: kept across runs -->";
+  const old = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const notes = old.includes(marker) ? old.slice(old.indexOf(marker)) : `${marker}\n`;
+  writeFileSync(file, `${lines.join("\n")}\n${notes}`);
   log("wrote loadtest/trade/RESULTS.md");
 }
 

@@ -433,7 +433,6 @@ describe("WorldRoom (SDK clients)", function () {
       assert.ok(server.world.isOnline(first.id));
       second.send("player:move", { x: 3, z: 2 });
       await second.waitAt(3, 2);
-      assert.equal(server.world.players.size >= 1, true);
     });
 
     it("a dropped client reconnects within the window with the same state", async () => {
@@ -471,15 +470,15 @@ describe("WorldRoom (SDK clients)", function () {
       await admin(b, "/tp 100 0");
       await a.waitState((s) => s.players.get(b.id) === undefined, "b gone from a's view");
       assert.ok(server.world.players.has(b.id));
-      // b runs back toward spawn; a must see b appear no later than at the view radius.
+      // b runs back toward spawn (2 tiles a tick from x=100: 98, 96, … 24): a sees b appear at the view radius.
       let appearedAt: number | undefined;
       a.room.onStateChange((s: any) => {
         const seen = s.players.get(b.id);
-        if (seen && appearedAt === undefined) appearedAt = server.world.player(b.id)!.x;
+        if (seen && appearedAt === undefined) appearedAt = seen.x;
       });
       b.send("player:move", { x: 10, z: 0, run: true });
       await a.waitState((s) => s.players.get(b.id) !== undefined, "b back in view", 20_000);
-      assert.ok(appearedAt !== undefined && appearedAt <= VIEW_RADIUS && appearedAt >= VIEW_RADIUS - 4, `b appeared at x=${appearedAt}`);
+      assert.equal(appearedAt, VIEW_RADIUS, `b appeared at x=${appearedAt}`);
       await a.waitState((s) => s.players.get(b.id)?.x === 10, "b's moves keep arriving");
     });
 

@@ -29,6 +29,8 @@ export interface Session extends Connection {
   /** JSON sessions: what this client has been told, for world:update deltas. */
   sent?: Record<Kind, Map<string, Record<string, unknown>>>;
   visible?: VisibleSet;
+  /** The second buffer of `visible` (swapped every tick). */
+  spare?: VisibleSet;
 }
 
 interface JoinOptions {
@@ -287,7 +289,7 @@ export class WorldRoom extends Room {
   private refreshView(s: Session, p: Player) {
     const view = s.client?.view;
     if (!view) return;
-    const next = this.rt.world.visibleFor(p);
+    const next = this.rt.world.visibleFor(p, s.spare);
     const prev = s.visible;
     for (const kind of KINDS) {
       for (const id of next[kind]) {
@@ -302,6 +304,7 @@ export class WorldRoom extends Room {
           if (obj && view.has(obj)) view.remove(obj);
         }
     }
+    s.spare = prev;
     s.visible = next;
   }
 

@@ -739,9 +739,16 @@ export class World implements WorldPort {
 
   // ------------------------------------------------------------------ visibility
 
-  /** Everything within VIEW_RADIUS of the player. */
-  visibleFor(p: Player): VisibleSet {
-    const v: VisibleSet = { players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() };
+  /**
+   * Everything within VIEW_RADIUS of the player. Pass `out` to refill existing sets instead of
+   * allocating new ones (the room double-buffers them: this runs for every client every tick).
+   */
+  visibleFor(p: Player, out?: VisibleSet): VisibleSet {
+    const v: VisibleSet = out ?? { players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() };
+    v.players.clear();
+    v.npcs.clear();
+    v.resources.clear();
+    v.groundItems.clear();
     const near = (e: { x: number; z: number }) => Math.max(Math.abs(e.x - p.x), Math.abs(e.z - p.z)) <= VIEW_RADIUS;
     for (const o of this.playerGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(o)) v.players.add(o.id);
     v.players.add(p.id);

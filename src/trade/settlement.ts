@@ -1,13 +1,16 @@
 /**
  * The settlement transaction: the only place where a trade moves items and coins.
  *
- * One transaction on a fresh entity manager, in plain SQL (no identity map: nothing cached is trusted):
+ * One transaction, in plain SQL (no identity map: nothing cached is trusted):
  * 1. lock both character rows, in id order, reading their committed values;
- * 2. lock both characters' inventory rows, in the same order;
+ * 2. lock both characters' inventory rows, in the same order, in a later statement (so its snapshot
+ *    is taken after the character locks: anything that changed an inventory under that lock is seen);
  * 3. re-check both offers against the locked rows and plan the move (`planSettlement`: slots,
  *    item ids, quantities, coins, 28 slots, 2,147,483,647 caps);
- * 4. write both inventories and coin totals and the audit record; commit.
- * Serialization failures and deadlocks are retried a bounded number of times, then it fails closed.
+ * 4. write both inventories and coin totals and the audit record in one statement; commit.
+ * Serialization failures, deadlocks and lock time-outs are retried a bounded number of times, then
+ * it fails closed. On PostgreSQL it runs on a connection of the ORM's own pool in 2 round trips;
+ * on PGlite through the ORM's connection.
  */
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { TradeAuditEntity, type AuditedOffer } from "../../entities/index.js";
@@ -53,10 +56,12 @@ export function auditedOffer(offer: Pick<TradeOffer, "items" | "coins">, items: 
  * written unless everything is.
  */
 export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
+  const pool = await nativePool(orm);
   for (let attempt = 1; ; attempt++) {
     try {
+      if (pool) return await settleOnPool(pool, orm, session, items);
       const conn = orm.em.getConnection();
-      return await conn.transactional((trx) => settleOnce({ conn, trx }, session, items));
+      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), session, items));
     } catch (e) {
       if (e instanceof PlanRejected) return { ok: false, failure: e.failure, message: e.message };
       const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
@@ -66,39 +71,114 @@ export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLo
   }
 }
 
-/** The open transaction: the ORM's connection and its transaction context. */
-interface Tx {
-  conn: ReturnType<Orm["em"]["getConnection"]>;
-  trx: Parameters<Parameters<Tx["conn"]["transactional"]>[0]>[0];
-}
+const LOCK_CHARACTERS = `select id, coins from characters where id in (?, ?) order by id for update`;
+const LOCK_INVENTORIES = `select character_id, slot, item_id, quantity from inventory_items where character_id in (?, ?) order by character_id, slot for update`;
+type CharacterRow = { id: string; coins: number | string };
+type InventoryRow = { character_id: string; slot: number; item_id: string; quantity: number | string };
 
-/** Run one SQL statement inside the transaction. */
-function run<T = Record<string, unknown>>(tx: Tx, sql: string, params: unknown[], method: "all" | "run" = "all"): Promise<T[]> {
-  return tx.conn.execute<T[]>(sql, params, method, tx.trx);
+/** How one attempt talks to the database. */
+interface SettlementChannel {
+  /** Open the transaction, lock both characters (id order), then both inventories (a later statement: a fresh snapshot). */
+  lockAndRead(ids: string[]): Promise<{ chars: CharacterRow[]; inventory: InventoryRow[] }>;
+  /** Run the one write statement and commit. */
+  writeAndCommit(sql: string, params: unknown[]): Promise<void>;
 }
 
 /**
- * One attempt, in plain SQL on the transaction's connection (the ORM's entity machinery cost
- * about 10 ms of CPU per settlement, the dominant cost of a trade):
+ * Through the ORM's connection (PGlite, where the connection is shared and the ORM serialises its
+ * use): 5 round trips — begin, the two locking reads, the write, commit.
+ */
+function ormChannel(conn: ReturnType<Orm["em"]["getConnection"]>, trx: Parameters<Parameters<ReturnType<Orm["em"]["getConnection"]>["transactional"]>[0]>[0]): SettlementChannel {
+  return {
+    async lockAndRead(ids) {
+      const chars = await conn.execute<CharacterRow[]>(LOCK_CHARACTERS, ids, "all", trx);
+      const inventory = await conn.execute<InventoryRow[]>(LOCK_INVENTORIES, ids, "all", trx);
+      return { chars, inventory };
+    },
+    async writeAndCommit(sql, params) {
+      await conn.execute(sql, params, "run", trx); // transactional() commits when the attempt returns
+    },
+  };
+}
+
+/** The parts of a `pg` pool and client this module uses. */
+interface PgPool {
+  connect(): Promise<PgClient>;
+  readonly idleCount: number;
+}
+interface PgClient {
+  query(sql: string): Promise<unknown>;
+  release(err?: Error | boolean): void;
+}
+
+const pools = new WeakMap<object, Promise<PgPool | undefined>>();
+
+/** The `pg` pool behind the ORM when storage is PostgreSQL (undefined for PGlite). */
+function nativePool(orm: Orm): Promise<PgPool | undefined> {
+  let found = pools.get(orm);
+  if (!found) {
+    const conn = orm.em.getConnection() as unknown as { getNativeClient?: () => Promise<unknown> };
+    found = (async () => {
+      const native = (await conn.getNativeClient?.().catch(() => undefined)) as Partial<PgPool> | undefined;
+      return native && typeof native.connect === "function" && typeof native.idleCount === "number" ? (native as PgPool) : undefined;
+    })();
+    pools.set(orm, found);
+  }
+  return found;
+}
+
+/**
+ * On PostgreSQL, one pooled connection of the ORM's own pool and 2 round trips: `begin; lock
+ * characters; lock inventories` as one simple query (its statements run in order, each with a
+ * fresh snapshot), then `write; commit`. Values are inlined by the ORM's own formatter, as on
+ * every ORM query. Whatever goes wrong, the transaction is rolled back before the connection
+ * goes back to the pool.
+ */
+async function settleOnPool(pool: PgPool, orm: Orm, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
+  const platform = orm.em.getPlatform();
+  const sql = (q: string, params: unknown[]) => platform.formatQuery(q, params);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    return await settleOnce(
+      {
+        async lockAndRead(ids) {
+          const res = (await client.query(`begin; ${sql(LOCK_CHARACTERS, ids)}; ${sql(LOCK_INVENTORIES, ids)}`)) as { rows: unknown[] }[];
+          return { chars: res[1]!.rows as CharacterRow[], inventory: res[2]!.rows as InventoryRow[] };
+        },
+        async writeAndCommit(q, params) {
+          await client.query(`${sql(q, params)}; commit`);
+        },
+      },
+      session,
+      items,
+    );
+  } catch (e) {
+    // A refused plan leaves the transaction open, a failed statement leaves it aborted: end it.
+    await client.query("rollback").catch((err: Error) => (broken = err));
+    throw e;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * One attempt, in plain SQL (the ORM's entity machinery cost about 10 ms of CPU per settlement,
+ * the dominant cost of a trade), over either channel:
  * 1. `select … from characters where id in (a, b) order by id for update`: both rows locked, in id
  *    order (the lock is taken above the sort), with their current committed values;
  * 2. both inventories locked the same way (`order by character_id, slot`);
  * 3. the plan; 4. coins, changed slots (delete / update / insert) and the audit record, as one
  *    statement (data-modifying CTEs all run, whatever the main query reads).
  */
-async function settleOnce(tx: Tx, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
+async function settleOnce(channel: SettlementChannel, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
   const ids = [session.a.playerId, session.b.playerId].sort();
-  const charRows = await run<{ id: string; coins: number }>(tx, `select id, coins from characters where id in (?, ?) order by id for update`, ids);
+  const { chars: charRows, inventory: invRows } = await channel.lockAndRead(ids);
   const chars = new Map(charRows.map((c) => [c.id, { coins: Number(c.coins) }]));
   if (ids.some((id) => !chars.has(id))) throw new PlanRejected(SETTLEMENT_FAILURE.INVALID_ITEMS, "A trader no longer exists.");
-  const invRows = await run<{ character_id: string; slot: number; item_id: string; quantity: number }>(
-    tx,
-    `select character_id, slot, item_id, quantity from inventory_items where character_id in (?, ?) order by character_id, slot for update`,
-    ids,
-  );
   const invs = new Map<string, Inventory>();
   for (const id of ids) {
-    const rows = invRows.filter((r) => r.character_id === id).map((r) => ({ slot: r.slot, itemId: r.item_id, quantity: Number(r.quantity) }));
+    const rows = invRows.filter((r) => r.character_id === id).map((r) => ({ slot: Number(r.slot), itemId: r.item_id, quantity: Number(r.quantity) }));
     const inv = inventoryFromSlots(rows);
     if (!inv.ok) throw new PlanRejected(SETTLEMENT_FAILURE.INVALID_ITEMS, "An inventory is in an invalid state.");
     invs.set(id, inv.value);
@@ -120,8 +200,7 @@ async function settleOnce(tx: Tx, session: TradeSession, items: ItemLookup): Pro
     },
     ...inventoryWrites(ids.map((id) => ({ characterId: id, before: invs.get(id)!, after: outcome[id]!.inventory }))),
   ];
-  await run(
-    tx,
+  await channel.writeAndCommit(
     `with ${writes.map((w, i) => `w${i} as (${w.sql})`).join(", ")}
      insert into trade_audits (id, character_a, character_b, offer_a, offer_b, outcome, reason, started_at, ended_at)
      values (?, ?, ?, ?::jsonb, ?::jsonb, 'completed', null, ?, ?)`,
@@ -135,7 +214,6 @@ async function settleOnce(tx: Tx, session: TradeSession, items: ItemLookup): Pro
       new Date(session.startedAt ?? session.createdAt),
       new Date(),
     ],
-    "run",
   );
   return {
     ok: true,

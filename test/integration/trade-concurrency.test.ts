@@ -72,6 +72,44 @@ const sell = (orm: Orm, id: string, slot: number, itemId: string, price: number)
 /** Drop: the slot's stack leaves storage for the ground. */
 const drop = (orm: Orm, id: string, slot: number, itemId: string) => lockedTx(orm, id, async (em) => !!(await takeSlot(em, id, slot, itemId)));
 
+/**
+ * Hold character `id`'s row locked in one transaction, start each job in turn once the previous
+ * one is waiting for that lock (PostgreSQL grants a row lock to its waiters in arrival order),
+ * then release: the jobs reach the row in the given order.
+ */
+async function queuedBehindLock<T>(id: string, jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const orm = (await postgresStorage()).orm;
+  const waiting = async () =>
+    Number(
+      (
+        await orm.em
+          .fork()
+          .getConnection()
+          .execute(`select count(*)::int n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)
+      )[0].n,
+    );
+  let release!: () => void;
+  let held!: () => void;
+  const isHeld = new Promise<void>((r) => (held = r));
+  const holder = lockedTx(orm, id, () => {
+    held();
+    return new Promise<void>((r) => (release = r));
+  });
+  await isHeld;
+  const base = await waiting();
+  const running: Promise<T>[] = [];
+  try {
+    for (const job of jobs) {
+      running.push(job());
+      await until(async () => (await waiting()) >= base + running.length, "the job to wait for the row lock");
+    }
+  } finally {
+    release();
+  }
+  await holder;
+  return Promise.all(running);
+}
+
 const minus = (a: Record<string, number>, b: Record<string, number>) => {
   const out: Record<string, number> = { ...a };
   for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) - v;
@@ -144,18 +182,26 @@ describe("trade: settlement races on real PostgreSQL", function () {
     ["a store sale", (id: string) => sell(orm, id, 0, "bronze_axe", 7), () => ({ bronze_axe: -1, coins: 7 })],
     ["a drop", (id: string) => drop(orm, id, 0, "bronze_axe"), () => ({ bronze_axe: -1 })],
   ] as const) {
-    it(`a trade racing ${name} of the offered item: exactly one happens (${ROUNDS} rounds, both start orders)`, async () => {
+    it(`a trade racing ${name} of the offered item: exactly one happens (${ROUNDS * 3} rounds: free races and both forced orders)`, async () => {
       const seen = new Set<string>();
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < ROUNDS * 3; round++) {
         const { a, b, aHold, bHold } = await threePlayers();
         const ids = [a, b];
         const before = await totals(orm, ids);
         const s = settlingSession(`race-${name}-${round}`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
-        const [trade, other] =
-          round % 2 === 0
-            ? await Promise.all([settleTrade(orm, s, items), compete(a)])
-            : await Promise.all([compete(a), settleTrade(orm, s, items)]).then(([o, t]) => [t, o] as const);
-        assert.ok(trade.ok !== other, `round ${round}: exactly one of trade (${outcomes([trade])}) and ${name} (${other})`);
+        const order = (["free", "trade first", `${name} first`] as const)[round % 3]!;
+        let trade: SettlementResult;
+        let other: boolean;
+        if (order === "free") [trade, other] = await Promise.all([settleTrade(orm, s, items), compete(a)]);
+        else {
+          // Both queue behind a transaction holding A's row, in a chosen order; the first in line wins.
+          const tradeFirst = order === "trade first";
+          const jobs: (() => Promise<SettlementResult | boolean>)[] = [() => settleTrade(orm, s, items), () => compete(a)];
+          const [x, y] = await queuedBehindLock(a, tradeFirst ? jobs : [...jobs].reverse());
+          [trade, other] = (tradeFirst ? [x, y] : [y, x]) as [SettlementResult, boolean];
+          assert.equal(trade.ok, tradeFirst, `round ${round} (${order}): ${outcomes([trade])}`);
+        }
+        assert.ok(trade.ok !== other, `round ${round} (${order}): exactly one of trade (${outcomes([trade])}) and ${name} (${other})`);
         if (!trade.ok) assert.equal(trade.failure, "invalid_items");
         seen.add(trade.ok ? "trade" : name);
         const expected = trade.ok ? before : plus(before, effect());
@@ -171,8 +217,7 @@ describe("trade: settlement races on real PostgreSQL", function () {
         assert.equal(Number(axes[0].n), trade.ok || name === "a bank deposit" ? 1 : 0);
         assert.equal((await audits(orm, [s.id])).length, trade.ok ? 1 : 0);
       }
-      // Not a proof of anything, but shows the race really went both ways over the rounds.
-      if (seen.size < 2) console.log(`      (every round of ${name} went to: ${[...seen].join()})`);
+      assert.equal(seen.size, 2, "both outcomes happened");
     });
   }
 
@@ -194,6 +239,32 @@ describe("trade: settlement races on real PostgreSQL", function () {
       assert.deepEqual(await totals(orm, [a, b, c]), before);
       assert.equal((await audits(orm, sessions.map((s) => s.id))).length, 3);
     }
+  });
+
+  it("a write that fails (the trade id is already audited) rolls everything back and leaves no connection in a transaction", async () => {
+    const { a, b, aHold, bHold } = await threePlayers();
+    const s = settlingSession("dup-audit", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+    await orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into trade_audits (id, character_a, character_b, offer_a, offer_b, outcome, started_at, ended_at)
+         values (?, ?, ?, '{}'::jsonb, '{}'::jsonb, 'cancelled', now(), now())`,
+        [s.id, a, b],
+      );
+    const before = await totals(orm, [a, b]);
+    const res = await settleTrade(orm, s, items);
+    assert.equal(res.ok, false);
+    assert.equal(!res.ok && res.failure, "server_error");
+    assert.deepEqual(await totals(orm, [a, b]), before);
+    const stuck = await orm.em
+      .fork()
+      .getConnection()
+      .execute(`select count(*)::int n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`);
+    assert.equal(stuck[0].n, 0);
+    // And the next settlement of the same players goes through.
+    const again = settlingSession("dup-audit-2", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+    assert.equal((await settleTrade(orm, again, items)).ok, true);
   });
 
   it("a settlement of rows that changed since the offer fails closed (invalid_items), writing nothing", async () => {

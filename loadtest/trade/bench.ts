@@ -160,7 +160,7 @@ async function benchSettlement(storage: Storage, items: ItemLookup): Promise<Set
     );
     const elapsed = (performance.now() - t0) / 1000;
     const cpu1 = cpuSnapshot(0);
-    const others = cpu1.all - cpu0.all - (cpu1.bots - cpu0.bots) - (cpu1.postgres - cpu0.postgres);
+    const others = cpu1.all - cpu0.all - (cpu1.bots - cpu0.bots) - pgDelta(cpu0, cpu1);
     const level = {
       concurrency,
       settlements: lat.length,
@@ -170,12 +170,12 @@ async function benchSettlement(storage: Storage, items: ItemLookup): Promise<Set
       failed,
       others,
       clientMs: ((cpu1.bots - cpu0.bots) * 1000) / lat.length,
-      postgresMs: ((cpu1.postgres - cpu0.postgres) * 1000) / lat.length,
+      postgresMs: (pgDelta(cpu0, cpu1) * 1000) / lat.length,
     };
     levels.push(level);
     log(
       `  settleTrade ×${concurrency}: ${level.perSecond.toFixed(0)}/s, p50 ${ms(level.p50)}, p99 ${ms(level.p99)}, failed ${failed}; ` +
-        `CPU: this process ${(cpu1.bots - cpu0.bots).toFixed(1)} s, PostgreSQL ${(cpu1.postgres - cpu0.postgres).toFixed(1)} s, others ${others.toFixed(1)} s of ${(2 * elapsed).toFixed(0)}`,
+        `CPU: this process ${(cpu1.bots - cpu0.bots).toFixed(1)} s, PostgreSQL ${pgDelta(cpu0, cpu1).toFixed(1)} s, others ${others.toFixed(1)} s of ${(2 * elapsed).toFixed(0)}`,
     );
   }
   const after = await totals(storage);
@@ -352,9 +352,9 @@ async function benchProtocol(url: string, serverPid: number, afterSetup: () => P
     cpu: {
       server: cpuAtEnd.server - cpuAtStart!.server,
       bots: cpuAtEnd.bots - cpuAtStart!.bots,
-      postgres: cpuAtEnd.postgres - cpuAtStart!.postgres,
+      postgres: pgDelta(cpuAtStart!, cpuAtEnd),
       others:
-        cpuAtEnd.all - cpuAtStart!.all - (cpuAtEnd.server - cpuAtStart!.server) - (cpuAtEnd.bots - cpuAtStart!.bots) - (cpuAtEnd.postgres - cpuAtStart!.postgres),
+        cpuAtEnd.all - cpuAtStart!.all - (cpuAtEnd.server - cpuAtStart!.server) - (cpuAtEnd.bots - cpuAtStart!.bots) - pgDelta(cpuAtStart!, cpuAtEnd),
     },
     botIds,
   };
@@ -427,7 +427,9 @@ async function main() {
 interface CpuSnapshot {
   server: number;
   bots: number;
+  /** CPU seconds of PostgreSQL processes that exist at both snapshots (or started after the first), see `cpuDelta`. */
   postgres: number;
+  pg: Map<string, number>;
   /** Every process on the machine (from /proc/stat). */
   all: number;
 }
@@ -444,17 +446,25 @@ function procCpu(pid: number | string): number {
 
 /** Server process, this process, and every PostgreSQL process (local server) now. */
 function cpuSnapshot(serverPid: number): CpuSnapshot {
-  let postgres = 0;
+  const pg = new Map<string, number>();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") postgres += procCpu(pid) || 0;
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") pg.set(pid, procCpu(pid) || 0);
     } catch {
       /* gone */
     }
   }
+  const postgres = [...pg.values()].reduce((a, b) => a + b, 0);
   const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
   const all = (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / 100;
-  return { server: procCpu(serverPid), bots: procCpu(process.pid), postgres, all };
+  return { server: procCpu(serverPid), bots: procCpu(process.pid), postgres, pg, all };
+}
+
+/** PostgreSQL CPU between two snapshots, per process (a backend that exited in between is not subtracted). */
+function pgDelta(a: CpuSnapshot, b: CpuSnapshot): number {
+  let d = 0;
+  for (const [pid, t] of b.pg) d += t - (a.pg.get(pid) ?? 0);
+  return d;
 }
 
 function writeResults(r: {

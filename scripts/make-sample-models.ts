@@ -1,7 +1,7 @@
 /**
  * Generates the small original sample models under `world/models/` (plain boxes sized like the
- * stations they stand for), so the model bounds manifest has real input. Re-running overwrites
- * them with identical geometry.
+ * things they stand for), so the model bounds manifest has real input for every model id the
+ * manifests name. Re-running overwrites them with identical geometry.
  *
  *   tsx scripts/make-sample-models.ts [modelsDir]
  */
@@ -50,13 +50,46 @@ export async function writeBoxGlb(file: string, size: { x: number; y: number; z:
   await new NodeIO().write(file, boxDocument(size, opts));
 }
 
-/** The shipped sample models: id (path below world/models without .glb) and size in metres. */
+/**
+ * The shipped sample models: id (path below world/models without .glb) and size in metres. One for
+ * every model id the manifests name (stations, buildings, gathering nodes, vegetation), so the
+ * loader's model check passes. Buildings are sized to the footprint buildings.json gives them.
+ */
 export const SAMPLE_MODELS: readonly { id: string; size: { x: number; y: number; z: number } }[] = [
+  // Stations: the furnace is SPEC.md's 2.27 by 2.18 example (2 by 2 tiles).
   { id: "stations/furnace", size: { x: 2.27, y: 1.9, z: 2.18 } },
   { id: "stations/anvil", size: { x: 0.9, y: 0.75, z: 0.5 } },
   { id: "stations/bank_booth", size: { x: 1.6, y: 1.4, z: 0.8 } },
   { id: "stations/range", size: { x: 1.2, y: 1.0, z: 0.9 } },
   { id: "stations/altar", size: { x: 1.3, y: 1.1, z: 0.9 } },
+  // Buildings.
+  { id: "buildings/bank", size: { x: 5.8, y: 4.2, z: 4.9 } },
+  { id: "buildings/shop", size: { x: 4.9, y: 3.5, z: 3.9 } },
+  { id: "buildings/smithy", size: { x: 5.9, y: 3.8, z: 3.9 } },
+  { id: "buildings/cookhouse", size: { x: 4.9, y: 3.4, z: 3.9 } },
+  { id: "buildings/chapel", size: { x: 7.9, y: 6.0, z: 5.9 } },
+  { id: "buildings/cottage", size: { x: 3.9, y: 3.2, z: 3.6 } },
+  { id: "buildings/hut", size: { x: 3.8, y: 2.8, z: 3.1 } },
+  { id: "buildings/ruin", size: { x: 5.9, y: 7.5, z: 5.9 } },
+  // Gathering nodes.
+  { id: "nodes/tree", size: { x: 0.9, y: 3.8, z: 0.9 } },
+  { id: "nodes/oak_tree", size: { x: 1.4, y: 4.6, z: 1.4 } },
+  { id: "nodes/willow_tree", size: { x: 1.3, y: 5.2, z: 1.3 } },
+  { id: "nodes/copper_rock", size: { x: 0.9, y: 0.7, z: 0.8 } },
+  { id: "nodes/tin_rock", size: { x: 0.9, y: 0.7, z: 0.8 } },
+  { id: "nodes/iron_rock", size: { x: 1.0, y: 0.8, z: 0.9 } },
+  { id: "nodes/coal_rock", size: { x: 1.0, y: 0.8, z: 0.9 } },
+  { id: "nodes/fishing_spot", size: { x: 0.9, y: 0.1, z: 0.9 } },
+  // Vegetation (decorative, never blocks).
+  { id: "vegetation/grass_tuft", size: { x: 0.3, y: 0.25, z: 0.3 } },
+  { id: "vegetation/wildflowers", size: { x: 0.4, y: 0.3, z: 0.4 } },
+  { id: "vegetation/fern", size: { x: 0.6, y: 0.5, z: 0.6 } },
+  { id: "vegetation/bramble", size: { x: 0.8, y: 0.6, z: 0.7 } },
+  { id: "vegetation/dune_grass", size: { x: 0.4, y: 0.5, z: 0.4 } },
+  { id: "vegetation/reeds", size: { x: 0.3, y: 1.2, z: 0.3 } },
+  { id: "vegetation/heather", size: { x: 0.5, y: 0.35, z: 0.5 } },
+  { id: "vegetation/dead_shrub", size: { x: 0.6, y: 0.7, z: 0.6 } },
+  { id: "vegetation/charred_stump", size: { x: 0.5, y: 0.6, z: 0.5 } },
 ];
 
 async function main(): Promise<void> {

@@ -16,10 +16,10 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { NodeIO, getBounds, type Document } from "@gltf-transform/core";
+import { TILE_SIZE, footprintOf } from "./footprint.js";
 import type { ModelBoundsEntry, ModelBoundsManifest } from "./schemas.js";
 
-/** Tile edge in metres. */
-export const TILE_SIZE = 1.0;
+export { TILE_SIZE, footprintOf } from "./footprint.js";
 
 /** What the footprint needs from a station: its model and scale. */
 export interface ModelScaleRef {
@@ -36,9 +36,14 @@ export interface ModelBoundsOptions {
   onSkip?: (file: string, reason: string) => void;
 }
 
-/** A model that could not be read; the message names the file. */
+/** A model that could not be read; the message (and the one line of `problems`) names the file. */
 export class ModelBoundsError extends Error {
   override readonly name = "ModelBoundsError";
+  readonly problems: string[];
+  constructor(message: string) {
+    super(message);
+    this.problems = [message];
+  }
 }
 
 type Vec3 = { x: number; y: number; z: number };
@@ -75,22 +80,24 @@ function sceneBounds(doc: Document): { min: Vec3; max: Vec3 } | undefined {
   return { min: { x: b.min[0], y: b.min[1], z: b.min[2] }, max: { x: b.max[0], y: b.max[1], z: b.max[2] } };
 }
 
-/** Footprint in tiles of a model of the given dimensions at a scale. */
-export function footprintOf(dimensions: Vec3, scale: number): { width: number; depth: number } {
-  const tiles = (m: number) => Math.max(1, Math.round((m * scale) / TILE_SIZE));
-  return { width: tiles(dimensions.x), depth: tiles(dimensions.z) };
-}
-
-/** Relative paths of every `.glb` below `dir`, sorted, with `/` separators. */
+/** Relative paths of every `.glb` below `dir`, sorted, with `/` separators. A directory that
+ * does not exist holds no models. */
 export async function listGlbFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
   return entries
     .filter((e) => e.isFile() && e.name.toLowerCase().endsWith(".glb"))
     .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
     .sort();
 }
 
-/** Reads every model under `modelsDir` and builds the model bounds manifest. */
+/** Reads every model under `modelsDir` and builds the model bounds manifest (an empty model list
+ * when the directory does not exist). */
 export async function computeModelBounds(
   modelsDir: string,
   stations: readonly ModelScaleRef[],

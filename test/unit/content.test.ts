@@ -107,7 +107,9 @@ describe("shipped game content", () => {
     assert.equal(content.isBlocked(bank.x, bank.z), true);
     assert.equal(content.isBlocked(bank.x + bank.footprint.width - 1, bank.z + bank.footprint.depth - 1), true);
     assert.equal(content.isBlocked(bank.x + bank.footprint.width, bank.z), false);
-    assert.equal(content.blockedTiles.size, blockedTilesOf(content.buildings).size);
+    const stationTiles = [...content.stationTiles.values()].flat();
+    assert.equal(content.blockedTiles.size, blockedTilesOf(content.buildings).size + stationTiles.length);
+    for (const t of stationTiles) assert.equal(content.isBlocked(t.x, t.z), true);
     for (const type of ["bank", "range", "furnace", "anvil"] as const) assert.ok(content.stations.some((s) => s.type === type), type);
     assert.equal(content.stationNear("bank", 6, 9, 2)?.id, "lumbrook_bank_booth");
     assert.equal(content.stationNear("bank", 0, -100, 2), undefined);

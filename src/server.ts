@@ -15,7 +15,7 @@ import { CorsPolicy } from "./http/cors.js";
 import { Blocklist, createLimits } from "./http/limits.js";
 import { setupColyseus } from "./net/colyseus.js";
 import { syncManifests } from "./content/sync.js";
-import { loadContent, type GameContent } from "./content/load.js";
+import { formatIssue, loadContent, loadContentLenient, type GameContent } from "./content/load.js";
 import { createDataRouter, createManifestRouter, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "./content/http.js";
 import { syncItemDefinitions } from "../entities/item-definitions.js";
 import { matchMaker } from "@colyseus/core";
@@ -61,8 +61,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   logger.info({ env: config.env, port: opts.port ?? config.port, world: config.worldDir }, "stage 1/6 config loaded");
   for (const w of configWarnings(config)) logger.warn(w);
 
-  // Stage 2: manifests (content pipeline). SKIP_MANIFESTS bypasses the fetch and the
-  // required-file check; the local content is still loaded, since the world cannot run without it.
+  // Stage 2: manifests (content pipeline). SKIP_MANIFESTS (refused in production by the sync)
+  // bypasses the fetch, the required-file check and the strict validation: the world still needs
+  // content, so what is usable is loaded and every problem is logged as a warning instead.
   const report = await syncManifests({
     dir: config.manifestsDir,
     cdnUrl: config.cdnUrl,
@@ -72,9 +73,23 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     skip: config.skipManifests,
     logger,
   });
-  const content: GameContent = await loadContent(config.manifestsDir);
+  let content: GameContent;
+  if (config.skipManifests) {
+    const lenient = await loadContentLenient(config.manifestsDir);
+    for (const problem of lenient.skipped) logger.warn({ problem: formatIssue(problem) }, "SKIP_MANIFESTS: manifest problem ignored, entry left out");
+    content = lenient.content;
+  } else {
+    content = await loadContent(config.manifestsDir);
+  }
   logger.info(
-    { source: report.source, fetched: report.fetched.length, notModified: report.notModified.length, failed: report.failed.length, items: content.items.size },
+    {
+      source: report.source,
+      fetched: report.fetched.length,
+      notModified: report.notModified.length,
+      failed: report.failed.length,
+      rejected: report.rejected.length,
+      items: content.items.size,
+    },
     "stage 2/6 manifests ready",
   );
 

@@ -2,24 +2,50 @@
  * Manifest pipeline of SPEC.md "Startup behaviour (manifests)": fetch the manifests from
  * `{cdnUrl}/manifests/` into the local manifests directory, revalidating with ETags.
  *
- * - production or CI: every file in `MANIFEST_FILES` is requested with `If-None-Match` (the ETag
- *   stored in `<dir>/.cache/etags.json`); 304 keeps the cached file, 200 replaces it atomically
- *   (temporary file in the same directory, then rename), anything else keeps the cached copy.
+ * - production or CI: every file in `MANIFEST_FILES` (and every file the `items.json` index names)
+ *   is requested with `If-None-Match` (the ETag stored in `<dir>/.cache/etags.json`); 304 keeps the
+ *   cached file, 200 is downloaded, anything else keeps the cached copy.
  * - development and test: nothing is fetched when the required manifests are all present locally;
- *   otherwise they are fetched from `cdnUrl`, and when that leaves required manifests missing
- *   the production CDN (`fallbackCdnUrl`) is tried for what failed.
- * - `skip` (SKIP_MANIFESTS): no fetch and no check at all.
+ *   otherwise they are fetched from `cdnUrl`, and only when that CDN is down (no answer, or only
+ *   5xx answers) or not configured, and required manifests are still missing, the production CDN
+ *   (`fallbackCdnUrl`) is tried for what failed (SPEC.md rule 6). A local CDN that answers 404 is up:
+ *   its missing files stop start-up rather than silently pulling production content.
+ * - `skip` (SKIP_MANIFESTS): no fetch and no required-file check; refused in production.
+ *
+ * Downloads never touch the cache directly. Outline of one sync:
+ *   1. finish or discard an update a crash interrupted (see 4);
+ *   2. download each changed file into the staging directory `<dir>/.cache/staging/`, 6 at a time,
+ *      each within 10 s, the whole sync within `SYNC_DEADLINE_MS` (60 s);
+ *   3. validate the staged files merged with the cached ones using the real loader (schemas and
+ *      cross references). When that fails, nothing is applied: a warning lists the problems, the
+ *      cached copies and their ETags stay, and start-up continues on the cache;
+ *   4. otherwise write a commit marker listing the staged files and the new ETags, rename each
+ *      staged file over its cached copy, store the ETags and remove the staging directory. A crash
+ *      after the marker is rolled forward by the next start; a crash before it leaves the cache as
+ *      it was.
  * Afterwards, missing required manifests stop start-up with `ManifestSyncError` listing them.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, readdir, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { MANIFEST_FILES, missingRequired } from "./load.js";
+import { ContentError, MANIFEST_FILES, itemIndexFiles, loadContent, missingRequired } from "./load.js";
 
 export { MANIFEST_FILES, REQUIRED_MANIFESTS, missingRequired } from "./load.js";
 
 /** Where ETags of cached manifests are kept, relative to the manifests directory. */
 export const ETAG_FILE = ".cache/etags.json";
+/** Where a sync downloads before validating, relative to the manifests directory. */
+export const STAGING_DIR = ".cache/staging";
+/** Inside the staging directory: written once the staged set is valid; its presence means "apply". */
+export const COMMIT_MARKER = "COMMIT";
+
+/** Time limit for one file, headers and body together. */
+export const FILE_TIMEOUT_MS = 10_000;
+/** Time limit for a whole sync (every pass, every file). What has not arrived by then counts as
+ * failed, so the cached copy is used. */
+export const SYNC_DEADLINE_MS = 60_000;
+/** Files fetched at once. */
+export const FETCH_CONCURRENCY = 6;
 
 /** The subset of a pino logger the sync uses. */
 export interface SyncLogger {
@@ -32,16 +58,18 @@ export interface SyncOptions {
   dir: string;
   /** `PUBLIC_CDN_URL`; manifests are at `{cdnUrl}/manifests/<file>`. */
   cdnUrl?: string;
-  /** Production CDN used in development when the local CDN fails and required files are missing. */
+  /** Production CDN used in development when the local CDN is down and required files are missing. */
   fallbackCdnUrl?: string;
   mode: "development" | "production" | "test";
   ci: boolean;
-  /** `SKIP_MANIFESTS`: bypass fetching and validation. */
+  /** `SKIP_MANIFESTS`: bypass fetching and the required-file check (refused in production). */
   skip: boolean;
   fetch?: typeof fetch;
-  /** Time limit per file, headers and body together. Default 10 s. */
+  /** Time limit per file, headers and body together. Default `FILE_TIMEOUT_MS`. */
   timeoutMs?: number;
-  /** Files fetched at once. Default 6. */
+  /** Time limit of the whole sync. Default `SYNC_DEADLINE_MS`. */
+  deadlineMs?: number;
+  /** Files fetched at once. Default `FETCH_CONCURRENCY`. */
   concurrency?: number;
   logger?: SyncLogger;
   /** Files to sync; defaults to `MANIFEST_FILES`. */
@@ -50,20 +78,41 @@ export interface SyncOptions {
 
 export interface SyncReport {
   /** `skipped` (SKIP_MANIFESTS), `local` (dev, nothing fetched), `cdn`, `fallback` (production
-   * CDN used in dev), `cache` (CDN unreachable, cached copies used). */
+   * CDN used in dev), `cache` (CDN unreachable, or its files rejected: cached copies used). */
   source: "skipped" | "local" | "cdn" | "fallback" | "cache";
+  /** Files downloaded and applied. */
   fetched: string[];
   notModified: string[];
   failed: { file: string; reason: string }[];
+  /** When the downloaded files failed validation: one line per problem. Nothing was applied. */
+  rejected: string[];
 }
 
-/** Required manifests are still missing after the sync. */
+/** The manifest stage cannot go on; `problems` holds one readable line per problem. */
 export class ManifestSyncError extends Error {
   override readonly name = "ManifestSyncError";
-  constructor(readonly missing: readonly string[]) {
-    super(`required manifests missing: ${missing.join(", ")}`);
+  readonly problems: string[];
+  /** Required manifests still missing (empty when the error is about something else). */
+  readonly missing: readonly string[];
+  constructor(message: string, problems: string[], missing: readonly string[] = []) {
+    super(message);
+    this.problems = problems;
+    this.missing = missing;
+  }
+
+  /** Required manifests are missing after the sync; `rejected` explains a refused download. */
+  static missingRequired(missing: readonly string[], rejected: readonly string[] = []): ManifestSyncError {
+    return new ManifestSyncError(
+      `required manifests missing: ${missing.join(", ")}`,
+      [...missing.map((m) => `required manifest missing: ${m}`), ...rejected.map((r) => `manifest from the CDN rejected: ${r}`)],
+      missing,
+    );
   }
 }
+
+/** The one line logged and thrown when SKIP_MANIFESTS is set in production. */
+export const SKIP_REFUSED_IN_PRODUCTION =
+  "SKIP_MANIFESTS=true is refused in production (NODE_ENV=production): manifests must be fetched and validated; unset SKIP_MANIFESTS";
 
 const TEMP_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 
@@ -123,108 +172,236 @@ async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Pr
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
-interface PassResult {
-  fetched: string[];
-  notModified: string[];
-  failed: { file: string; reason: string }[];
-  /** At least one request got an HTTP answer. */
-  reachable: boolean;
+/** What the commit marker holds: the staged files to move and the complete ETag store after. */
+interface CommitPlan {
+  files: string[];
+  etags: Record<string, string>;
 }
 
-/** One pass over `files` against one CDN. Never throws for a single file. */
-async function fetchPass(baseUrl: string, files: readonly string[], opts: SyncOptions, etags: Record<string, string>): Promise<PassResult> {
-  const doFetch = opts.fetch ?? fetch;
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
-  const result: PassResult = { fetched: [], notModified: [], failed: [], reachable: false };
+/** Moves the staged files of `plan` into place (one rename each), stores the ETags and removes the
+ * staging directory. Idempotent: files already moved are skipped, so a roll-forward can repeat it. */
+async function applyStaged(dir: string, plan: CommitPlan): Promise<void> {
+  const staging = path.join(dir, STAGING_DIR);
+  for (const file of plan.files) {
+    const from = path.join(staging, file);
+    if (!(await fileExists(from))) continue;
+    const to = path.join(dir, file);
+    await mkdir(path.dirname(to), { recursive: true });
+    await rename(from, to);
+  }
+  await writeFileAtomic(path.join(dir, ETAG_FILE), JSON.stringify(plan.etags, null, 2) + "\n");
+  await rm(staging, { recursive: true, force: true });
+}
 
-  await pool(files, opts.concurrency ?? 6, async (file) => {
-    const target = path.join(opts.dir, file);
+/** Step 1: a staging directory with a commit marker was validated and is rolled forward; one
+ * without is an interrupted download and is discarded. */
+async function recoverStaging(dir: string, log: SyncLogger | undefined): Promise<void> {
+  const staging = path.join(dir, STAGING_DIR);
+  let plan: CommitPlan | undefined;
+  try {
+    const parsed = JSON.parse(await readFile(path.join(staging, COMMIT_MARKER), "utf8")) as CommitPlan;
+    if (Array.isArray(parsed.files) && parsed.etags && typeof parsed.etags === "object") plan = parsed;
+  } catch {
+    // No marker (or a torn one, which the atomic write makes impossible): nothing was applied.
+  }
+  if (plan) {
+    log?.warn({ files: plan.files.length }, "completing a manifest update a previous run left half applied");
+    await applyStaged(dir, plan);
+  } else {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+interface SyncState {
+  opts: SyncOptions;
+  staging: string;
+  deadline: AbortSignal;
+  /** ETags of the cached copies. */
+  etags: Record<string, string>;
+  /** ETags of the staged files; `null`: the CDN sent none. */
+  stagedEtags: Map<string, string | null>;
+  fetched: Set<string>;
+  notModified: Set<string>;
+  failed: Map<string, string>;
+}
+
+/** Step 2 for one CDN: downloads `files` into the staging directory. Never throws for a single
+ * file. Returns whether the CDN is up (answered at least once with a status below 500). */
+async function fetchPass(baseUrl: string, files: readonly string[], s: SyncState): Promise<boolean> {
+  const { opts } = s;
+  const doFetch = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? FILE_TIMEOUT_MS;
+  const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
+  let up = false;
+
+  await pool(files, opts.concurrency ?? FETCH_CONCURRENCY, async (file) => {
+    if (s.deadline.aborted) return void s.failed.set(file, "sync deadline exceeded");
     const headers: Record<string, string> = { accept: "application/json" };
-    const known = etags[file];
+    const known = s.etags[file];
     // Only revalidate what we actually hold: a 304 for a missing file would leave nothing.
-    if (known && (await fileExists(target))) headers["if-none-match"] = known;
+    if (known && (await fileExists(path.join(opts.dir, file)))) headers["if-none-match"] = known;
     try {
-      const res = await doFetch(new URL(`manifests/${file}`, base), { headers, signal: AbortSignal.timeout(timeoutMs) });
-      result.reachable = true;
+      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), s.deadline]);
+      const res = await doFetch(new URL(`manifests/${file}`, base), { headers, signal });
+      if (res.status < 500) up = true;
       if (res.status === 304) {
         await res.body?.cancel();
-        result.notModified.push(file);
+        s.notModified.add(file);
+        s.failed.delete(file);
         return;
       }
       if (res.status !== 200) {
         await res.body?.cancel();
-        result.failed.push({ file, reason: `HTTP ${res.status}` });
+        s.failed.set(file, `HTTP ${res.status}`);
         return;
       }
-      // Reading the whole body first means a connection cut mid-body throws here, before any write.
+      // The whole body is read (within the time limits) before anything is written, and the slot
+      // of the pool is held until then.
       const body = new Uint8Array(await res.arrayBuffer());
       JSON.parse(Buffer.from(body).toString("utf8"));
-      await writeFileAtomic(target, body);
-      const etag = res.headers.get("etag");
-      if (etag) etags[file] = etag;
-      else delete etags[file];
-      result.fetched.push(file);
+      await writeFileAtomic(path.join(s.staging, file), body);
+      s.stagedEtags.set(file, res.headers.get("etag"));
+      s.fetched.add(file);
+      s.failed.delete(file);
     } catch (err) {
       const e = err as Error;
-      result.failed.push({ file, reason: e.name === "SyntaxError" ? "invalid JSON body" : e.name === "TimeoutError" ? "timed out" : e.message });
+      const reason = s.deadline.aborted
+        ? "sync deadline exceeded"
+        : e.name === "SyntaxError"
+          ? "invalid JSON body"
+          : e.name === "TimeoutError"
+            ? "timed out"
+            : e.message;
+      s.failed.set(file, reason);
     }
   });
-  return result;
+  return up;
+}
+
+/** `fetchPass` plus the item files the (staged or cached) `items.json` index names beyond `files`. */
+async function fetchWithIndex(baseUrl: string, files: readonly string[], s: SyncState): Promise<boolean> {
+  let up = await fetchPass(baseUrl, files, s);
+  let index: string[] | undefined;
+  for (const from of [s.staging, s.opts.dir]) {
+    try {
+      index = itemIndexFiles(JSON.parse(await readFile(path.join(from, "items.json"), "utf8")));
+      break;
+    } catch {
+      // Not there (or not JSON): look in the cache, then give up; the loader names the problem.
+    }
+  }
+  const extra = (index ?? []).filter((f) => !files.includes(f));
+  if (extra.length > 0) up = (await fetchPass(baseUrl, extra, s)) || up;
+  return up;
 }
 
 /**
  * Brings the local manifests directory up to date according to SPEC.md and returns what happened.
- * Throws `ManifestSyncError` when required manifests are missing afterwards (unless `skip`).
+ * Throws `ManifestSyncError` when required manifests are missing afterwards, or when `skip` is set
+ * in production.
  */
 export async function syncManifests(opts: SyncOptions): Promise<SyncReport> {
   const log = opts.logger;
   if (opts.skip) {
-    log?.warn({}, "SKIP_MANIFESTS: manifest fetch and validation skipped");
-    return { source: "skipped", fetched: [], notModified: [], failed: [] };
+    if (opts.mode === "production") {
+      log?.warn({}, SKIP_REFUSED_IN_PRODUCTION);
+      throw new ManifestSyncError(SKIP_REFUSED_IN_PRODUCTION, [SKIP_REFUSED_IN_PRODUCTION]);
+    }
+    log?.warn({}, "SKIP_MANIFESTS: manifest fetch and required-file check bypassed, content loaded leniently (test environments only)");
+    return { source: "skipped", fetched: [], notModified: [], failed: [], rejected: [] };
   }
   await mkdir(opts.dir, { recursive: true });
   await removeStaleTemps(opts.dir);
-  const files = opts.files ?? MANIFEST_FILES;
+  await recoverStaging(opts.dir, log);
   const always = opts.mode === "production" || opts.ci;
 
   if (!always && (await missingRequired(opts.dir)).length === 0) {
     log?.info({ dir: opts.dir }, "local manifests present; fetch skipped (development)");
-    return { source: "local", fetched: [], notModified: [], failed: [] };
+    return { source: "local", fetched: [], notModified: [], failed: [], rejected: [] };
   }
 
-  const etags = await readEtags(opts.dir);
-  const report: SyncReport = { source: "cache", fetched: [], notModified: [], failed: [] };
-  const merge = (r: PassResult) => {
-    report.fetched.push(...r.fetched);
-    report.notModified.push(...r.notModified);
-    report.failed = r.failed;
+  const files = opts.files ?? MANIFEST_FILES;
+  const staging = path.join(opts.dir, STAGING_DIR);
+  await mkdir(staging, { recursive: true });
+  const s: SyncState = {
+    opts,
+    staging,
+    deadline: AbortSignal.timeout(opts.deadlineMs ?? SYNC_DEADLINE_MS),
+    etags: await readEtags(opts.dir),
+    stagedEtags: new Map(),
+    fetched: new Set(),
+    notModified: new Set(),
+    failed: new Map(),
   };
+  let source: SyncReport["source"] = "cache";
+  let rejected: string[] = [];
+  let committing = false;
 
-  if (opts.cdnUrl) {
-    const first = await fetchPass(opts.cdnUrl, files, opts, etags);
-    merge(first);
-    if (first.reachable) report.source = "cdn";
-    else log?.warn({ cdnUrl: opts.cdnUrl, reason: first.failed[0]?.reason }, "CDN unreachable; using cached manifests");
-  } else {
-    report.failed = files.map((file) => ({ file, reason: "no CDN configured" }));
-    if (always) log?.warn({}, "PUBLIC_CDN_URL not set; using cached manifests");
+  try {
+    let cdnUp = false;
+    if (opts.cdnUrl) {
+      cdnUp = await fetchWithIndex(opts.cdnUrl, files, s);
+      if (cdnUp) source = "cdn";
+      else log?.warn({ cdnUrl: opts.cdnUrl, reason: s.failed.values().next().value }, "CDN unreachable; using cached manifests");
+    } else {
+      for (const file of files) s.failed.set(file, "no CDN configured");
+      if (always) log?.warn({}, "PUBLIC_CDN_URL not set; using cached manifests");
+    }
+
+    // SPEC.md rule 6: development only, only when the local CDN is down (or none is configured),
+    // and only while required manifests are missing.
+    if (
+      !always &&
+      !cdnUp &&
+      opts.fallbackCdnUrl &&
+      opts.fallbackCdnUrl !== opts.cdnUrl &&
+      (await missingRequired(opts.dir, staging)).length > 0
+    ) {
+      log?.warn({ fallbackCdnUrl: opts.fallbackCdnUrl }, "local CDN down and required manifests missing; bootstrapping from the production CDN");
+      if (await fetchWithIndex(opts.fallbackCdnUrl, [...s.failed.keys()], s)) source = "fallback";
+    }
+
+    if (s.fetched.size > 0) {
+      // Step 3: the staged files merged with the cache must load exactly as start-up will load them.
+      try {
+        await loadContent(opts.dir, { overlayDir: staging });
+      } catch (err) {
+        if (!(err instanceof ContentError)) throw err;
+        rejected = err.problems;
+        log?.warn({ problems: rejected, files: [...s.fetched] }, "manifests from the CDN failed validation; nothing applied, keeping the cached copies");
+        source = "cache";
+      }
+      if (rejected.length === 0) {
+        // Step 4.
+        const etags = { ...s.etags };
+        for (const [file, etag] of s.stagedEtags) {
+          if (etag) etags[file] = etag;
+          else delete etags[file];
+        }
+        const plan: CommitPlan = { files: [...s.fetched], etags };
+        await writeFileAtomic(path.join(staging, COMMIT_MARKER), JSON.stringify(plan));
+        committing = true;
+        await applyStaged(opts.dir, plan);
+      }
+    }
+  } finally {
+    // A committed plan stays for the roll-forward if applying it failed; anything else goes.
+    if (!committing) await rm(staging, { recursive: true, force: true });
   }
 
-  if (!always && opts.fallbackCdnUrl && opts.fallbackCdnUrl !== opts.cdnUrl && (await missingRequired(opts.dir)).length > 0) {
-    log?.warn({ fallbackCdnUrl: opts.fallbackCdnUrl }, "required manifests missing; bootstrapping from the production CDN");
-    const second = await fetchPass(opts.fallbackCdnUrl, report.failed.map((f) => f.file), opts, etags);
-    merge(second);
-    if (second.reachable) report.source = "fallback";
-  }
-
-  if (report.fetched.length > 0) await writeFileAtomic(path.join(opts.dir, ETAG_FILE), JSON.stringify(etags, null, 2) + "\n");
+  const report: SyncReport = {
+    source,
+    fetched: rejected.length > 0 ? [] : [...s.fetched],
+    notModified: [...s.notModified],
+    failed: [...s.failed].map(([file, reason]) => ({ file, reason })),
+    rejected,
+  };
   log?.info(
-    { source: report.source, fetched: report.fetched.length, notModified: report.notModified.length, failed: report.failed.length },
+    { source, fetched: report.fetched.length, notModified: report.notModified.length, failed: report.failed.length, rejected: rejected.length },
     "manifests synced",
   );
 
   const missing = await missingRequired(opts.dir);
-  if (missing.length > 0) throw new ManifestSyncError(missing);
+  if (missing.length > 0) throw ManifestSyncError.missingRequired(missing, rejected);
   return report;
 }

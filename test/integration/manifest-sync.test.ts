@@ -7,7 +7,17 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadContent } from "../../src/content/load.js";
-import { ETAG_FILE, MANIFEST_FILES, ManifestSyncError, syncManifests, type SyncOptions } from "../../src/content/sync.js";
+import {
+  COMMIT_MARKER,
+  ETAG_FILE,
+  MANIFEST_FILES,
+  ManifestSyncError,
+  SKIP_REFUSED_IN_PRODUCTION,
+  STAGING_DIR,
+  syncManifests,
+  type SyncLogger,
+  type SyncOptions,
+} from "../../src/content/sync.js";
 
 const SHIPPED = fileURLToPath(new URL("../../world/manifests", import.meta.url));
 
@@ -20,18 +30,46 @@ interface FakeCdn {
   halfBody: Set<string>;
   /** Files never answered. */
   hang: Set<string>;
+  /** When set, every manifest request is answered with this status. */
+  status?: number;
+  /**
+   * Slow bodies: a 200 sends its headers and half its body at once; the rest follows only while
+   * `limit` responses are unfinished (or every one of `total` requests has arrived), one response
+   * every `delayMs`, oldest first. `peakOpen` counts responses whose body was not yet completed.
+   */
+  gate?: { limit: number; total: number; delayMs: number };
+  peakOpen: number;
   close(): Promise<void>;
 }
 
 const etagOf = (body: string) => `"${createHash("sha256").update(body).digest("hex").slice(0, 20)}"`;
 
 async function startCdn(files: Map<string, string>): Promise<FakeCdn> {
-  const cdn = { files, requests: [], halfBody: new Set<string>(), hang: new Set<string>() } as unknown as FakeCdn;
+  const cdn = { files, requests: [], halfBody: new Set<string>(), hang: new Set<string>(), peakOpen: 0 } as unknown as FakeCdn;
+  const open: { res: http.ServerResponse; rest: Buffer }[] = [];
+  let received = 0;
+  let releasing = false;
+  /** Finishes the oldest open body after `delayMs`, while the gate says so. */
+  const pump = () => {
+    const gate = cdn.gate!;
+    if (releasing || open.length === 0 || (open.length < gate.limit && received < gate.total)) return;
+    releasing = true;
+    setTimeout(() => {
+      releasing = false;
+      const next = open.shift()!;
+      next.res.end(next.rest);
+      pump();
+    }, gate.delayMs);
+  };
   const server = http.createServer((req, res) => {
     const { pathname } = new URL(req.url ?? "/", "http://cdn");
     const file = pathname.replace(/^\/manifests\//, "");
     cdn.requests.push({ file, ifNoneMatch: req.headers["if-none-match"] });
     if (cdn.hang.has(file)) return;
+    if (cdn.status !== undefined) {
+      res.writeHead(cdn.status, { "content-type": "text/plain" }).end("unavailable");
+      return;
+    }
     const body = pathname.startsWith("/manifests/") ? cdn.files.get(file) : undefined;
     if (body === undefined) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
@@ -45,7 +83,13 @@ async function startCdn(files: Map<string, string>): Promise<FakeCdn> {
     const bytes = Buffer.from(body);
     res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": bytes.length, etag });
     if (cdn.halfBody.has(file)) res.write(bytes.subarray(0, bytes.length >> 1), () => res.socket?.destroy());
-    else res.end(bytes);
+    else if (cdn.gate) {
+      received++;
+      res.write(bytes.subarray(0, bytes.length >> 1));
+      open.push({ res, rest: bytes.subarray(bytes.length >> 1) });
+      cdn.peakOpen = Math.max(cdn.peakOpen, open.length);
+      pump();
+    } else res.end(bytes);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   cdn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -56,6 +100,18 @@ async function startCdn(files: Map<string, string>): Promise<FakeCdn> {
     });
   return cdn;
 }
+
+/** A logger that keeps what it was given. */
+function memoryLogger(): SyncLogger & { warnings: { obj: object; msg?: string }[] } {
+  const warnings: { obj: object; msg?: string }[] = [];
+  return { warnings, info: () => undefined, warn: (obj, msg) => void warnings.push({ obj, msg }) };
+}
+
+const edit = (cdn: FakeCdn, file: string, change: (json: any) => void) => {
+  const json = JSON.parse(cdn.files.get(file)!);
+  change(json);
+  cdn.files.set(file, JSON.stringify(json, null, 2));
+};
 
 /** A URL where nothing listens: a server is started and closed at once. */
 async function deadUrl(): Promise<string> {
@@ -176,13 +232,25 @@ describe("manifest sync", function () {
     assert.equal(cdn.requests.length, 0);
   });
 
-  it("a required manifest the CDN lacks stops start-up, naming it", async () => {
+  it("a first fetch from a CDN lacking a required manifest applies nothing and stops start-up, naming it", async () => {
     cdn.files.delete("npcs.json");
     await assert.rejects(syncManifests(opts({})), (err: unknown) => {
       assert.ok(err instanceof ManifestSyncError);
-      assert.deepEqual([...err.missing], ["npcs.json"]);
+      assert.ok(err.missing.includes("npcs.json"));
+      assert.ok(err.problems.includes("required manifest missing: npcs.json"), err.problems.join("\n"));
+      assert.ok(err.problems.includes("manifest from the CDN rejected: npcs.json: required manifest is missing"), err.problems.join("\n"));
       return true;
     });
+    assert.deepEqual((await allFiles(dir)).filter((f) => f.endsWith(".json")), []);
+  });
+
+  it("a CDN that later lacks a required manifest keeps the cached one", async () => {
+    await syncManifests(opts({}));
+    const old = cdn.files.get("npcs.json")!;
+    cdn.files.delete("npcs.json");
+    const report = await syncManifests(opts({}));
+    assert.deepEqual(report.failed, [{ file: "npcs.json", reason: "HTTP 404" }]);
+    assert.equal(await readFile(path.join(dir, "npcs.json"), "utf8"), old);
   });
 
   it("an optional manifest the CDN lacks is reported as failed and does not stop start-up", async () => {
@@ -218,19 +286,20 @@ describe("manifest sync", function () {
     assert.equal(report.fetched.length, MANIFEST_FILES.length - 1);
   });
 
-  it("bounds concurrency", async () => {
-    let inFlight = 0;
-    let peak = 0;
-    const countingFetch: typeof fetch = async (input, init) => {
-      peak = Math.max(peak, ++inFlight);
-      try {
-        return await fetch(input, init);
-      } finally {
-        inFlight--;
-      }
-    };
-    await syncManifests(opts({ fetch: countingFetch, concurrency: 3 }));
-    assert.ok(peak <= 3 && peak >= 1, `peak ${peak}`);
+  it("bounds concurrency, counting a request in flight until its body has been read", async () => {
+    // The CDN finishes a body only while 3 are unfinished (or all requests have arrived), one every
+    // 20 ms: a client that freed its slot on the headers would have a 4th request open meanwhile.
+    cdn.gate = { limit: 3, total: MANIFEST_FILES.length, delayMs: 20 };
+    const report = await syncManifests(opts({ concurrency: 3 }));
+    assert.equal(report.fetched.length, MANIFEST_FILES.length);
+    assert.equal(cdn.requests.length, MANIFEST_FILES.length);
+    assert.equal(cdn.peakOpen, 3);
+  });
+
+  it("the same slow-body CDN sees more at once when the client allows more", async () => {
+    cdn.gate = { limit: 5, total: MANIFEST_FILES.length, delayMs: 20 };
+    await syncManifests(opts({ concurrency: 5 }));
+    assert.equal(cdn.peakOpen, 5);
   });
 
   it("removes temporary files a crashed writer left behind", async () => {
@@ -241,9 +310,195 @@ describe("manifest sync", function () {
     assert.deepEqual((await allFiles(dir)).filter((f) => f.endsWith(".tmp")), []);
   });
 
-  it("SKIP_MANIFESTS bypasses fetch and checks", async () => {
-    const report = await syncManifests(opts({ skip: true, cdnUrl: await deadUrl() }));
-    assert.equal(report.source, "skipped");
+  it("SKIP_MANIFESTS bypasses fetch and checks outside production", async () => {
+    for (const mode of ["test", "development"] as const) {
+      const report = await syncManifests(opts({ mode, skip: true, cdnUrl: await deadUrl() }));
+      assert.equal(report.source, "skipped");
+    }
     assert.deepEqual(await allFiles(path.dirname(dir)), []);
+  });
+
+  it("SKIP_MANIFESTS is refused in production with a warning and one clear problem line", async () => {
+    const log = memoryLogger();
+    await assert.rejects(syncManifests(opts({ skip: true, logger: log })), (err: unknown) => {
+      assert.ok(err instanceof ManifestSyncError);
+      assert.deepEqual(err.problems, [SKIP_REFUSED_IN_PRODUCTION]);
+      assert.match(err.message, /SKIP_MANIFESTS=true is refused in production/);
+      return true;
+    });
+    assert.ok(log.warnings.some((w) => w.msg === SKIP_REFUSED_IN_PRODUCTION));
+    assert.equal(cdn.requests.length, 0);
+  });
+
+  describe("validation before anything is applied", () => {
+    it("a schema-invalid file keeps the previous cache and its ETags, warns, and start-up proceeds", async () => {
+      await syncManifests(opts({}));
+      const before = await readFile(path.join(dir, "npcs.json"), "utf8");
+      const etagsBefore = await readFile(path.join(dir, ETAG_FILE), "utf8");
+      edit(cdn, "npcs.json", (npcs) => (npcs[2].maxHit = "lots"));
+      const log = memoryLogger();
+      const report = await syncManifests(opts({ logger: log }));
+      assert.equal(report.source, "cache");
+      assert.deepEqual(report.fetched, []);
+      assert.equal(report.rejected.length, 1);
+      assert.match(report.rejected[0]!, /^npcs\.json: \[2\]\.maxHit: /);
+      assert.ok(log.warnings.some((w) => /failed validation/.test(w.msg ?? "") && (w.obj as { problems: string[] }).problems[0] === report.rejected[0]));
+      assert.equal(await readFile(path.join(dir, "npcs.json"), "utf8"), before);
+      assert.equal(await readFile(path.join(dir, ETAG_FILE), "utf8"), etagsBefore);
+      assert.ok((await loadContent(dir)).npcs.size >= 6);
+      assert.deepEqual((await allFiles(dir)).filter((f) => f.includes("staging") || f.endsWith(".tmp")), []);
+
+      // Still offered next time (the stored ETag is the old one), still refused.
+      cdn.requests.length = 0;
+      const again = await syncManifests(opts({}));
+      assert.equal(cdn.requests.find((r) => r.file === "npcs.json")?.ifNoneMatch, etagOf(before));
+      assert.equal(again.rejected.length, 1);
+    });
+
+    it("a dangling cross reference keeps the previous cache", async () => {
+      await syncManifests(opts({}));
+      const before = await readFile(path.join(dir, "stores.json"), "utf8");
+      edit(cdn, "stores.json", (stores) => (stores[0].stock[2].itemId = "golden_net"));
+      const report = await syncManifests(opts({}));
+      assert.deepEqual(report.rejected, ['stores.json: [0].stock[2].itemId: unknown item "golden_net"']);
+      assert.equal(await readFile(path.join(dir, "stores.json"), "utf8"), before);
+      assert.ok((await loadContent(dir)).stores.size >= 1);
+    });
+
+    it("a mid-deploy mix is not half-applied: nothing moves until the whole set agrees", async () => {
+      await syncManifests(opts({}));
+      const oldBiomes = await readFile(path.join(dir, "biomes.json"), "utf8");
+      const oldNpcs = await readFile(path.join(dir, "npcs.json"), "utf8");
+      // The new release: a new item, dropped by chickens, and a reworded biome. The CDN has the
+      // new npcs.json and biomes.json, but still the old items/food.json.
+      const newFood = JSON.parse(cdn.files.get("items/food.json")!);
+      newFood.push({ id: "raw_eel", name: "Raw eel", examine: "Slippery.", value: 9, stackable: false, tradeable: true });
+      edit(cdn, "biomes.json", (b) => (b[0].description = "Freshly mown."));
+      edit(cdn, "npcs.json", (npcs) => npcs.find((n: any) => n.id === "chicken").drops.table.push({ itemId: "raw_eel", min: 1, max: 1, weight: 1 }));
+
+      const mid = await syncManifests(opts({}));
+      assert.deepEqual(mid.rejected, [`npcs.json: [${JSON.parse(oldNpcs).findIndex((n: any) => n.id === "chicken")}].drops.table[1].itemId: unknown item "raw_eel"`]);
+      assert.equal(await readFile(path.join(dir, "biomes.json"), "utf8"), oldBiomes);
+      assert.equal(await readFile(path.join(dir, "npcs.json"), "utf8"), oldNpcs);
+
+      // The deploy completes: everything is applied together.
+      cdn.files.set("items/food.json", JSON.stringify(newFood));
+      const done = await syncManifests(opts({}));
+      assert.deepEqual(done.rejected, []);
+      assert.deepEqual([...done.fetched].sort(), ["biomes.json", "items/food.json", "npcs.json"]);
+      const content = await loadContent(dir);
+      assert.equal(content.items.get("raw_eel")?.name, "Raw eel");
+      assert.equal(content.biomes.get(JSON.parse(oldBiomes)[0].id)?.description, "Freshly mown.");
+    });
+
+    it("an update validated but cut short by a crash is completed on the next start; an unvalidated one is discarded", async () => {
+      await syncManifests(opts({}));
+      const staging = path.join(dir, STAGING_DIR);
+      const oldBiomes = await readFile(path.join(dir, "biomes.json"), "utf8");
+
+      // Downloaded but never validated: discarded, the cache stays.
+      await mkdir(staging, { recursive: true });
+      await writeFile(path.join(staging, "biomes.json"), "[]");
+      await syncManifests(opts({ cdnUrl: await deadUrl() }));
+      assert.equal(await readFile(path.join(dir, "biomes.json"), "utf8"), oldBiomes);
+      await assert.rejects(stat(staging), { code: "ENOENT" });
+
+      // Validated and marked, one file moved, then the crash: the next start moves the rest.
+      edit(cdn, "biomes.json", (b) => (b[0].description = "Freshly mown."));
+      edit(cdn, "stores.json", (st) => (st[0].name = "Lumbrook Goods"));
+      const etags = JSON.parse(await readFile(path.join(dir, ETAG_FILE), "utf8"));
+      etags["biomes.json"] = etagOf(cdn.files.get("biomes.json")!);
+      etags["stores.json"] = etagOf(cdn.files.get("stores.json")!);
+      await mkdir(staging, { recursive: true });
+      await writeFile(path.join(staging, "stores.json"), cdn.files.get("stores.json")!);
+      await writeFile(path.join(dir, "biomes.json"), cdn.files.get("biomes.json")!);
+      await writeFile(path.join(staging, COMMIT_MARKER), JSON.stringify({ files: ["biomes.json", "stores.json"], etags }));
+      cdn.requests.length = 0;
+      const report = await syncManifests(opts({}));
+      assert.equal(await readFile(path.join(dir, "stores.json"), "utf8"), cdn.files.get("stores.json"));
+      assert.equal(await readFile(path.join(dir, "biomes.json"), "utf8"), cdn.files.get("biomes.json"));
+      assert.deepEqual(report.fetched, []);
+      assert.equal(report.notModified.length, MANIFEST_FILES.length);
+      await assert.rejects(stat(staging), { code: "ENOENT" });
+    });
+  });
+
+  describe("development fallback (SPEC.md rule 6)", () => {
+    let production: FakeCdn;
+    beforeEach(async () => {
+      production = await startCdn(await shippedFiles());
+    });
+    afterEach(async () => {
+      await production.close();
+    });
+
+    it("is not used when the local CDN is up but answers 404: the missing files are named", async () => {
+      cdn.files.clear();
+      await assert.rejects(syncManifests(opts({ mode: "development", fallbackCdnUrl: production.url })), (err: unknown) => {
+        assert.ok(err instanceof ManifestSyncError);
+        assert.deepEqual([...err.missing], ["npcs.json", "world-areas.json", "biomes.json", "stores.json", "items.json (or items/*.json)"]);
+        return true;
+      });
+      assert.equal(cdn.requests.length, MANIFEST_FILES.length);
+      assert.equal(production.requests.length, 0);
+    });
+
+    it("is used when the local CDN answers only 5xx (down)", async () => {
+      cdn.status = 503;
+      const report = await syncManifests(opts({ mode: "development", fallbackCdnUrl: production.url }));
+      assert.equal(report.source, "fallback");
+      assert.equal(production.requests.length, MANIFEST_FILES.length);
+    });
+
+    it("is used when no local CDN is configured", async () => {
+      const report = await syncManifests(opts({ mode: "development", cdnUrl: undefined, fallbackCdnUrl: production.url }));
+      assert.equal(report.source, "fallback");
+      assert.ok((await loadContent(dir)).items.size >= 60);
+    });
+
+    it("is not used when the local manifests are complete", async () => {
+      await cp(SHIPPED, dir, { recursive: true });
+      const report = await syncManifests(opts({ mode: "development", cdnUrl: await deadUrl(), fallbackCdnUrl: production.url }));
+      assert.equal(report.source, "local");
+      assert.equal(production.requests.length, 0);
+    });
+  });
+
+  describe("items.json index", () => {
+    it("development does not skip the fetch when the index names a file that is missing locally", async () => {
+      await cp(SHIPPED, dir, { recursive: true });
+      await rm(path.join(dir, "items/food.json"));
+      const report = await syncManifests(opts({ mode: "development" }));
+      assert.equal(report.source, "cdn");
+      assert.ok(report.fetched.includes("items/food.json"));
+      assert.ok((await loadContent(dir)).items.has("shrimp"));
+    });
+
+    it("fetches item files the index names beyond the standard five", async () => {
+      cdn.files.set("items/gems.json", JSON.stringify([{ id: "uncut_jade", name: "Uncut jade", examine: "Green.", value: 40, stackable: false, tradeable: true }]));
+      edit(cdn, "items.json", (index) => index.files.push("items/gems.json"));
+      const report = await syncManifests(opts({}));
+      assert.ok(report.fetched.includes("items/gems.json"));
+      assert.equal((await loadContent(dir)).items.get("uncut_jade")?.category, "misc");
+    });
+  });
+
+  describe("time limits", () => {
+    it("bounds the whole sync: files still pending at the deadline fail and queued ones never start", async () => {
+      cdn.hang.add("items.json");
+      const t0 = Date.now();
+      await assert.rejects(syncManifests(opts({ concurrency: 1, timeoutMs: 30_000, deadlineMs: 400 })), ManifestSyncError);
+      assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
+      assert.deepEqual(cdn.requests.map((r) => r.file), ["items.json"]);
+    });
+
+    it("reports every file the deadline cut off, and keeps the cache", async () => {
+      await syncManifests(opts({}));
+      for (const f of ["npcs.json", "stores.json"]) cdn.hang.add(f);
+      const report = await syncManifests(opts({ timeoutMs: 30_000, deadlineMs: 400 }));
+      assert.equal(report.source, "cdn");
+      for (const f of ["npcs.json", "stores.json"]) assert.deepEqual(report.failed.find((x) => x.file === f), { file: f, reason: "sync deadline exceeded" });
+      assert.ok((await loadContent(dir)).npcs.size >= 6);
+    });
   });
 });

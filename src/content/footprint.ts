@@ -9,7 +9,7 @@ export const TILE_SIZE = 1.0;
 
 /** Footprint in tiles of a model of the given dimensions (metres) at a scale: each side rounded to
  * the nearest whole tile, at least 1 (SPEC.md: 2.27 by 2.18 gives 2 by 2). */
-export function footprintOf(dimensions: { x: number; z: number }, scale: number): { width: number; depth: number } {
+export function footprintOf(dimensions: { x: number; y?: number; z: number }, scale: number): { width: number; depth: number } {
   const tiles = (m: number) => Math.max(1, Math.round((m * scale) / TILE_SIZE));
   return { width: tiles(dimensions.x), depth: tiles(dimensions.z) };
 }

@@ -79,6 +79,10 @@ export const ItemSchema = z
     attackRange: z.int().min(1).max(10).optional(),
     /** Logs that can be lit with a tinderbox. */
     firemaking: z.strictObject({ level: Level, xp: z.number().positive(), burnTicks: PosInt }).optional(),
+    /** How players get the item when no drop table, store, recipe, gathering node, starter kit or
+     * template produces it (for example "granted by the world when ..."). `itemSources` counts it
+     * as a source; without it every item needs one of those. */
+    obtainedBy: Text.optional(),
   })
   .superRefine((item, ctx) => {
     if (item.equipSlot && !item.bonuses) ctx.addIssue({ code: "custom", path: ["bonuses"], message: "equippable items need bonuses" });

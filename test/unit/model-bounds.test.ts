@@ -84,12 +84,21 @@ describe("model bounds", () => {
     for (const [x, z, scale, width, depth] of cases) assert.deepEqual(footprintOf({ x, y: 1, z }, scale), { width, depth }, `${x} x ${z} @ ${scale}`);
   });
 
+  it("treats a models directory that does not exist as holding no models", async () => {
+    const manifest = await computeModelBounds(path.join(dir, "no-such-dir"), [{ modelId: "stations/furnace", modelScale: 1 }], { now });
+    assert.deepEqual(manifest.models, []);
+    ModelBoundsManifestSchema.parse(manifest);
+  });
+
   it("names the file of a model it cannot read", async () => {
     const bad = await mkdtemp(path.join(os.tmpdir(), "model-bounds-bad-"));
     try {
       await mkdir(path.join(bad, "broken"), { recursive: true });
       await writeFile(path.join(bad, "broken/junk.glb"), "definitely not glTF");
-      await assert.rejects(computeModelBounds(bad, []), (err: Error) => err instanceof ModelBoundsError && err.message.startsWith("broken/junk.glb: "));
+      await assert.rejects(
+        computeModelBounds(bad, []),
+        (err: Error) => err instanceof ModelBoundsError && err.message.startsWith("broken/junk.glb: ") && err.problems.length === 1 && err.problems[0] === err.message,
+      );
     } finally {
       await rm(bad, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@
  * each player sees) → persistence (batched saves, immediate transactions, death).
  */
 import { randomUUID } from "node:crypto";
+import { ServerError } from "@colyseus/core";
 import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
 import type { StoredGoal } from "../../entities/character.js";
 import type { GameContent } from "../content/load.js";
@@ -91,6 +92,9 @@ export class World implements WorldPort {
   private lastSaveAt: number;
   private fireSeq = 0;
   private itemSeq = 0;
+  /** Characters with an out-of-world change running (count), and when the last one ended. */
+  private readonly outOfWorldWork = new Map<string, number>();
+  private readonly outOfWorldEnded = new Map<string, number>();
 
   constructor(readonly deps: WorldDeps) {
     this.content = deps.content;
@@ -157,6 +161,7 @@ export class World implements WorldPort {
       existing.sync();
       return { player: existing, resumed: true };
     }
+    this.assertMayJoin(record);
     const player = new Player(record);
     player.connection = connection;
     if (!this.content.inBounds(player.x, player.z) || this.content.isBlocked(player.x, player.z)) {
@@ -864,6 +869,41 @@ export class World implements WorldPort {
     return this.players.get(characterId)?.connection !== undefined;
   }
 
+  isInWorld(characterId: string): boolean {
+    return this.players.has(characterId);
+  }
+
+  async whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+    if (this.players.has(characterId)) return { ok: false };
+    this.outOfWorldWork.set(characterId, (this.outOfWorldWork.get(characterId) ?? 0) + 1);
+    try {
+      return { ok: true, value: await work() };
+    } finally {
+      const left = this.outOfWorldWork.get(characterId)! - 1;
+      if (left > 0) this.outOfWorldWork.set(characterId, left);
+      else this.outOfWorldWork.delete(characterId);
+      const ended = performance.now();
+      this.outOfWorldEnded.set(characterId, ended);
+      for (const [id, at] of this.outOfWorldEnded) if (ended - at > 600_000) this.outOfWorldEnded.delete(id);
+    }
+  }
+
+  /** Refuse a join while an out-of-world change of the character runs, or built from a record read before one ended. */
+  private assertMayJoin(record: CharacterRecord) {
+    const id = record.character.id;
+    const ended = this.outOfWorldEnded.get(id);
+    if (this.outOfWorldWork.has(id) || (ended !== undefined && (record.loadedAt === undefined || record.loadedAt <= ended))) {
+      throw new ServerError(409, "this character is being changed; try again");
+    }
+  }
+
+  setAgentFlag(characterId: string, isAgent: boolean): void {
+    const p = this.players.get(characterId);
+    if (!p || p.isAgent === isAgent) return;
+    p.isAgent = isAgent;
+    p.sync();
+  }
+
   livePlayer(characterId: string): LivePlayerSummary | undefined {
     const p = this.players.get(characterId);
     if (!p) return undefined;
@@ -884,7 +924,8 @@ export class World implements WorldPort {
   }
 
   snapshot(): WorldSnapshot {
-    const players = [...this.players.values()].map((p) => ({
+    // Connected players only, like playersOnline (a dropped one lingering for reconnection is not online).
+    const players = [...this.players.values()].filter((p) => p.connection !== undefined).map((p) => ({
       id: p.id,
       name: p.name,
       position: { x: p.x, y: p.y, z: p.z },

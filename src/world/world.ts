@@ -14,6 +14,7 @@ import type { StoredGoal } from "../../entities/character.js";
 import type { GameContent } from "../content/load.js";
 import type { NpcDef } from "../content/schemas.js";
 import { applyDamage, combatXp, maxHealth, playerCombatant, rollAttack, sumBonuses, DEFAULT_ATTACK_SPEED } from "../domain/combat.js";
+import { advanceGoal, type GoalEvent } from "../domain/goal-progress.js";
 import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../domain/inventory.js";
 import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
 import { MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
@@ -256,11 +257,16 @@ export class World implements WorldPort {
     const step = stepAlong(p.path, p.running ? RUN_TILES_PER_TICK : WALK_TILES_PER_TICK);
     p.path = [...step.remaining];
     if (step.position) {
+      const areaBefore = p.goal?.type === "explore" ? this.content.areaAt(p.x, p.z) : undefined;
       p.x = step.position.x;
       p.z = step.position.z;
       p.progressDirty = true;
       this.playerGrid.set(p, p.x, p.z);
       if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "moved_away");
+      if (p.goal?.type === "explore") {
+        const area = this.content.areaAt(p.x, p.z);
+        if (area && area !== areaBefore && this.countGoal(p, { type: "explore", areaId: area.id })) p.sync();
+      }
     }
   }
 
@@ -404,6 +410,7 @@ export class World implements WorldPort {
     p.inventory = added.value;
     p.itemsDirty = true;
     this.grantXp(p, { [skill]: node.xp });
+    this.countGoal(p, { type: skill as "woodcutting" | "fishing" | "mining", nodeId: node.id, itemId: node.yields });
     p.sync();
     const depleted = node.resourcesPerNode !== undefined ? (r.remaining = (r.remaining ?? 1) - 1) <= 0 : this.rng() < (node.depleteChance ?? 0);
     if (depleted) {
@@ -580,6 +587,7 @@ export class World implements WorldPort {
         killer.itemsDirty = true;
       } else if (d.itemId !== "coins")  this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
     }
+    this.countGoal(killer, { type: "combat", npcId: n.def.id });
     killer.sync();
     void this.queues.run(killer.id, () => this.deps.characters.recordKill(killer.id, n.def.id));
   }
@@ -709,6 +717,19 @@ export class World implements WorldPort {
     this.resources.set(fire.id, fire);
     this.resourceGrid.set(fire, x, z);
     return fire;
+  }
+
+  /**
+   * Count an event toward the player's agent goal (`src/domain/goal-progress.ts`); a completed goal
+   * is announced in chat. Returns true when the goal changed: the caller sends `player:sync`.
+   */
+  countGoal(p: Player, event: GoalEvent): boolean {
+    const next = p.goal ? advanceGoal(p.goal, event, new Date(this.now()).toISOString()) : undefined;
+    if (!next) return false;
+    p.goal = next;
+    p.progressDirty = true;
+    if (next.completedAt) this.system(p, `Goal complete: ${next.description} (${next.progress}/${next.targetCount}).`);
+    return true;
   }
 
   /** Add XP and tell the player (`skill:xp`), once per skill. */

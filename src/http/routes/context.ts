@@ -165,6 +165,7 @@ export const GoalSchema = z
     targetCount: z.int().optional(),
     startedAt: z.string(),
     setBy: z.enum(["agent", "owner"]).optional(),
+    completedAt: z.string().optional().openapi({ description: "Set when progress reached targetCount; the goal then stops counting" }),
   })
   .openapi("Goal");
 export const AvailableGoalSchema = z.object({ id: z.string(), type: z.string(), description: z.string() }).openapi("AvailableGoal");

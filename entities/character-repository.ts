@@ -27,6 +27,11 @@ export interface ItemRows {
 
 export interface CharacterRecord extends ItemRows {
   character: Character;
+  /**
+   * `performance.now()` when `load` began reading, so the world can refuse a join built from a
+   * record read before an out-of-world change (rename, delete) finished.
+   */
+  loadedAt?: number;
 }
 
 /** Skill columns as stored: `<skill>Level` and `<skill>Xp`. */
@@ -130,10 +135,11 @@ export class CharacterRepository {
 
   /** Load a character with its inventory, equipment and bank. */
   async load(id: string): Promise<CharacterRecord | null> {
+    const loadedAt = performance.now();
     const em = this.fork();
     const character = await em.findOne(CharacterEntity, { id });
     if (!character) return null;
-    return { character, ...(await this.itemRows(em, id)) };
+    return { character, ...(await this.itemRows(em, id)), loadedAt };
   }
 
   /** Item rows of a character as committed. */

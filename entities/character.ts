@@ -15,6 +15,8 @@ export interface StoredGoal {
   targetCount?: number;
   startedAt: string;
   setBy?: "agent" | "owner";
+  /** When `progress` reached `targetCount` (the goal then stops counting). */
+  completedAt?: string;
 }
 
 const xp = (def = 0) => p.integer().default(def);

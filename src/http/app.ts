@@ -179,6 +179,13 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   for (const r of deps.routers ?? []) app.use(r.path, r.router);
   app.use(router);
 
+  api.document({
+    method: "get",
+    path: "/api/openapi.json",
+    summary: "This OpenAPI 3.1 document",
+    tags: ["meta"],
+    responses: { 200: { description: "OpenAPI document" } },
+  });
   let openApiCache: unknown;
   app.get("/api/openapi.json", (_req, res) => {
     openApiCache ??= api.openApiDocument(VERSION);

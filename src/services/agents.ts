@@ -129,9 +129,10 @@ export class AgentService {
       await em.flush();
       return { mapping, replacedLive, name: character.name };
     });
-    if (replacedLive && this.deps.world.isOnline(characterId)) {
+    if (replacedLive && this.deps.world.isInWorld(characterId)) {
       this.deps.world.disconnect(characterId, AGENT_REVOKED_CLOSE_CODE, "agent token replaced");
     }
+    this.deps.world.setAgentFlag(characterId, true);
     const { token, expiresAt } = this.deps.sign({ sub: accountId, characterId, jti: tokenId, name }, AGENT_TOKEN_TTL_SECONDS);
     return { agentId: mapping.id, characterId, name, token, expiresAt, ...this.deps.endpoints };
   }

@@ -245,15 +245,16 @@ export class CharacterService {
   }
 
   /**
-   * The current view of a character: the live `player:sync` state when the world has it online
-   * (laid over the stored record, so every field is present), else the stored record.
+   * The current view of a character: the live `player:sync` state when the world has it (laid over
+   * the stored record, so every field is present), else the stored record. A dropped character
+   * still lingering in the world reads from memory too (newer than its row) but is not `online`.
    * @returns null when the character does not exist.
    */
   async currentView(characterId: string, world: Pick<WorldPort, "isOnline" | "livePlayerSync">): Promise<PlayerView | null> {
     const record = await this.repo.load(characterId);
     if (!record) return null;
-    const live = world.isOnline(characterId) ? world.livePlayerSync(characterId) : undefined;
-    const stored = this.toPlayerView(record, live !== undefined);
+    const live = world.livePlayerSync(characterId);
+    const stored = this.toPlayerView(record, world.isOnline(characterId));
     if (!live) return stored;
     const view = { ...stored } as Record<string, unknown>;
     for (const key of Object.keys(stored)) if (live[key] !== undefined && key !== "online") view[key] = live[key];

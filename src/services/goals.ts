@@ -131,11 +131,13 @@ export function buildGoal(
     if (!request.description) throw invalid("give a goalId, or a type and a description", "description");
     base = { type: request.type, description: request.description, target: request.target };
   }
+  // Exploring an area is done once you are there; other goals count until told otherwise.
+  const targetCount = request.targetCount ?? (base.type === "explore" ? 1 : undefined);
   return {
     id,
     ...base,
     progress: 0,
-    ...(request.targetCount !== undefined ? { targetCount: request.targetCount } : {}),
+    ...(targetCount !== undefined ? { targetCount } : {}),
     startedAt: now.toISOString(),
     setBy,
   };

@@ -81,6 +81,12 @@ export class SocialService {
   private readonly ignoreCache = new Map<string, CacheEntry>();
   /** character id → its friends. */
   private readonly friendCache = new Map<string, CacheEntry>();
+  /**
+   * Invalidations per character id: a load stores its answer only when no invalidation of its key
+   * ran while it read (otherwise the answer may predate the change). Entries are dropped when no
+   * load of the key is running.
+   */
+  private readonly generations = new Map<string, { gen: number; loading: number }>();
   private readonly ttl: number;
   private readonly cacheMax: number;
   private readonly now: () => number;
@@ -119,6 +125,8 @@ export class SocialService {
     for (const id of characterIds) {
       this.ignoreCache.delete(id);
       this.friendCache.delete(id);
+      const g = this.generations.get(id);
+      if (g) g.gen++;
     }
   }
 
@@ -330,10 +338,20 @@ export class SocialService {
   private async cached(cache: Map<string, CacheEntry>, key: string, load: () => Promise<Set<string>>): Promise<Set<string>> {
     const hit = cache.get(key);
     if (hit && this.now() - hit.at < this.ttl) return hit.ids;
-    const ids = await load();
-    if (cache.size >= this.cacheMax) cache.clear();
-    cache.set(key, { ids, at: this.now() });
-    return ids;
+    let g = this.generations.get(key);
+    if (!g) this.generations.set(key, (g = { gen: 0, loading: 0 }));
+    const gen = g.gen;
+    g.loading++;
+    try {
+      const ids = await load();
+      if (g.gen === gen) {
+        if (cache.size >= this.cacheMax) cache.clear();
+        cache.set(key, { ids, at: this.now() });
+      }
+      return ids;
+    } finally {
+      if (--g.loading === 0 && this.generations.get(key) === g) this.generations.delete(key);
+    }
   }
 
   private async loadIgnoredBy(targetCharacterId: string): Promise<Set<string>> {

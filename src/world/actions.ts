@@ -229,6 +229,7 @@ function lightFire(w: World, p: Player, logsSlot: number) {
   p.itemsDirty = true;
   w.lightFire(p.x, p.z, FIRE_TICKS);
   w.grantXp(p, { firemaking: xp[logs.itemId] ?? 40 });
+  w.countGoal(p, { type: "firemaking", itemId: logs.itemId });
   w.system(p, "The fire catches and the logs begin to burn.");
   p.sync();
 }
@@ -253,7 +254,10 @@ function useOnTarget(w: World, p: Player, slot: number, targetId: string) {
     if (!r.ok) return w.system(p, r.error.message);
     p.inventory = r.value;
     p.itemsDirty = true;
-    if (!burnt) w.grantXp(p, { cooking: recipe.xp });
+    if (!burnt) {
+      w.grantXp(p, { cooking: recipe.xp });
+      w.countGoal(p, { type: "cooking", recipeId: recipe.id, itemId: out.id });
+    }
     w.system(p, burnt ? `You accidentally burn the ${out.name.toLowerCase().replace(/^burnt /, "")}.` : `You cook the ${out.name.toLowerCase()}.`);
     p.sync();
     return;
@@ -278,7 +282,10 @@ function useOnTarget(w: World, p: Player, slot: number, targetId: string) {
     if (!r.ok) return w.system(p, r.error.message);
     p.inventory = r.value;
     p.itemsDirty = true;
-    if (success) w.grantXp(p, { smithing: recipe.xp });
+    if (success) {
+      w.grantXp(p, { smithing: recipe.xp });
+      w.countGoal(p, { type: "smithing", recipeId: recipe.id, itemId: out.id });
+    }
     w.system(p, success ? `You make ${recipe.output.quantity} × ${out.name}.` : "The ore is too impure and you fail to refine it.");
     p.sync();
     return;

@@ -36,10 +36,22 @@ export interface Surroundings {
 export interface WorldPort {
   /** Number of players connected. */
   playersOnline(): number;
+  /** Has the character a live connection? */
   isOnline(characterId: string): boolean;
+  /** Is the character in the world: connected, or dropped and awaiting reconnection? */
+  isInWorld(characterId: string): boolean;
+  /**
+   * Run `work`, a change of the stored character that needs it out of the world (rename, delete),
+   * while no join of that character can complete; a join that read the character before `work`
+   * ended is refused too. Resolves `{ ok: false }` without running `work` when the character is in
+   * the world.
+   */
+  whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }>;
+  /** Set the agent flag of a character in the world (its `player:sync` and public state). */
+  setAgentFlag(characterId: string, isAgent: boolean): void;
   /** The live summary of an online character. */
   livePlayer(characterId: string): LivePlayerSummary | undefined;
-  /** The full private state of an online character (the `player:sync` payload). */
+  /** The full private state of a character in the world, connected or lingering (the `player:sync` payload). */
   livePlayerSync(characterId: string): Record<string, unknown> | undefined;
   snapshot(): WorldSnapshot;
   /** What is around an online character (radius in tiles). */

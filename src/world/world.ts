@@ -8,11 +8,13 @@
  * each player sees) → persistence (batched saves, immediate transactions, death).
  */
 import { randomUUID } from "node:crypto";
+import { ServerError } from "@colyseus/core";
 import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
 import type { StoredGoal } from "../../entities/character.js";
 import type { GameContent } from "../content/load.js";
 import type { NpcDef } from "../content/schemas.js";
 import { applyDamage, combatXp, maxHealth, playerCombatant, rollAttack, sumBonuses, DEFAULT_ATTACK_SPEED } from "../domain/combat.js";
+import { advanceGoal, type GoalEvent } from "../domain/goal-progress.js";
 import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../domain/inventory.js";
 import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
 import { MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
@@ -91,6 +93,9 @@ export class World implements WorldPort {
   private lastSaveAt: number;
   private fireSeq = 0;
   private itemSeq = 0;
+  /** Characters with an out-of-world change running (count), and when the last one ended. */
+  private readonly outOfWorldWork = new Map<string, number>();
+  private readonly outOfWorldEnded = new Map<string, number>();
 
   constructor(readonly deps: WorldDeps) {
     this.content = deps.content;
@@ -157,6 +162,7 @@ export class World implements WorldPort {
       existing.sync();
       return { player: existing, resumed: true };
     }
+    this.assertMayJoin(record);
     const player = new Player(record);
     player.connection = connection;
     if (!this.content.inBounds(player.x, player.z) || this.content.isBlocked(player.x, player.z)) {
@@ -251,11 +257,16 @@ export class World implements WorldPort {
     const step = stepAlong(p.path, p.running ? RUN_TILES_PER_TICK : WALK_TILES_PER_TICK);
     p.path = [...step.remaining];
     if (step.position) {
+      const areaBefore = p.goal?.type === "explore" ? this.content.areaAt(p.x, p.z) : undefined;
       p.x = step.position.x;
       p.z = step.position.z;
       p.progressDirty = true;
       this.playerGrid.set(p, p.x, p.z);
       if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "moved_away");
+      if (p.goal?.type === "explore") {
+        const area = this.content.areaAt(p.x, p.z);
+        if (area && area !== areaBefore && this.countGoal(p, { type: "explore", areaId: area.id })) p.sync();
+      }
     }
   }
 
@@ -399,6 +410,7 @@ export class World implements WorldPort {
     p.inventory = added.value;
     p.itemsDirty = true;
     this.grantXp(p, { [skill]: node.xp });
+    this.countGoal(p, { type: skill as "woodcutting" | "fishing" | "mining", nodeId: node.id, itemId: node.yields });
     p.sync();
     const depleted = node.resourcesPerNode !== undefined ? (r.remaining = (r.remaining ?? 1) - 1) <= 0 : this.rng() < (node.depleteChance ?? 0);
     if (depleted) {
@@ -575,6 +587,7 @@ export class World implements WorldPort {
         killer.itemsDirty = true;
       } else if (d.itemId !== "coins")  this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
     }
+    this.countGoal(killer, { type: "combat", npcId: n.def.id });
     killer.sync();
     void this.queues.run(killer.id, () => this.deps.characters.recordKill(killer.id, n.def.id));
   }
@@ -704,6 +717,19 @@ export class World implements WorldPort {
     this.resources.set(fire.id, fire);
     this.resourceGrid.set(fire, x, z);
     return fire;
+  }
+
+  /**
+   * Count an event toward the player's agent goal (`src/domain/goal-progress.ts`); a completed goal
+   * is announced in chat. Returns true when the goal changed: the caller sends `player:sync`.
+   */
+  countGoal(p: Player, event: GoalEvent): boolean {
+    const next = p.goal ? advanceGoal(p.goal, event, new Date(this.now()).toISOString()) : undefined;
+    if (!next) return false;
+    p.goal = next;
+    p.progressDirty = true;
+    if (next.completedAt) this.system(p, `Goal complete: ${next.description} (${next.progress}/${next.targetCount}).`);
+    return true;
   }
 
   /** Add XP and tell the player (`skill:xp`), once per skill. */
@@ -864,6 +890,41 @@ export class World implements WorldPort {
     return this.players.get(characterId)?.connection !== undefined;
   }
 
+  isInWorld(characterId: string): boolean {
+    return this.players.has(characterId);
+  }
+
+  async whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+    if (this.players.has(characterId)) return { ok: false };
+    this.outOfWorldWork.set(characterId, (this.outOfWorldWork.get(characterId) ?? 0) + 1);
+    try {
+      return { ok: true, value: await work() };
+    } finally {
+      const left = this.outOfWorldWork.get(characterId)! - 1;
+      if (left > 0) this.outOfWorldWork.set(characterId, left);
+      else this.outOfWorldWork.delete(characterId);
+      const ended = performance.now();
+      this.outOfWorldEnded.set(characterId, ended);
+      for (const [id, at] of this.outOfWorldEnded) if (ended - at > 600_000) this.outOfWorldEnded.delete(id);
+    }
+  }
+
+  /** Refuse a join while an out-of-world change of the character runs, or built from a record read before one ended. */
+  private assertMayJoin(record: CharacterRecord) {
+    const id = record.character.id;
+    const ended = this.outOfWorldEnded.get(id);
+    if (this.outOfWorldWork.has(id) || (ended !== undefined && (record.loadedAt === undefined || record.loadedAt <= ended))) {
+      throw new ServerError(409, "this character is being changed; try again");
+    }
+  }
+
+  setAgentFlag(characterId: string, isAgent: boolean): void {
+    const p = this.players.get(characterId);
+    if (!p || p.isAgent === isAgent) return;
+    p.isAgent = isAgent;
+    p.sync();
+  }
+
   livePlayer(characterId: string): LivePlayerSummary | undefined {
     const p = this.players.get(characterId);
     if (!p) return undefined;
@@ -884,7 +945,8 @@ export class World implements WorldPort {
   }
 
   snapshot(): WorldSnapshot {
-    const players = [...this.players.values()].map((p) => ({
+    // Connected players only, like playersOnline (a dropped one lingering for reconnection is not online).
+    const players = [...this.players.values()].filter((p) => p.connection !== undefined).map((p) => ({
       id: p.id,
       name: p.name,
       position: { x: p.x, y: p.y, z: p.z },

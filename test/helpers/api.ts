@@ -84,23 +84,7 @@ export async function startApiHarness(storage: Storage, env: NodeJS.ProcessEnv =
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const token: ApiHarness["token"] = (claims) => signServerToken(TEST_ENV.JWT_SECRET!, claims).token;
-  const request: ApiHarness["request"] = async (method, path, opts = {}) => {
-    const headers: Record<string, string> = {};
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: string | undefined;
-    if (opts.raw !== undefined) body = opts.raw;
-    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(url + path, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON
-    }
-    return { status: res.status, body: parsed, headers: res.headers };
-  };
+  const request = restClient(url);
   const account = () => {
     const accountId = `acct-${randomUUID()}`;
     return { accountId, token: token({ sub: accountId }) };
@@ -129,6 +113,27 @@ export async function startApiHarness(storage: Storage, env: NodeJS.ProcessEnv =
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** JSON requests against a base URL (the harness, or a real server's `url`). */
+export function restClient(url: string): ApiHarness["request"] {
+  return async (method, path, opts = {}) => {
+    const headers: Record<string, string> = {};
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(url + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
   };
 }
 

@@ -19,6 +19,8 @@ export interface FakeOnlinePlayer {
 export class FakeWorld implements WorldPort {
   readonly calls: FakeWorldCall[] = [];
   readonly online = new Map<string, FakeOnlinePlayer>();
+  /** Characters in the world without a connection (dropped, awaiting reconnection). */
+  readonly lingering = new Set<string>();
   /** Private messages delivered, in order. */
   readonly messages: { characterId: string; from: { id?: string; name: string }; text: string }[] = [];
   tick = 42;
@@ -57,6 +59,24 @@ export class FakeWorld implements WorldPort {
 
   isOnline(characterId: string): boolean {
     return this.online.has(characterId);
+  }
+
+  isInWorld(characterId: string): boolean {
+    return this.online.has(characterId) || this.lingering.has(characterId);
+  }
+
+  async whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+    this.record("whileOutOfWorld", characterId);
+    if (this.isInWorld(characterId)) return { ok: false };
+    return { ok: true, value: await work() };
+  }
+
+  setAgentFlag(characterId: string, isAgent: boolean): void {
+    this.record("setAgentFlag", characterId, isAgent);
+    const p = this.online.get(characterId);
+    if (!p) return;
+    p.summary.isAgent = isAgent;
+    p.sync = { ...p.sync, isAgent };
   }
 
   livePlayer(characterId: string): LivePlayerSummary | undefined {

@@ -100,12 +100,45 @@ for (const kind of storageKinds()) {
         assert.equal(extra.status, 400);
       });
 
-      it("POST renaming while the character is in the world is 409", async () => {
+      it("POST renaming while the character is in the world is 409, also while a dropped connection lingers", async () => {
         const p = await h.player();
         h.world.setOnline(p.characterId);
         const r = await h.request("POST", "/api/v1/player", { token: p.token, body: { name: uniqueName() } });
         assert.equal(r.status, 409);
         assert.equal(code(r), "CONFLICT");
+        h.world.setOffline(p.characterId);
+        h.world.lingering.add(p.characterId);
+        assert.equal((await h.request("POST", "/api/v1/player", { token: p.token, body: { name: uniqueName() } })).status, 409);
+        h.world.lingering.delete(p.characterId);
+        const renamed = await h.request("POST", "/api/v1/player", { token: p.token, body: { name: uniqueName() } });
+        assert.equal(renamed.status, 200);
+      });
+
+      it("POST: 401 without a token, 403 for another account's characterId, 404 for an unknown one, 409 NAME_TAKEN when renaming", async () => {
+        const p = await h.player();
+        const other = await h.player();
+        assert.equal((await h.request("POST", "/api/v1/player", { body: { name: uniqueName() } })).status, 401);
+        const forbidden = await h.request("POST", "/api/v1/player", { token: p.token, body: { name: uniqueName(), characterId: other.characterId } });
+        assert.equal(forbidden.status, 403);
+        assert.equal(code(forbidden), "FORBIDDEN");
+        const unknown = await h.request("POST", "/api/v1/player", { token: p.token, body: { name: uniqueName(), characterId: "no-such-character" } });
+        assert.equal(unknown.status, 404);
+        assert.equal(code(unknown), "NOT_FOUND");
+        const taken = await h.request("POST", "/api/v1/player", { token: p.token, body: { name: other.name.toUpperCase() } });
+        assert.equal(taken.status, 409);
+        assert.equal(code(taken), "NAME_TAKEN");
+        assert.equal((await h.request("GET", "/api/v1/player", { token: p.token })).body.name, p.name, "nothing changed");
+        assert.equal((await h.request("GET", "/api/v1/player", { token: other.token })).body.name, other.name);
+      });
+
+      it("GET answers 400 for a bad query", async () => {
+        const p = await h.player();
+        for (const q of ["characterId=", `characterId=${"x".repeat(129)}`, "characterId=a&characterId=b"]) {
+          const r = await h.request("GET", `/api/v1/player?${q}`, { token: p.token });
+          assert.equal(r.status, 400, q);
+          assert.equal(code(r), "INVALID_REQUEST");
+          assert.equal(r.body.error.details[0].field, "query.characterId");
+        }
       });
 
       it("GET ?characterId= chooses the character; another account's is 403, an unknown one 404", async () => {
@@ -253,6 +286,10 @@ for (const kind of storageKinds()) {
         assert.equal(del.status, 409);
         assert.equal(code(del), "CONFLICT");
         h.world.setOffline(p.characterId);
+        h.world.lingering.add(p.characterId);
+        assert.equal((await h.request("PATCH", `/api/character/${p.characterId}`, { token: p.token, body: { name: uniqueName() } })).status, 409);
+        assert.equal((await h.request("DELETE", `/api/character/${p.characterId}`, { token: p.token })).status, 409);
+        h.world.lingering.delete(p.characterId);
 
         for (let i = 1; i < MAX_CHARACTERS_PER_ACCOUNT; i++) {
           assert.equal((await h.request("POST", "/api/character", { token: p.token, body: {} })).status, 201);
@@ -271,7 +308,7 @@ for (const kind of storageKinds()) {
         assert.deepEqual(list.body.map((c: { id: string }) => c.id), [p.characterId]);
       });
 
-      it("marks and unmarks a character as an agent", async () => {
+      it("marks and unmarks a character as an agent, and tells the world at once", async () => {
         const p = await h.player();
         const r = await h.request("POST", `/api/character/${p.characterId}/agent`, { token: p.token, body: {} });
         assert.equal(r.status, 200);
@@ -279,6 +316,19 @@ for (const kind of storageKinds()) {
         assert.equal((await h.request("GET", `/api/character/${p.characterId}`, { token: p.token })).body.isAgent, true);
         const off = await h.request("POST", `/api/character/${p.characterId}/agent`, { token: p.token, body: { isAgent: false } });
         assert.equal(off.body.isAgent, false);
+        assert.deepEqual(h.world.callsOf("setAgentFlag"), [
+          [p.characterId, true],
+          [p.characterId, false],
+        ]);
+      });
+
+      it("creating with an unknown template is 400 INVALID_REQUEST on body.templateId, and creates nothing", async () => {
+        const a = h.account();
+        const r = await h.request("POST", "/api/character", { token: a.token, body: { name: uniqueName(), templateId: "no_such_template" } });
+        assert.equal(r.status, 400);
+        assert.equal(code(r), "INVALID_REQUEST");
+        assert.equal(r.body.error.details[0].field, "body.templateId");
+        assert.deepEqual((await h.request("GET", "/api/character", { token: a.token })).body, []);
       });
 
       it("deleting a character tells the world its friends changed", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { AccountEntity, CharacterEntity, IgnoreEntryEntity, PlayerDeathEntity } from "../../entities/index.js";
-import { MAX_FRIENDS, MAX_IGNORES, SocialService } from "../../src/services/social.js";
+import { MAX_FRIENDS, MAX_IGNORES, MAX_PENDING_REQUESTS, SocialService } from "../../src/services/social.js";
 import { code, startApiHarness, type ApiHarness } from "../helpers/api.js";
 import { resetStorage, storageKinds } from "../helpers/storage.js";
 
@@ -213,6 +213,40 @@ for (const kind of storageKinds()) {
       assert.equal(await h.social.isIgnoring(a.characterId, b.characterId), true);
     });
 
+    it("caps pending outgoing friend requests at 99 (409); an answer frees a place", async () => {
+      const a = await h.player();
+      const targets = await bulkCharacters(MAX_PENDING_REQUESTS);
+      const conn = h.storage.orm.em.fork().getConnection();
+      for (const t of targets) {
+        await conn.execute("insert into friend_requests (from_character, to_character, created_at) values (?, ?, now())", [a.characterId, t]);
+      }
+      assert.equal((await requests(a.token)).outgoing.length, MAX_PENDING_REQUESTS);
+      const b = await h.player();
+      const r = await send(a.token, { characterId: b.characterId });
+      assert.equal(r.status, 409);
+      assert.equal(code(r), "CONFLICT");
+      assert.deepEqual((await requests(b.token)).incoming, []);
+      const first = (await requests(a.token)).outgoing[0];
+      assert.equal((await h.request("POST", `/api/player/me/friend-requests/${first.id}/decline`, { token: a.token })).status, 204);
+      assert.equal((await send(a.token, { characterId: b.characterId })).status, 201);
+    });
+
+    it("an agent (character-bound) token cannot change the account's ignore list (403) but can read it", async () => {
+      const a = await h.player();
+      const b = await h.player();
+      const c = await h.player();
+      const bound = h.token({ sub: a.accountId, characterId: a.characterId });
+      await h.request("POST", "/api/player/ignores", { token: a.token, body: { characterId: b.characterId } });
+      const add = await h.request("POST", "/api/player/ignores", { token: bound, body: { characterId: c.characterId } });
+      assert.equal(add.status, 403);
+      assert.equal(code(add), "FORBIDDEN");
+      const remove = await h.request("DELETE", `/api/player/ignores/${b.characterId}`, { token: bound });
+      assert.equal(remove.status, 403);
+      const list = await h.request("GET", "/api/player/ignores", { token: bound });
+      assert.equal(list.status, 200);
+      assert.deepEqual(list.body.map((i: { id: string }) => i.id), [b.characterId], "nothing changed");
+    });
+
     it("caps ignores at 99 (409)", async () => {
       const a = await h.player();
       const em = h.storage.orm.em.fork();
@@ -265,6 +299,7 @@ for (const kind of storageKinds()) {
         ["GET", `/api/player/${b.characterId}/friend-requests`],
         ["POST", `/api/player/${b.characterId}/friend-requests`],
         ["POST", `/api/player/${b.characterId}/friend-requests/1/accept`],
+        ["POST", `/api/player/${b.characterId}/friend-requests/1/decline`],
         ["DELETE", `/api/player/${b.characterId}/friends/${a.characterId}`],
         ["GET", `/api/player/${b.characterId}/deaths`],
         ["GET", `/api/player/${b.characterId}/kills`],

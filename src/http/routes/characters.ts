@@ -150,10 +150,7 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
       },
       async ({ principal, params, body }) => {
         const c = await access.character(who(principal), params.characterId);
-        if (c.name !== body.name) {
-          access.assertOffline(c.id, "rename");
-          await characters.rename(c.id, body.name);
-        }
+        if (c.name !== body.name) await access.outOfWorld(c.id, "rename", () => characters.rename(c.id, body.name));
         return characters.currentView(c.id, world);
       },
     );
@@ -179,9 +176,11 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
         const p = who(principal);
         requireAccountToken(p);
         const c = await access.character(p, params.characterId);
-        access.assertOffline(c.id, "delete");
-        const friends = await social.friendIds(c.id);
-        await characters.remove(c.id);
+        const friends = await access.outOfWorld(c.id, "delete", async () => {
+          const friends = await social.friendIds(c.id);
+          await characters.remove(c.id);
+          return friends;
+        });
         const changed = [c.id, ...friends];
         social.invalidate(changed);
         world.socialChanged(changed);
@@ -216,6 +215,7 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
         requireAccountToken(p);
         const c = await access.character(p, params.characterId);
         await characters.setAgentFlag(c.id, body.isAgent);
+        world.setAgentFlag(c.id, body.isAgent);
         const mapping = await agents.findByCharacter(c.id);
         if (!body.isAgent && mapping && !mapping.revokedAt) await agents.revoke(mapping.id);
         return { id: c.id, isAgent: body.isAgent, agentId: mapping?.id ?? null };

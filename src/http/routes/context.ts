@@ -112,9 +112,15 @@ export class Access {
     return first;
   }
 
-  /** 409 when the character is in the world (renaming and deleting need it offline). */
-  assertOffline(characterId: string, action: string): void {
-    if (this.deps.world.isOnline(characterId)) throw new ApiError("CONFLICT", `log the character out of the world before you ${action} it`);
+  /**
+   * Run a change that needs the character out of the world (renaming, deleting): 409 CONFLICT when
+   * it is in the world, connected or still lingering after a dropped connection; while the change
+   * runs, no join of the character can complete.
+   */
+  async outOfWorld<T>(characterId: string, action: string, work: () => Promise<T>): Promise<T> {
+    const r = await this.deps.world.whileOutOfWorld(characterId, work);
+    if (!r.ok) throw new ApiError("CONFLICT", `log the character out of the world before you ${action} it`);
+    return r.value;
   }
 }
 
@@ -159,6 +165,7 @@ export const GoalSchema = z
     targetCount: z.int().optional(),
     startedAt: z.string(),
     setBy: z.enum(["agent", "owner"]).optional(),
+    completedAt: z.string().optional().openapi({ description: "Set when progress reached targetCount; the goal then stops counting" }),
   })
   .openapi("Goal");
 export const AvailableGoalSchema = z.object({ id: z.string(), type: z.string(), description: z.string() }).openapi("AvailableGoal");

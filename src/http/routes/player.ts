@@ -101,10 +101,7 @@ export function playerRoutes(deps: ApiDeps): RouteModule {
         }
         const current = await characters.find(targetId);
         if (!current) throw notFound("character");
-        if (current.name !== body.name) {
-          access.assertOffline(targetId, "rename");
-          await characters.rename(targetId, body.name);
-        }
+        if (current.name !== body.name) await access.outOfWorld(targetId, "rename", () => characters.rename(targetId, body.name));
         return characters.currentView(targetId, world);
       },
     );

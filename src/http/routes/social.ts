@@ -14,6 +14,7 @@ import {
   defineRoute,
   Id,
   r,
+  requireAccountToken,
   who,
   type ApiDeps,
 } from "./context.js";
@@ -57,18 +58,23 @@ export function socialRoutes(deps: ApiDeps): RouteModule {
       {
         method: "post",
         path: "/api/player/ignores",
-        summary: "Ignore a player (by character id or name): their chat, trade and friend requests no longer reach the account (max 99)",
+        summary:
+          "Ignore a player (by character id or name): their chat, trade and friend requests no longer reach the account (max 99). " +
+          "Owner's token only (the list is the account's)",
         tags: ["social"],
         auth: "required",
         body: CharacterRefBody,
         responses: {
           201: { description: "Ignored", schema: CharacterBriefSchema },
+          403: { description: "A character-bound (agent) token" },
           404: r.notFound("Character"),
           409: r.conflict("The ignore list is full"),
         },
       },
       async ({ principal, body }) => {
-        const result = await social.addIgnore(who(principal).accountId, ref(body));
+        const p = who(principal);
+        requireAccountToken(p);
+        const result = await social.addIgnore(p.accountId, ref(body));
         changed(result.changed);
         return result.character;
       },
@@ -79,14 +85,16 @@ export function socialRoutes(deps: ApiDeps): RouteModule {
       {
         method: "delete",
         path: "/api/player/ignores/:characterId",
-        summary: "Stop ignoring a player",
+        summary: "Stop ignoring a player (owner's token only)",
         tags: ["social"],
         auth: "required",
         params: z.object({ characterId: Id }),
-        responses: { 204: { description: "Removed" }, 404: r.notFound("Ignore entry") },
+        responses: { 204: { description: "Removed" }, 403: { description: "A character-bound (agent) token" }, 404: r.notFound("Ignore entry") },
       },
       async ({ principal, params }) => {
-        const result = await social.removeIgnore(who(principal).accountId, params.characterId);
+        const p = who(principal);
+        requireAccountToken(p);
+        const result = await social.removeIgnore(p.accountId, params.characterId);
         changed(result.changed);
         return undefined;
       },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { startTestServer, TEST_ENV } from "../helpers/server.js";
 import type { GameServer } from "../../src/server.js";
+import jwt from "jsonwebtoken";
 import { signServerToken } from "../../src/auth/tokens.js";
 
 const ALLOWED = "http://localhost:3333";
@@ -92,6 +93,35 @@ describe("HTTP surface", function () {
     const bad = await get("/api/auth/session", { headers: { authorization: "Bearer abc.def.ghi" } });
     assert.equal(bad.status, 401);
     assert.equal((await bad.json()).error.code, "UNAUTHORIZED");
+  });
+
+  describe("server tokens rejected at the HTTP level", () => {
+    const secret = TEST_ENV.JWT_SECRET!;
+    const now = () => Math.floor(Date.now() / 1000);
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const cases: [string, () => string][] = [
+      ["alg none", () => `${b64({ alg: "none", typ: "JWT" })}.${b64({ sub: "acct-none", exp: now() + 600, roles: ["admin"] })}.`],
+      ["expired", () => jwt.sign({ sub: "acct-expired", iat: now() - 120, exp: now() - 60 }, secret, { algorithm: "HS256" })],
+      ["no exp", () => jwt.sign({ sub: "acct-no-exp", iat: now() }, secret, { algorithm: "HS256" })],
+      ["HS512 with the right secret", () => jwt.sign({ sub: "acct-hs512", iat: now(), exp: now() + 600 }, secret, { algorithm: "HS512" })],
+      [
+        "a tampered payload",
+        () => {
+          const [h, , sig] = signServerToken(secret, { sub: "acct-plain" }).token.split(".");
+          return `${h}.${b64({ sub: "acct-plain", roles: ["admin"], iat: now(), exp: now() + 600 })}.${sig}`;
+        },
+      ],
+    ];
+    for (const [name, make] of cases) {
+      it(`${name}: 401 UNAUTHORIZED on protected routes`, async () => {
+        const token = make();
+        for (const path of ["/api/v1/player", "/api/auth/session"]) {
+          const r = await get(path, { headers: { authorization: `Bearer ${token}` } });
+          assert.equal(r.status, 401, path);
+          assert.equal((await r.json()).error.code, "UNAUTHORIZED");
+        }
+      });
+    }
   });
 
   it("a valid server token for an unknown account creates it on first use", async () => {
@@ -202,10 +232,10 @@ describe("rate limits", function () {
 
 describe("authentication attempt limit", function () {
   let server: GameServer;
-  before(async () => {
+  beforeEach(async () => {
     server = await startTestServer({});
   });
-  after(async () => server?.close());
+  afterEach(async () => server?.close());
 
   it("blocks a client after 10 invalid tokens in a minute", async () => {
     const statuses: number[] = [];
@@ -216,5 +246,91 @@ describe("authentication attempt limit", function () {
     assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
     assert.equal(statuses[10], 429);
     assert.equal((await fetch(`${server.url}/api/openapi.json`)).status, 429);
+  });
+
+  it("counts invalid tokens outside /api/auth: after 10, even a good token gets 429 with Retry-After", async () => {
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`${server.url}/api/v1/player`, { headers: { authorization: "Bearer invalid.token.value" } });
+      assert.equal(r.status, 401, `attempt ${i + 1}`);
+    }
+    const good = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "acct-good-after-bad" }).token;
+    const r = await fetch(`${server.url}/api/v1/player`, { headers: { authorization: `Bearer ${good}` } });
+    assert.equal(r.status, 429);
+    assert.equal((await r.json()).error.code, "RATE_LIMITED");
+    assert.ok(Number(r.headers.get("retry-after")) > 0);
+    assert.equal((await fetch(`${server.url}/status`)).status, 200);
+  });
+
+  it("fewer than 10 invalid tokens do not block a good one", async () => {
+    for (let i = 0; i < 9; i++) {
+      assert.equal((await fetch(`${server.url}/api/v1/player`, { headers: { authorization: "Bearer invalid.token.value" } })).status, 401);
+    }
+    const good = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "acct-good-after-nine" }).token;
+    const r = await fetch(`${server.url}/api/v1/player`, { headers: { authorization: `Bearer ${good}` } });
+    assert.equal(r.status, 404); // authenticated; the account has no character
+  });
+
+  it("11 POSTs to /api/auth/anonymous: the 11th is 429 with Retry-After", async () => {
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 11; i++) {
+      last = await fetch(`${server.url}/api/auth/anonymous`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      statuses.push(last.status);
+    }
+    assert.deepEqual(statuses.slice(0, 10), Array(10).fill(201));
+    assert.equal(statuses[10], 429);
+    assert.equal((await last!.json()).error.code, "RATE_LIMITED");
+    assert.ok(Number(last!.headers.get("retry-after")) > 0);
+  });
+});
+
+describe("admin code guessing", function () {
+  let server: GameServer;
+  beforeEach(async () => {
+    server = await startTestServer({});
+  });
+  afterEach(async () => server?.close());
+
+  const basic = (password: string) => `Basic ${Buffer.from(`admin:${password}`).toString("base64")}`;
+  const expectBlocked = async (r: Response) => {
+    assert.equal(r.status, 429);
+    assert.equal((await r.json()).error.code, "RATE_LIMITED");
+    assert.ok(Number(r.headers.get("retry-after")) > 0);
+  };
+
+  it("10 wrong HTTP Basic passwords on the monitor block the address, even for the right password", async () => {
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`${server.url}/admin/monitor/api`, { headers: { authorization: basic(`guess-${i}`) } });
+      assert.equal(r.status, 401, `guess ${i + 1}`);
+    }
+    await expectBlocked(await fetch(`${server.url}/admin/monitor/api`, { headers: { authorization: basic(TEST_ENV.ADMIN_CODE!) } }));
+  });
+
+  it("10 wrong X-Admin-Code headers on the monitor block the address", async () => {
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`${server.url}/admin/monitor/api`, { headers: { "x-admin-code": `guess-${i}` } });
+      assert.equal(r.status, 401, `guess ${i + 1}`);
+    }
+    await expectBlocked(await fetch(`${server.url}/admin/monitor/api`, { headers: { "x-admin-code": TEST_ENV.ADMIN_CODE! } }));
+  });
+
+  it("10 wrong X-Admin-Code headers on /api/admin block the address", async () => {
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`${server.url}/api/admin/trades`, { headers: { "x-admin-code": `guess-${i}` } });
+      assert.equal(r.status, 403, `guess ${i + 1}`);
+    }
+    await expectBlocked(await fetch(`${server.url}/api/admin/trades`, { headers: { "x-admin-code": TEST_ENV.ADMIN_CODE! } }));
+  });
+
+  it("requests without any code get the challenge and are not counted", async () => {
+    for (let i = 0; i < 12; i++) {
+      const r = await fetch(`${server.url}/admin/monitor/api`);
+      assert.equal(r.status, 401);
+      assert.match(r.headers.get("www-authenticate") ?? "", /Basic/);
+    }
+    const ok = await fetch(`${server.url}/admin/monitor/api`, { headers: { authorization: basic(TEST_ENV.ADMIN_CODE!) } });
+    assert.equal(ok.status, 200);
+    const trades = await fetch(`${server.url}/api/admin/trades`, { headers: { "x-admin-code": TEST_ENV.ADMIN_CODE! } });
+    assert.equal(trades.status, 200);
   });
 });

@@ -2,7 +2,54 @@ import assert from "node:assert/strict";
 import { startTestServer, TEST_ENV } from "../helpers/server.js";
 import type { GameServer } from "../../src/server.js";
 import jwt from "jsonwebtoken";
+import { WebSocket } from "ws";
 import { signServerToken } from "../../src/auth/tokens.js";
+
+interface Opened {
+  result: "open";
+  ws: WebSocket;
+  /** Resolves with the first JSON frame whose `event` is `name` (frames are recorded from the start). */
+  event(name: string): Promise<unknown>;
+  /** Resolves on the first frame of any kind. */
+  firstFrame: Promise<void>;
+}
+
+/** Open a WebSocket with an Origin header: "open" when the upgrade is accepted, else the HTTP status. */
+function upgrade(url: string, origin: string): Promise<Opened | { result: number }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { origin });
+    // Frames can arrive in the same packet as the upgrade response: record them from the start.
+    const frames: { event: string; data: unknown }[] = [];
+    const waiters: (() => void)[] = [];
+    let gotFrame!: () => void;
+    const firstFrame = new Promise<void>((r) => (gotFrame = r));
+    ws.on("message", (raw: Buffer) => {
+      gotFrame();
+      try {
+        frames.push(JSON.parse(raw.toString()));
+      } catch {
+        return; // binary (Colyseus protocol) frames
+      }
+      for (const w of waiters.splice(0)) w();
+    });
+    const event = (name: string) =>
+      new Promise<unknown>((res) => {
+        const check = () => {
+          const f = frames.find((x) => x.event === name);
+          if (f) res(f.data);
+          else waiters.push(check);
+        };
+        check();
+      });
+    ws.once("open", () => resolve({ result: "open", ws, event, firstFrame }));
+    ws.once("unexpected-response", (_req, res) => {
+      resolve({ result: res.statusCode ?? 0 });
+      res.resume();
+      ws.terminate();
+    });
+    ws.once("error", (e) => reject(e));
+  });
+}
 
 const ALLOWED = "http://localhost:3333";
 const DISALLOWED = "https://evil.example";
@@ -196,6 +243,63 @@ describe("HTTP surface", function () {
       }
     });
 
+    it("answers an allowed origin on matchmaking with the CORS headers", async () => {
+      const token = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "acct-cors-matchmake" }).token;
+      const r = await get("/ws/matchmake/joinOrCreate/world", {
+        method: "POST",
+        headers: { origin: ALLOWED, "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: "{}",
+      });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get("access-control-allow-origin"), ALLOWED);
+      assert.equal(r.headers.get("access-control-allow-credentials"), "true");
+      assert.match(r.headers.get("vary") ?? "", /Origin/);
+      const seat = await r.json();
+      assert.ok(seat.sessionId && seat.roomId && seat.processId);
+      const preflight = await get("/ws/matchmake/joinOrCreate/world", {
+        method: "OPTIONS",
+        headers: { origin: ALLOWED, "access-control-request-method": "POST", "access-control-request-headers": "content-type,authorization" },
+      });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get("access-control-allow-origin"), ALLOWED);
+      assert.equal(preflight.headers.get("access-control-allow-methods"), "GET, PUT, POST, DELETE, OPTIONS, PATCH");
+    });
+
+    it("refuses a WebSocket upgrade to a room path from a disallowed origin (403) and accepts an allowed one", async () => {
+      const token = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "acct-cors-room-socket" }).token;
+      const r = await get("/ws/matchmake/joinOrCreate/world", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: "{}",
+      });
+      const seat = await r.json();
+      const url = `${server.url.replace(/^http/, "ws")}/ws/${seat.processId}/${seat.roomId}?sessionId=${seat.sessionId}&_authToken=${token}`;
+      assert.deepEqual(await upgrade(url, DISALLOWED), { result: 403 });
+      const ok = await upgrade(url, ALLOWED);
+      assert.equal(ok.result, "open");
+      if (ok.result === "open") {
+        await ok.firstFrame; // the room's join message: the seat was taken
+        const closed = new Promise((res) => ok.ws.once("close", res));
+        ok.ws.close();
+        await closed;
+      }
+    });
+
+    it("refuses a WebSocket upgrade to /ws from a disallowed origin (403) and accepts an allowed one", async () => {
+      const token = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "acct-cors-plain-socket" }).token;
+      const url = `${server.url.replace(/^http/, "ws")}/ws?token=${token}`;
+      assert.deepEqual(await upgrade(url, DISALLOWED), { result: 403 });
+      assert.deepEqual(await upgrade(url, "https://realm.game.evil.example"), { result: 403 });
+      const ok = await upgrade(url, "https://www.realm.game");
+      assert.equal(ok.result, "open");
+      if (ok.result === "open") {
+        await ok.event("player:sync");
+        const closed = new Promise((res) => ok.ws.once("close", res));
+        ok.ws.close();
+        await closed;
+      }
+    });
+
     it("matchmaking responses carry no permissive CORS headers for a disallowed origin", async () => {
       const r = await get("/ws/matchmake/joinOrCreate/no_such_room", {
         method: "POST",
@@ -204,6 +308,69 @@ describe("HTTP surface", function () {
       });
       assert.equal(r.headers.get("access-control-allow-origin"), null);
     });
+  });
+});
+
+describe("CORS origins from settings", function () {
+  let server: GameServer;
+  before(async () => {
+    server = await startTestServer({
+      DISABLE_RATE_LIMIT: "true",
+      CLIENT_URL: "https://client.example:8443/play/",
+      PUBLIC_APP_URL: "https://app.example",
+      AGENT_FRAMEWORK_URL: "http://agents.example:4000",
+      AGENT_FRAMEWORK_API_URL: "https://agents-api.example/v1",
+      PUBLIC_IDP_APP_ID: "cors-app-id",
+      IDP_ISSUER: "https://auth.idp.example",
+      IDP_JWKS_URL: "https://keys.idp.example:9443/.well-known/jwks.json",
+    });
+  });
+  after(async () => server?.close());
+
+  const allowOrigin = async (origin: string) =>
+    (await fetch(`${server.url}/health`, { headers: { origin } })).headers.get("access-control-allow-origin");
+
+  for (const [setting, origin] of [
+    ["CLIENT_URL", "https://client.example:8443"],
+    ["PUBLIC_APP_URL", "https://app.example"],
+    ["AGENT_FRAMEWORK_URL", "http://agents.example:4000"],
+    ["AGENT_FRAMEWORK_API_URL", "https://agents-api.example"],
+    ["IDP_ISSUER", "https://auth.idp.example"],
+    ["IDP_JWKS_URL", "https://keys.idp.example:9443"],
+  ]) {
+    it(`allows the exact origin of ${setting} (${origin})`, async () => {
+      assert.equal(await allowOrigin(origin), origin);
+    });
+  }
+
+  it("allows nothing else on those hosts: other scheme, port or subdomain", async () => {
+    for (const origin of [
+      "http://client.example:8443",
+      "https://client.example",
+      "https://app.example:8443",
+      "https://evil.app.example",
+      "https://agents.example:4000",
+      "http://auth.idp.example",
+      "https://login.auth.idp.example",
+      "https://keys.idp.example",
+      "https://idp.example",
+    ]) {
+      assert.equal(await allowOrigin(origin), null, origin);
+    }
+  });
+
+  it("answers a preflight from a settings origin", async () => {
+    const r = await fetch(`${server.url}/api/auth/exchange`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+    });
+    assert.equal(r.status, 204);
+    assert.equal(r.headers.get("access-control-allow-origin"), "https://app.example");
+  });
+
+  it("checks WebSocket upgrades against the same list", async () => {
+    const url = `${server.url.replace(/^http/, "ws")}/ws`;
+    assert.deepEqual(await upgrade(url, "https://evil.app.example"), { result: 403 });
   });
 });
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { startTestServer, TEST_ENV } from "../helpers/server.js";
 import type { GameServer } from "../../src/server.js";
 import jwt from "jsonwebtoken";
+import { request as httpRequest } from "node:http";
 import { WebSocket } from "ws";
 import { signServerToken } from "../../src/auth/tokens.js";
 
@@ -108,6 +109,61 @@ describe("HTTP surface", function () {
     const r = await get("/api/auth/anonymous", { method: "POST", headers: { "content-type": "application/json" }, body: big });
     assert.equal(r.status, 413);
     assert.equal((await r.json()).error.code, "PAYLOAD_TOO_LARGE");
+  });
+
+  describe("matchmaking bodies", () => {
+    const matchmake = (body: string, headers: Record<string, string> = {}) =>
+      get("/ws/matchmake/joinOrCreate/world", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+
+    it("an oversized body is 413 PAYLOAD_TOO_LARGE with the error body (and CORS for an allowed origin)", async () => {
+      const r = await matchmake(JSON.stringify({ pad: "x".repeat(17 * 1024) }), { origin: ALLOWED });
+      assert.equal(r.status, 413);
+      assert.equal(r.headers.get("access-control-allow-origin"), ALLOWED);
+      const body = await r.json();
+      assert.equal(body.error.code, "PAYLOAD_TOO_LARGE");
+      assert.equal(typeof body.error.message, "string");
+    });
+
+    it("an oversized chunked body (no Content-Length) is 413 too", async () => {
+      const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpRequest(`${server.url}/ws/matchmake/joinOrCreate/world`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+        });
+        req.on("response", (res) => {
+          let text = "";
+          res.on("data", (d) => (text += d));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on("error", reject);
+        req.write('{"pad":"');
+        for (let i = 0; i < 20; i++) req.write("y".repeat(1024));
+        req.end('"}');
+      });
+      assert.equal(status, 413);
+      assert.equal(JSON.parse(text).error.code, "PAYLOAD_TOO_LARGE");
+    });
+
+    it("malformed JSON is 400 INVALID_JSON; JSON that is not an object is 400 INVALID_REQUEST", async () => {
+      const bad = await matchmake("{nope");
+      assert.equal(bad.status, 400);
+      assert.equal((await bad.json()).error.code, "INVALID_JSON");
+      const arr = await matchmake("[1,2]");
+      assert.equal(arr.status, 400);
+      assert.equal((await arr.json()).error.code, "INVALID_REQUEST");
+    });
+
+    it("a good body still reaches Colyseus (seat reservation), also with an empty body", async () => {
+      const token = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "acct-matchmake-body" }).token;
+      const withBody = await matchmake(JSON.stringify({}), { authorization: `Bearer ${token}` });
+      assert.equal(withBody.status, 200);
+      assert.ok((await withBody.json()).sessionId);
+      const empty = await get("/ws/matchmake/joinOrCreate/world", { method: "POST", headers: { authorization: `Bearer ${token}` } });
+      assert.equal(empty.status, 200);
+      assert.ok((await empty.json()).sessionId);
+      const unknownRoom = await get("/ws/matchmake/joinOrCreate/no_such_room", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      assert.ok(unknownRoom.status >= 400);
+    });
   });
 
   it("a body failing validation is 400 INVALID_REQUEST with details per field", async () => {

@@ -186,11 +186,30 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
     res.json(openApiCache);
   });
 
-  // Production: serve a built client when one exists (single-page app fallback).
+  // Production: serve a built client when one exists. Unknown GET paths fall back to its
+  // index.html (single-page app routes), except the API, manifest and WebSocket prefixes and paths
+  // that look like files (`/missing.js`), which keep the JSON 404.
   const clientDir = resolve(config.clientDist ?? "client/dist");
-  if (config.isProduction && existsSync(resolve(clientDir, "index.html"))) {
-    app.use(express.static(clientDir, { index: "index.html", maxAge: "1h" }));
-    app.get(/^\/(?!api\/|manifests\/|ws\/?).*/, (_req, res) => res.sendFile(resolve(clientDir, "index.html")));
+  const indexHtml = resolve(clientDir, "index.html");
+  if (config.isProduction && existsSync(indexHtml)) {
+    const noCache = (res: express.Response) => res.set("Cache-Control", "no-cache");
+    app.use(
+      express.static(clientDir, {
+        index: "index.html",
+        maxAge: "1h",
+        // index.html names the hashed assets of the current build: always revalidate it.
+        setHeaders: (res, path) => {
+          if (path === indexHtml) noCache(res);
+        },
+      }),
+    );
+    const reserved = /^\/(?:api|manifests|ws)(?:\/|$)/;
+    const looksLikeFile = /\.[^/]*$/;
+    app.use((req, res, next) => {
+      if ((req.method !== "GET" && req.method !== "HEAD") || reserved.test(req.path) || looksLikeFile.test(req.path)) return next();
+      noCache(res);
+      res.sendFile(indexHtml);
+    });
     logger.info({ clientDir }, "serving built client");
   }
 

@@ -16,6 +16,24 @@ const KNOWN_WEAK_SECRETS = new Set([
   "dev-secret-do-not-use-in-production-000000",
 ]);
 
+/** Admin codes that must never be used in production (defaults, examples, the test suite's code). */
+const KNOWN_WEAK_ADMIN_CODES = new Set([
+  "dev",
+  "admin",
+  "password",
+  "changeme",
+  "change-me",
+  "secret",
+  "admin_code",
+  "admin-code",
+  "test-admin-code",
+  "your-admin-code",
+  "change-me-admin-code",
+]);
+
+/** Shortest ADMIN_CODE accepted in production (it grants admin rights; guessable codes are brute-forced). */
+export const MIN_PRODUCTION_ADMIN_CODE_LENGTH = 16;
+
 /** Development-only fallback for JWT_SECRET; refused in production (it is in KNOWN_WEAK_SECRETS). */
 const DEV_JWT_SECRET = "dev-secret-do-not-use-in-production-000000";
 
@@ -87,7 +105,8 @@ export interface Config {
   readonly useLocalPostgres: boolean;
   readonly jwtSecret: string;
   readonly adminCode: string;
-  readonly idp?: { readonly appId: string; readonly appSecret?: string; readonly jwksUrl?: string; readonly issuer?: string };
+  /** Identity-provider mode: tokens verified against `jwksUrl`, issuer and audience (the app id) always checked. */
+  readonly idp?: { readonly appId: string; readonly appSecret?: string; readonly jwksUrl: string; readonly issuer: string };
   readonly cdnUrl?: string;
   readonly productionCdnUrl: string;
   readonly publicApiUrl: string;
@@ -127,13 +146,22 @@ export class ConfigError extends Error {
  * @throws ConfigError listing every problem at once.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
-  }
-  const e = parsed.data;
-  const isProduction = e.NODE_ENV === "production";
+  // Each setting is parsed on its own so that one bad value does not hide the other problems:
+  // the schema problems and the cross-field rules below are reported together.
   const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  const invalid = new Set<string>();
+  for (const [name, schema] of Object.entries(envSchema.shape)) {
+    const r = (schema as z.ZodType).safeParse(env[name]);
+    if (r.success) values[name] = r.data;
+    else {
+      invalid.add(name);
+      for (const i of r.error.issues) problems.push(`${[name, ...i.path].join(".")}: ${i.message}`);
+    }
+  }
+  // Settings that failed to parse are undefined here; the rules below only use what parsed.
+  const e = values as Partial<z.output<typeof envSchema>>;
+  const isProduction = e.NODE_ENV === "production";
 
   if (isProduction) {
     if (!e.DATABASE_URL) problems.push("DATABASE_URL is required in production");
@@ -141,6 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     else if (e.JWT_SECRET.length < 32) problems.push("JWT_SECRET must be at least 32 characters in production");
     else if (KNOWN_WEAK_SECRETS.has(e.JWT_SECRET.toLowerCase())) problems.push("JWT_SECRET is a known default; choose a random secret");
     if (!e.ADMIN_CODE) problems.push("ADMIN_CODE is required in production");
+    else if (KNOWN_WEAK_ADMIN_CODES.has(e.ADMIN_CODE.toLowerCase())) problems.push("ADMIN_CODE is a known default; choose a random code");
+    else if (e.ADMIN_CODE.length < MIN_PRODUCTION_ADMIN_CODE_LENGTH)
+      problems.push(`ADMIN_CODE must be at least ${MIN_PRODUCTION_ADMIN_CODE_LENGTH} characters in production`);
   }
   if (e.JWT_SECRET && !isProduction && e.JWT_SECRET.length < 16) {
     problems.push("JWT_SECRET must be at least 16 characters");
@@ -155,52 +186,56 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (voiceSet > 0 && voiceSet < 3) {
     problems.push("VOICE_API_KEY, VOICE_API_SECRET and VOICE_URL must be set together");
   }
-  if (e.PUBLIC_IDP_APP_ID && !e.IDP_JWKS_URL) {
-    problems.push("IDP_JWKS_URL is required when PUBLIC_IDP_APP_ID is set");
+  if (e.PUBLIC_IDP_APP_ID) {
+    // Provider tokens are only as trustworthy as the checks on them: key set, issuer and audience.
+    if (!e.IDP_JWKS_URL && !invalid.has("IDP_JWKS_URL")) problems.push("IDP_JWKS_URL is required when PUBLIC_IDP_APP_ID is set");
+    if (!e.IDP_ISSUER) problems.push("IDP_ISSUER is required when PUBLIC_IDP_APP_ID is set");
   }
   if (problems.length > 0) throw new ConfigError(problems);
+  const v = e as z.output<typeof envSchema>;
 
-  const apiUrl = e.PUBLIC_API_URL ?? `http://localhost:${e.PORT}`;
+  const apiUrl = v.PUBLIC_API_URL ?? `http://localhost:${v.PORT}`;
   const config: Config = {
-    port: e.PORT,
-    env: e.NODE_ENV,
+    port: v.PORT,
+    env: v.NODE_ENV,
     isProduction,
-    ci: e.CI,
-    worldDir: e.WORLD,
-    manifestsDir: `${e.WORLD.replace(/\/+$/, "")}/manifests`,
-    databaseUrl: e.DATABASE_URL,
-    testDatabaseUrl: e.TEST_DATABASE_URL,
-    useLocalPostgres: e.USE_LOCAL_POSTGRES && !isProduction,
-    jwtSecret: e.JWT_SECRET ?? DEV_JWT_SECRET,
-    adminCode: e.ADMIN_CODE ?? "dev",
-    idp: e.PUBLIC_IDP_APP_ID
-      ? { appId: e.PUBLIC_IDP_APP_ID, appSecret: e.IDP_APP_SECRET, jwksUrl: e.IDP_JWKS_URL, issuer: e.IDP_ISSUER }
+    ci: v.CI,
+    worldDir: v.WORLD,
+    manifestsDir: `${v.WORLD.replace(/\/+$/, "")}/manifests`,
+    databaseUrl: v.DATABASE_URL,
+    testDatabaseUrl: v.TEST_DATABASE_URL,
+    useLocalPostgres: v.USE_LOCAL_POSTGRES && !isProduction,
+    jwtSecret: v.JWT_SECRET ?? DEV_JWT_SECRET,
+    adminCode: v.ADMIN_CODE ?? "dev",
+    // Both are present whenever the app id is (checked above).
+    idp: v.PUBLIC_IDP_APP_ID
+      ? { appId: v.PUBLIC_IDP_APP_ID, appSecret: v.IDP_APP_SECRET, jwksUrl: v.IDP_JWKS_URL!, issuer: v.IDP_ISSUER! }
       : undefined,
-    cdnUrl: e.PUBLIC_CDN_URL?.replace(/\/+$/, ""),
-    productionCdnUrl: (e.PRODUCTION_CDN_URL ?? "https://cdn.realm.example").replace(/\/+$/, ""),
+    cdnUrl: v.PUBLIC_CDN_URL?.replace(/\/+$/, ""),
+    productionCdnUrl: (v.PRODUCTION_CDN_URL ?? "https://cdn.realm.example").replace(/\/+$/, ""),
     publicApiUrl: apiUrl,
-    publicWsUrl: e.PUBLIC_WS_URL ?? `${apiUrl.replace(/^http/, "ws")}/ws`,
-    publicAppUrl: e.PUBLIC_APP_URL,
-    clientUrl: e.CLIENT_URL,
-    agentFrameworkUrl: e.AGENT_FRAMEWORK_URL,
-    agentFrameworkApiUrl: e.AGENT_FRAMEWORK_API_URL ?? "http://localhost:4001",
+    publicWsUrl: v.PUBLIC_WS_URL ?? `${apiUrl.replace(/^http/, "ws")}/ws`,
+    publicAppUrl: v.PUBLIC_APP_URL,
+    clientUrl: v.CLIENT_URL,
+    agentFrameworkUrl: v.AGENT_FRAMEWORK_URL,
+    agentFrameworkApiUrl: v.AGENT_FRAMEWORK_API_URL ?? "http://localhost:4001",
     voice:
-      e.VOICE_API_KEY && e.VOICE_API_SECRET && e.VOICE_URL
-        ? { apiKey: e.VOICE_API_KEY, apiSecret: e.VOICE_API_SECRET, url: e.VOICE_URL }
+      v.VOICE_API_KEY && v.VOICE_API_SECRET && v.VOICE_URL
+        ? { apiKey: v.VOICE_API_KEY, apiSecret: v.VOICE_API_SECRET, url: v.VOICE_URL }
         : undefined,
-    saveIntervalSeconds: e.SAVE_INTERVAL,
+    saveIntervalSeconds: v.SAVE_INTERVAL,
     // DISABLE_RATE_LIMIT is a development convenience and is ignored in production (CONTRACT.md §1).
-    rateLimitEnabled: isProduction ? true : !e.DISABLE_RATE_LIMIT,
-    rateLimitBlockSeconds: e.RATE_LIMIT_BLOCK_SECONDS,
-    trustProxy: e.TRUST_PROXY,
-    skipManifests: e.SKIP_MANIFESTS,
-    skipAssets: e.SKIP_ASSETS,
-    tickMs: e.TICK_MS,
-    redisUrl: e.REDIS_URL,
-    tradeRequestTimeoutMs: e.TRADE_REQUEST_TIMEOUT_MS,
-    tradeInactivityTimeoutMs: e.TRADE_INACTIVITY_TIMEOUT_MS,
-    logLevel: e.LOG_LEVEL,
-    clientDist: e.CLIENT_DIST,
+    rateLimitEnabled: isProduction ? true : !v.DISABLE_RATE_LIMIT,
+    rateLimitBlockSeconds: v.RATE_LIMIT_BLOCK_SECONDS,
+    trustProxy: v.TRUST_PROXY,
+    skipManifests: v.SKIP_MANIFESTS,
+    skipAssets: v.SKIP_ASSETS,
+    tickMs: v.TICK_MS,
+    redisUrl: v.REDIS_URL,
+    tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
+    tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,
+    logLevel: v.LOG_LEVEL,
+    clientDist: v.CLIENT_DIST,
   };
   return deepFreeze(config);
 }

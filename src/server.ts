@@ -164,11 +164,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     routers: [
       { path: "/manifests", router: createManifestRouter(config.manifestsDir) },
       { path: "/", router: createDataRouter(content) },
-      { path: "/admin/monitor", router: monitorRouter(auth) },
+      { path: "/admin/monitor", router: monitorRouter(auth, limits) },
     ],
     modules: [
       ...createApiModules({ storage, content, auth, world, characters: characterService, social, config }),
-      adminRoutes({ orm: storage.orm, auth }),
+      adminRoutes({ orm: storage.orm, auth, limits }),
       (api) => {
         api.document({
           method: "get",

@@ -41,7 +41,7 @@ export class AuthService {
     private readonly config: Config,
     private readonly orm: Orm,
   ) {
-    if (config.idp?.jwksUrl) {
+    if (config.idp) {
       this.provider = new ProviderVerifier(config.idp.jwksUrl, config.idp.appId, config.idp.issuer);
     }
   }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import jwt from "jsonwebtoken";
-import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";
 
 /** Claims of a server token. */
@@ -76,30 +76,52 @@ export function tokenAlgorithm(token: string): string | undefined {
   return decoded && typeof decoded === "object" ? decoded.header.alg : undefined;
 }
 
-/** Verifies identity-provider access tokens against the provider's JWKS. */
+/** Longest provider subject accepted (it is stored in a varchar(255) column). */
+export const MAX_PROVIDER_SUBJECT_LENGTH = 255;
+/** Longest display name kept from a provider token (server tokens carry at most this many characters). */
+export const MAX_PROVIDER_NAME_LENGTH = 64;
+
+/** Algorithms accepted for provider tokens (asymmetric only: never HS*, never `none`). */
+export const PROVIDER_ALGORITHMS = ["RS256", "ES256", "EdDSA", "PS256"];
+
+/** Verifies identity-provider access tokens against the provider's JWKS; issuer and audience always checked. */
 export class ProviderVerifier {
   private readonly jwks: JWTVerifyGetKey;
+  /**
+   * @param jwks the provider's JWKS address, or a key resolver (tests use a local key set)
+   * @param audience the application id (`PUBLIC_IDP_APP_ID`)
+   * @param issuer the expected `iss` (`IDP_ISSUER`)
+   */
   constructor(
-    jwksUrl: string,
+    jwks: string | JWTVerifyGetKey,
     private readonly audience: string,
-    private readonly issuer?: string,
+    private readonly issuer: string,
   ) {
-    this.jwks = createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 3_000, cooldownDuration: 30_000 });
+    if (!audience || !issuer) throw new Error("provider verification needs an audience and an issuer");
+    this.jwks = typeof jwks === "string" ? createRemoteJWKSet(new URL(jwks), { timeoutDuration: 3_000, cooldownDuration: 30_000 }) : jwks;
   }
 
-  /** @returns the provider subject. @throws TokenError */
+  /** @returns the provider subject and display name. @throws TokenError */
   async verify(token: string): Promise<{ subject: string; name?: string }> {
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(token, this.jwks, {
+      ({ payload } = await jwtVerify(token, this.jwks, {
         audience: this.audience,
         issuer: this.issuer,
-        algorithms: ["RS256", "ES256", "EdDSA", "PS256"],
-        requiredClaims: ["exp", "sub"],
-      });
-      return { subject: payload.sub as string, name: typeof payload.name === "string" ? payload.name : undefined };
+        algorithms: PROVIDER_ALGORITHMS,
+        requiredClaims: ["exp", "sub", "iss", "aud"],
+      }));
     } catch (e) {
       throw new TokenError((e as Error).message);
     }
+    const subject = payload.sub;
+    // A subject that cannot be stored is not an identity this server can link: reject, don't fail.
+    if (typeof subject !== "string" || subject.length === 0 || subject.length > MAX_PROVIDER_SUBJECT_LENGTH) {
+      throw new TokenError("provider token subject is empty or too long");
+    }
+    // The display name is informational: keep a bounded, trimmed prefix.
+    const name = typeof payload.name === "string" ? payload.name.trim().slice(0, MAX_PROVIDER_NAME_LENGTH) || undefined : undefined;
+    return { subject, name };
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Admin routes (`/api/admin/`): the header `X-Admin-Code: <ADMIN_CODE>` or a server token with the
- * `admin` role; anything else is 403.
+ * `admin` role; anything else is 403. A wrong admin code (header or HTTP Basic password) counts as
+ * a failed authentication attempt, so guessing it is blocked like guessing tokens.
  */
 import { Router, type Request, type RequestHandler } from "express";
 import { monitor } from "@colyseus/monitor";
@@ -8,6 +9,7 @@ import { z } from "zod";
 import { TradeAuditEntity } from "../../entities/index.js";
 import type { AuthService } from "../auth/service.js";
 import type { Orm } from "../storage/orm.js";
+import type { Limits } from "./limits.js";
 import type { RouteModule } from "./app.js";
 import { ApiError } from "./errors.js";
 
@@ -30,13 +32,18 @@ const auditSchema = z
   })
   .openapi("TradeAudit");
 
-/** Throws 403 unless the request carries admin rights. */
-export function assertAdmin(auth: AuthService, req: Request) {
+/**
+ * Throws 403 unless the request carries admin rights; a wrong `X-Admin-Code` is counted as a
+ * failed authentication attempt first.
+ */
+export async function assertAdmin(auth: AuthService, limits: Pick<Limits, "countAuthFailure">, req: Request): Promise<void> {
   const code = req.header("x-admin-code");
-  if (!auth.isAdmin(req.principal, code)) throw new ApiError("FORBIDDEN", "admin access required");
+  if (auth.isAdmin(req.principal, code)) return;
+  if (code !== undefined) await limits.countAuthFailure(req);
+  throw new ApiError("FORBIDDEN", "admin access required");
 }
 
-export function adminRoutes(deps: { orm: Orm; auth: AuthService }): RouteModule {
+export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Limits, "countAuthFailure"> }): RouteModule {
   return (api, router) => {
     api.route(
       router,
@@ -59,7 +66,7 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService }): RouteModule 
         },
       },
       async ({ query, req }) => {
-        assertAdmin(deps.auth, req);
+        await assertAdmin(deps.auth, deps.limits, req);
         const where: Record<string, unknown> = {};
         if (query.characterId) where.$or = [{ characterA: query.characterId }, { characterB: query.characterId }];
         if (query.outcome) where.outcome = query.outcome;
@@ -89,13 +96,16 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService }): RouteModule 
 
 /**
  * The Colyseus monitor panel at `/admin/monitor`, for admins: HTTP Basic auth with any user name and
- * ADMIN_CODE as the password (browsers can't send X-Admin-Code), or X-Admin-Code, or an admin token.
+ * ADMIN_CODE as the password (browsers can't send X-Admin-Code), or X-Admin-Code. A wrong code or
+ * password counts as a failed authentication attempt; a request with neither only gets the challenge.
  */
-export function monitorRouter(auth: AuthService): Router {
-  const guard: RequestHandler = (req, res, next) => {
+export function monitorRouter(auth: AuthService, limits: Pick<Limits, "countAuthFailure">): Router {
+  const guard: RequestHandler = async (req, res, next) => {
     const basic = /^Basic\s+(\S+)$/i.exec(req.header("authorization") ?? "")?.[1];
     const password = basic ? Buffer.from(basic, "base64").toString("utf8").split(":").slice(1).join(":") : undefined;
-    if (auth.isAdmin(undefined, req.header("x-admin-code") ?? password)) return next();
+    const presented = req.header("x-admin-code") ?? password;
+    if (auth.isAdmin(undefined, presented)) return next();
+    if (presented !== undefined) await limits.countAuthFailure(req);
     res.set("WWW-Authenticate", 'Basic realm="admin"').status(401).json({ error: { code: "UNAUTHORIZED", message: "admin code required" } });
   };
   const r = Router();

@@ -2,8 +2,8 @@
  * The Express application factory. It takes its dependencies and does not listen, so tests drive it
  * directly and the entry file mounts it on the shared HTTP server beside Colyseus.
  *
- * Order: CORS → /status and /health (never limited) → block guard → matchmaking (/ws) → limits →
- * JSON body → routes → 404 → error body.
+ * Order: CORS → /status and /health (never limited) → block guard → matchmaking (/ws, its body
+ * checked first) → limits → JSON body → routes → 404 → error body.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -18,6 +18,7 @@ import { ApiBuilder, type Authenticator } from "./api.js";
 import { CorsPolicy, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./cors.js";
 import { ApiError, errorBody, errorHandler, notFoundHandler, unauthorized } from "./errors.js";
 import type { Limits } from "./limits.js";
+import { guardedMatchmaking } from "./matchmaking.js";
 
 /** A package's version, read once. */
 export const VERSION: string = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
@@ -35,7 +36,7 @@ export interface AppDeps {
   storagePing: () => Promise<boolean>;
   /** Number of players online, for /status. */
   playersOnline: () => number;
-  /** Colyseus matchmaking, mounted at /ws before any body parser. */
+  /** Colyseus matchmaking, mounted at /ws behind its own body check (src/http/matchmaking.ts). */
   matchmaking?: RequestHandler;
   /** Extra routers mounted as they are (manifests, game data). */
   routers?: { path: string; router: Router }[];
@@ -102,7 +103,7 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   });
 
   app.use(limits.blockGuard);
-  if (deps.matchmaking) app.use("/ws", deps.matchmaking);
+  if (deps.matchmaking) app.use("/ws", ...guardedMatchmaking(deps.matchmaking));
   app.use("/api", limits.rest);
   app.use("/api/auth", limits.auth);
   app.use(express.json({ limit: "64kb", strict: true, type: ["application/json", "application/*+json"] }));
@@ -192,11 +193,30 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
     res.json(openApiCache);
   });
 
-  // Production: serve a built client when one exists (single-page app fallback).
+  // Production: serve a built client when one exists. Unknown GET paths fall back to its
+  // index.html (single-page app routes), except the API, manifest and WebSocket prefixes and paths
+  // that look like files (`/missing.js`), which keep the JSON 404.
   const clientDir = resolve(config.clientDist ?? "client/dist");
-  if (config.isProduction && existsSync(resolve(clientDir, "index.html"))) {
-    app.use(express.static(clientDir, { index: "index.html", maxAge: "1h" }));
-    app.get(/^\/(?!api\/|manifests\/|ws\/?).*/, (_req, res) => res.sendFile(resolve(clientDir, "index.html")));
+  const indexHtml = resolve(clientDir, "index.html");
+  if (config.isProduction && existsSync(indexHtml)) {
+    const noCache = (res: express.Response) => res.set("Cache-Control", "no-cache");
+    app.use(
+      express.static(clientDir, {
+        index: "index.html",
+        maxAge: "1h",
+        // index.html names the hashed assets of the current build: always revalidate it.
+        setHeaders: (res, path) => {
+          if (path === indexHtml) noCache(res);
+        },
+      }),
+    );
+    const reserved = /^\/(?:api|manifests|ws)(?:\/|$)/;
+    const looksLikeFile = /\.[^/]*$/;
+    app.use((req, res, next) => {
+      if ((req.method !== "GET" && req.method !== "HEAD") || reserved.test(req.path) || looksLikeFile.test(req.path)) return next();
+      noCache(res);
+      res.sendFile(indexHtml);
+    });
     logger.info({ clientDir }, "serving built client");
   }
 

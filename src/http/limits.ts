@@ -61,7 +61,11 @@ export interface Limits {
   rest: RequestHandler;
   /** Counts requests under /api/auth/ as authentication attempts. */
   auth: RequestHandler;
-  /** Count one authentication attempt (an invalid token); blocks the client past the limit. */
+  /**
+   * Count one failed authentication attempt outside /api/auth/ (an invalid token, a wrong admin
+   * code or password). The attempt that reaches the limit blocks the client, so its next request
+   * answers 429, as the request after the 10th under /api/auth/ does.
+   */
   countAuthFailure(req: Request): Promise<void>;
 }
 
@@ -101,7 +105,7 @@ export function createLimits(opts: LimitOptions): Limits {
       // Requests under /api/auth/ were already counted by the auth limiter.
       if (req.originalUrl.startsWith("/api/auth/")) return;
       const { totalHits } = await authStore.increment(clientKey(req));
-      if (totalHits > (opts.authPerMinute ?? 10)) blocklist.block(clientKey(req), blockSeconds);
+      if (totalHits >= (opts.authPerMinute ?? 10)) blocklist.block(clientKey(req), blockSeconds);
     },
   };
 }

@@ -33,6 +33,8 @@ export interface StorageOptions {
   migrate?: boolean;
   /** Pool size for PostgreSQL (default 10). */
   poolMax?: number;
+  /** How long PostgreSQL waits for a connection (pool slot or new connection), in ms (default 5000). */
+  connectTimeoutMs?: number;
   debug?: boolean;
   /** Where ORM messages (migrations) go; silent by default. */
   log?: (message: string) => void;
@@ -76,7 +78,7 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
       pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 30_000 },
       driverOptions: {
         // A pool that waits forever for a free connection turns a database stall into a hang.
-        connectionTimeoutMillis: 5_000,
+        connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
         statement_timeout: 15_000,
         lock_timeout: 5_000,
         idle_in_transaction_session_timeout: 30_000,
@@ -97,14 +99,26 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
   if (opts.migrate !== false) {
     await orm.migrator.up();
   }
+  // One probe at a time: while storage hangs, every /status shares the pending probe instead of
+  // queueing another query (and taking another pool slot) behind it.
+  let inflight: Promise<boolean> | undefined;
+  const probe = (): Promise<boolean> =>
+    (inflight ??= Promise.resolve()
+      .then(() => orm.em.fork().getConnection().execute("select 1"))
+      // Settles to a boolean either way: a probe that fails after the timeout already answered
+      // must not surface as an unhandled rejection.
+      .then(
+        () => true,
+        () => false,
+      )
+      .finally(() => {
+        inflight = undefined;
+      }));
   const ping = async (timeoutMs = 1_000): Promise<boolean> => {
-    const probe = orm.em.fork().getConnection().execute("select 1");
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
     try {
-      return await Promise.race([probe.then(() => true as const), timeout]);
-    } catch {
-      return false;
+      return await Promise.race([probe(), timeout]);
     } finally {
       clearTimeout(timer);
     }

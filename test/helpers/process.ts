@@ -32,9 +32,12 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Start `src/main.ts` with the given environment (nothing else from the parent leaks in but PATH). */
-export function startProcess(env: NodeJS.ProcessEnv): Child {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/**
+ * Start `src/main.ts` (or another entry script) with the given environment (nothing else from the
+ * parent leaks in but PATH and HOME).
+ */
+export function startProcess(env: NodeJS.ProcessEnv, script = "src/main.ts"): Child {
+  const proc = spawn(process.execPath, ["--import", "tsx", script], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -5,7 +5,7 @@ const prodBase = {
   NODE_ENV: "production",
   DATABASE_URL: "postgres://u@db/game",
   JWT_SECRET: "a-very-long-random-production-secret-0123456789",
-  ADMIN_CODE: "admin-code-xyz",
+  ADMIN_CODE: "a-long-random-admin-code-7f3k",
 };
 
 function problems(env: NodeJS.ProcessEnv): string[] {
@@ -55,6 +55,10 @@ describe("config", () => {
     ["short JWT_SECRET", { ...prodBase, JWT_SECRET: "short-secret" }, /at least 32 characters/],
     ["known default JWT_SECRET", { ...prodBase, JWT_SECRET: "dev-secret-do-not-use-in-production-000000" }, /known default/],
     ["missing ADMIN_CODE", { ...prodBase, ADMIN_CODE: undefined }, /ADMIN_CODE is required/],
+    ["short ADMIN_CODE", { ...prodBase, ADMIN_CODE: "fifteen-chars-x" }, /ADMIN_CODE must be at least 16 characters/],
+    ["ADMIN_CODE dev", { ...prodBase, ADMIN_CODE: "dev" }, /ADMIN_CODE is a known default/],
+    ["ADMIN_CODE of the test suite", { ...prodBase, ADMIN_CODE: "Test-Admin-Code" }, /ADMIN_CODE is a known default/],
+    ["ADMIN_CODE that is a known default of 16+ characters", { ...prodBase, ADMIN_CODE: "change-me-admin-code" }, /ADMIN_CODE is a known default/],
   ];
   for (const [name, env, re] of cases) {
     it(`refuses production with ${name}`, () => {
@@ -80,7 +84,46 @@ describe("config", () => {
     assert.match(problems({ NODE_ENV: "staging" })[0], /^NODE_ENV/);
     assert.match(problems({ PUBLIC_WS_URL: "ws://host/socket" })[0], /PUBLIC_WS_URL/);
     assert.match(problems({ VOICE_API_KEY: "k" })[0], /must be set together/);
-    assert.match(problems({ PUBLIC_IDP_APP_ID: "app" })[0], /IDP_JWKS_URL/);
+  });
+
+  it("accepts a 16-character ADMIN_CODE in production, and any ADMIN_CODE outside production", () => {
+    assert.equal(loadConfig({ ...prodBase, ADMIN_CODE: "sixteen-chars-xy" }).adminCode, "sixteen-chars-xy");
+    assert.equal(loadConfig({ ADMIN_CODE: "dev" }).adminCode, "dev");
+  });
+
+  it("reports schema problems and production problems together", () => {
+    const p = problems({ ...prodBase, PORT: "abc", DATABASE_URL: undefined });
+    assert.equal(p.length, 2, p.join("; "));
+    assert.match(p[0]!, /^PORT: /);
+    assert.match(p[1]!, /DATABASE_URL is required in production/);
+    const all = problems({ NODE_ENV: "production", PORT: "abc", TICK_MS: "5", PUBLIC_WS_URL: "not a url" });
+    assert.equal(all.length, 6, all.join("; "));
+    for (const re of [/^PORT/, /^TICK_MS/, /^PUBLIC_WS_URL/, /DATABASE_URL/, /JWT_SECRET/, /ADMIN_CODE/]) {
+      assert.ok(all.some((l) => re.test(l)), `${re} in ${all.join("; ")}`);
+    }
+  });
+
+  describe("identity provider", () => {
+    const idp = { PUBLIC_IDP_APP_ID: "app-id", IDP_JWKS_URL: "https://idp.example/.well-known/jwks.json", IDP_ISSUER: "https://idp.example" };
+
+    it("takes the app id, key set address and issuer together", () => {
+      const c = loadConfig(idp);
+      assert.deepEqual({ ...c.idp }, { appId: "app-id", appSecret: undefined, jwksUrl: idp.IDP_JWKS_URL, issuer: idp.IDP_ISSUER });
+      assert.equal(loadConfig({}).idp, undefined);
+    });
+
+    it("requires IDP_JWKS_URL and IDP_ISSUER with PUBLIC_IDP_APP_ID, one line each", () => {
+      assert.deepEqual(problems({ ...idp, IDP_ISSUER: undefined }), ["IDP_ISSUER is required when PUBLIC_IDP_APP_ID is set"]);
+      assert.deepEqual(problems({ ...idp, IDP_ISSUER: "  " }), ["IDP_ISSUER is required when PUBLIC_IDP_APP_ID is set"]);
+      assert.deepEqual(problems({ ...idp, IDP_JWKS_URL: "" }), ["IDP_JWKS_URL is required when PUBLIC_IDP_APP_ID is set"]);
+      assert.equal(problems({ PUBLIC_IDP_APP_ID: "app" }).length, 2);
+    });
+
+    it("reports a malformed IDP_JWKS_URL once", () => {
+      const p = problems({ ...idp, IDP_JWKS_URL: "not a url" });
+      assert.equal(p.length, 1, p.join("; "));
+      assert.match(p[0]!, /^IDP_JWKS_URL: /);
+    });
   });
 
   it("takes TICK_MS, SAVE_INTERVAL, TRUST_PROXY and RATE_LIMIT_BLOCK_SECONDS", () => {

@@ -49,9 +49,15 @@ const { values: args } = parseArgs({
     "cpu-prof": { type: "string" },
     /** Extra Node.js flags for the server process, e.g. "--max-semi-space-size=4". */
     "server-node-options": { type: "string" },
+    /** How the server runs: "dist" (compiled by `npm run build`, as in production) or "tsx" (from the sources, as `npm start`). */
+    runtime: { type: "string", default: "dist" },
   },
 });
 
+if (args.runtime !== "dist" && args.runtime !== "tsx") {
+  console.error(`--runtime must be "dist" or "tsx", not ${JSON.stringify(args.runtime)}`);
+  process.exit(2);
+}
 const BOTS = int(args.bots!, 1, 5_000, "--bots");
 const DURATION_S = int(args.duration!, 5, 3_600, "--duration");
 const WARMUP_S = int(args.warmup!, 0, 600, "--warmup");
@@ -69,6 +75,19 @@ function int(v: string, min: number, max: number, name: string): number {
 // ------------------------------------------------------------------ processes
 
 const children = new Set<ChildProcess>();
+
+/** Node.js flags the production start script (`npm run start:prod`) gives the server: `config.nodeOptions` in package.json. */
+const PROD_NODE_OPTIONS: string[] = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).config?.nodeOptions ?? "")
+  .split(/\s+/)
+  .filter(Boolean);
+
+/** Compile the server as `npm run build` does (without the model-bounds step), so the benchmark runs what production runs. */
+function buildDist() {
+  const t0 = Date.now();
+  const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, encoding: "utf8" });
+  if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
+  console.log(`  compiled the server into dist/ in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
 function killAll() {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 }
@@ -130,7 +149,11 @@ async function startServer(world: string, databaseUrl: string | undefined): Prom
   const port = await freePort();
   const prof = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
   const extra = args["server-node-options"]?.split(/\s+/).filter(Boolean) ?? [];
-  const proc = spawn(process.execPath, [...prof, ...extra, "--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"], {
+  const entry =
+    args.runtime === "tsx"
+      ? ["--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"]
+      : ["--import", pathToFileURL(join(ROOT, "dist/loadtest/probe.js")).href, "dist/src/main.js"];
+  const proc = spawn(process.execPath, [...prof, ...(args.runtime === "tsx" ? [] : PROD_NODE_OPTIONS), ...extra, ...entry], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -415,7 +438,8 @@ async function main() {
     machine: machine(),
     storage: databaseUrl ? "postgresql" : "pglite",
     tickMs: Number(args["tick-ms"] ?? 600),
-    serverNodeOptions: args["server-node-options"],
+    runtime: args.runtime,
+    serverNodeOptions: [...(args.runtime === "tsx" ? [] : PROD_NODE_OPTIONS), ...(args["server-node-options"]?.split(/\s+/).filter(Boolean) ?? [])].join(" ") || undefined,
     saveIntervalSeconds: Number(args["save-interval"]),
     workers: WORKERS,
     roam: ROAM,
@@ -426,6 +450,7 @@ async function main() {
   let server: ServerHandle | undefined;
   const workers: Worker[] = [];
   try {
+    if (args.runtime !== "tsx") buildDist();
     server = await startServer(world, databaseUrl);
     for (let i = 0; i < WORKERS; i++) workers.push(new Worker());
     const result: Record<string, unknown> = { ...info };

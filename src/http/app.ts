@@ -20,8 +20,17 @@ import { ApiError, errorBody, errorHandler, notFoundHandler, unauthorized } from
 import type { Limits } from "./limits.js";
 import { guardedMatchmaking } from "./matchmaking.js";
 
-/** A package's version, read once. */
-export const VERSION: string = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
+/**
+ * The package's version, read once from the nearest `package.json` above this module, so it is
+ * found both from the sources (`src/http/`) and from the compiled output (`dist/src/http/`).
+ */
+export const VERSION: string = (() => {
+  for (let dir = new URL(".", import.meta.url); ; dir = new URL("..", dir)) {
+    const file = new URL("package.json", dir);
+    if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")).version as string;
+    if (dir.pathname === "/") throw new Error("package.json not found above " + import.meta.url);
+  }
+})();
 
 /** Mounts a group of routes. Feature modules export one of these. */
 export type RouteModule = (api: ApiBuilder, router: Router) => void;

@@ -34,10 +34,11 @@ export interface Child {
 
 /**
  * Start `src/main.ts` (or another entry script) with the given environment (nothing else from the
- * parent leaks in but PATH and HOME).
+ * parent leaks in but PATH and HOME). Scripts run under tsx unless other Node.js flags are given
+ * (`[]` runs compiled JavaScript as production does).
  */
-export function startProcess(env: NodeJS.ProcessEnv, script = "src/main.ts"): Child {
-  const proc = spawn(process.execPath, ["--import", "tsx", script], {
+export function startProcess(env: NodeJS.ProcessEnv, script = "src/main.ts", nodeArgs: string[] = ["--import", "tsx"]): Child {
+  const proc = spawn(process.execPath, [...nodeArgs, script], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { freePort, startProcess, tempWorld } from "../helpers/process.js";
@@ -11,6 +12,31 @@ const lineIndex = (out: string, re: RegExp) => out.split("\n").findIndex((l) => 
 
 describe("process lifecycle", function () {
   this.timeout(90_000);
+
+  it("the compiled build (npm run build, npm run start:prod) starts without tsx, serves /health with the package version and stops with exit 0", async function () {
+    this.timeout(240_000);
+    // The build's own configuration, into a scratch directory inside the project (so the compiled
+    // modules resolve node_modules and package.json as dist/ does).
+    const out = "dist-test";
+    rmSync(out, { recursive: true, force: true });
+    const tsc = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json", "--outDir", out], { encoding: "utf8" });
+    assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
+    const world = tempWorld();
+    const port = await freePort();
+    const child = startProcess({ PORT: String(port), WORLD: world, NODE_ENV: "development", SKIP_MANIFESTS: "true", LOG_LEVEL: "info" }, `${out}/src/main.js`, []);
+    try {
+      await child.waitFor(/"msg":"listening"/);
+      const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+      assert.equal(health.version, JSON.parse(readFileSync("package.json", "utf8")).version);
+      child.proc.kill("SIGTERM");
+      const { code } = await child.exited;
+      assert.equal(code, 0, child.output());
+    } finally {
+      child.proc.kill("SIGKILL");
+      rmSync(world, { recursive: true, force: true });
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
 
   it("refuses to start in production with one line per missing setting", async () => {
     const child = startProcess({ NODE_ENV: "production", SKIP_MANIFESTS: "true" });

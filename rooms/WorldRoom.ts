@@ -4,7 +4,7 @@
  * Plain-WebSocket clients (the `/ws` adapter) join the same room through `attachJson`.
  */
 import { randomUUID } from "node:crypto";
-import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+import { Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from "@colyseus/core";
 import { StateView } from "@colyseus/schema";
 import type { Principal } from "../src/auth/service.js";
 import { CLOSE_CODES, CLIENT_EVENTS, CLIENT_EVENT_NAMES, type ClientEventName } from "../src/events.js";
@@ -131,23 +131,46 @@ export class WorldRoom extends Room {
     return session;
   }
 
-  /** A plain-WebSocket frame. */
+  /**
+   * A plain-WebSocket frame. Frames of a connection that is no longer its player's live one
+   * (replaced, revoked, flood-closed: the socket still delivers during the closing handshake) are
+   * ignored.
+   */
   receiveJson(session: Session, raw: string) {
+    const player = this.livePlayer(session);
+    if (!player) return;
     let frame: { event?: unknown; data?: unknown };
     try {
       frame = JSON.parse(raw);
     } catch {
       if (session.flood.count()) this.tooMany(session);
-      else this.rt.world.system(this.rt.world.player(session.playerId)!, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
+      else this.rt.world.system(player, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
       return;
     }
     this.dispatch(session, typeof frame?.event === "string" ? frame.event : "", frame?.data);
   }
 
   /** The plain-WebSocket connection closed. */
-  async detachJson(session: Session) {
+  detachJson(session: Session) {
     this.sessions.delete(session.id);
     this.rt.world.drop(session.playerId, session.id);
+  }
+
+  /** The session's player, if this session is still its live connection. */
+  private livePlayer(s: Session): Player | undefined {
+    const p = this.rt.world.player(s.playerId);
+    return p && p.connection?.id === s.id ? p : undefined;
+  }
+
+  /**
+   * Colyseus calls this for an exception in a message handler, timer or lifecycle method instead
+   * of letting it escape a socket listener (which would end the process). Logged, never rethrown
+   * here (lifecycle methods still fail their join or reconnection).
+   */
+  override onUncaughtException(error: RoomException, methodName: RoomMethodName) {
+    const cause = error.cause ?? error;
+    if (cause instanceof ServerError) return; // an intended refusal (join, reconnection)
+    this.rt.logger.error({ err: cause, method: methodName }, "world room: uncaught exception");
   }
 
   private async enter(session: Session, principal: Principal, requested: string | undefined): Promise<Player> {
@@ -202,9 +225,9 @@ export class WorldRoom extends Room {
    * and never disconnects; the sender is told why.
    */
   dispatch(s: Session, event: string, payload: unknown) {
+    const player = this.livePlayer(s);
+    if (!player) return;
     if (s.flood.count()) return this.tooMany(s);
-    const player = this.rt.world.player(s.playerId);
-    if (!player || player.connection?.id !== s.id) return;
     const schema = (CLIENT_EVENTS as Record<string, (typeof CLIENT_EVENTS)[ClientEventName]>)[event];
     if (!schema) return this.rt.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
     const parsed = schema.safeParse(payload ?? {});

@@ -33,14 +33,23 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     const early: string[] = [];
     let session: Session | undefined;
     let closed = false;
+    // A listener must never throw: an exception here would escape the socket and end the process.
     ws.on("message", (data, isBinary) => {
-      const text = isBinary ? "" : data.toString();
-      if (session) room()?.receiveJson(session, text);
-      else if (early.length < MAX_EARLY_FRAMES) early.push(text);
+      try {
+        const text = isBinary ? "" : data.toString();
+        if (session) room()?.receiveJson(session, text);
+        else if (early.length < MAX_EARLY_FRAMES) early.push(text);
+      } catch (e) {
+        logger.error({ err: e }, "adapter: frame handling failed");
+      }
     });
     ws.on("close", () => {
       closed = true;
-      if (session) void room()?.detachJson(session);
+      try {
+        if (session) room()?.detachJson(session);
+      } catch (e) {
+        logger.error({ err: e }, "adapter: close handling failed");
+      }
     });
     ws.on("error", (e) => logger.debug({ err: e }, "adapter socket error"));
     try {
@@ -58,7 +67,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
         remoteAddress: address,
       });
       if (closed) {
-        void r.detachJson(s);
+        r.detachJson(s);
         return;
       }
       session = s;

@@ -9,8 +9,9 @@ import { StateView } from "@colyseus/schema";
 import type { Principal } from "../src/auth/service.js";
 import { CLOSE_CODES, CLIENT_EVENTS, CLIENT_EVENT_NAMES, type ClientEventName } from "../src/events.js";
 import type { Connection, Player } from "../src/world/player.js";
-import { RECONNECT_SECONDS, type VisibleSet } from "../src/world/world.js";
+import type { VisibleSet } from "../src/world/world.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../schema/world.js";
+import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { FloodMeter } from "../src/net/flood.js";
 import type { WorldRuntime } from "../src/world/runtime.js";
 
@@ -24,6 +25,8 @@ export interface Session extends Connection {
   accountId: string;
   remoteAddress: string | undefined;
   flood: FloodMeter;
+  /** The close code, once the server has closed this connection (no reconnection seat then). */
+  closedCode?: number;
   /** SDK sessions: the client whose view is kept in step with the world. */
   client?: Client;
   /** JSON sessions: what this client has been told, for world:update deltas. */
@@ -36,6 +39,9 @@ export interface Session extends Connection {
 interface JoinOptions {
   characterId?: string;
 }
+
+/** What `onAuth` hands `onJoin`: the principal and the address it was checked against. */
+type WorldAuth = Principal & { address?: string };
 
 export class WorldRoom extends Room {
   /** Set once by the server before the room is created. */
@@ -59,15 +65,16 @@ export class WorldRoom extends Room {
    * Matchmaking authentication: the SDK's `client.auth.token`. In anonymous mode a client without
    * a token gets a temporary identity. Blocked accounts and addresses are refused (429).
    */
-  static override async onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<Principal> {
+  static override async onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<WorldAuth> {
     const rt = WorldRoom.runtime;
-    const address = context.ip ?? undefined;
+    // The matchmaking middleware puts the address here (never Colyseus's header-trusting context.ip).
+    const address = context.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
     const left = rt.blockedFor(undefined, address);
-    if (left > 0) throw new ServerError(429, `too many messages; try again in ${left} s`);
+    if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
     const principal = await rt.authenticate(token);
     if (!principal) throw new ServerError(401, "missing or invalid token");
     if (rt.blockedFor(principal.accountId, undefined) > 0) throw new ServerError(429, "temporarily blocked for flooding");
-    return principal;
+    return { ...principal, address };
   }
 
   override onCreate() {
@@ -88,18 +95,20 @@ export class WorldRoom extends Room {
     this.rt.world.onPlayerRemoved = (id) => this.removeSchema("players", id);
   }
 
-  override async onJoin(client: Client, options: JoinOptions, principal: Principal) {
-    const address = (client as unknown as { ref?: { _socket?: { remoteAddress?: string } } }).ref?._socket?.remoteAddress;
+  override async onJoin(client: Client, options: JoinOptions, principal: WorldAuth) {
     const session: Session = {
       id: randomUUID(),
       kind: "sdk",
       playerId: "",
       accountId: principal.accountId,
-      remoteAddress: address,
+      remoteAddress: principal.address,
       flood: new FloodMeter(),
       client,
       send: (event, data) => session.client?.send(event, data),
-      close: (code, reason) => session.client?.leave(code, reason),
+      close: (code, reason) => {
+        session.closedCode ??= code;
+        session.client?.leave(code, reason);
+      },
     };
     client.view = new StateView();
     const player = await this.enter(session, principal, options?.characterId);
@@ -123,7 +132,10 @@ export class WorldRoom extends Room {
       flood: new FloodMeter(),
       sent: { players: new Map(), npcs: new Map(), resources: new Map(), groundItems: new Map() },
       send: (event, data) => io.send(JSON.stringify({ event, data })),
-      close: (code, reason) => io.close(code, reason),
+      close: (code, reason) => {
+        session.closedCode ??= code;
+        io.close(code, reason);
+      },
     };
     const player = await this.enter(session, principal, characterId);
     this.sessions.set(session.id, session);
@@ -183,18 +195,27 @@ export class WorldRoom extends Room {
     return player;
   }
 
+  /**
+   * The socket went away without a consented leave. A connection the server closed itself
+   * (flood 4029, replaced 4009, revoked 4003, bad token 4001) or that is no longer the player's
+   * live one gets no reconnection seat: `onLeave` follows at once.
+   */
   override onDrop(client: Client) {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
-    // A replaced or flood-closed connection gets no reconnection seat.
-    if (!this.rt.world.isCurrentConnection(s.playerId, s.id)) return;
+    if (s.closedCode !== undefined || !this.rt.world.isCurrentConnection(s.playerId, s.id)) return;
     this.rt.world.drop(s.playerId, s.id);
-    this.allowReconnection(client, RECONNECT_SECONDS).catch(() => undefined);
+    this.allowReconnection(client, this.rt.world.reconnectSeconds).catch(() => undefined);
   }
 
+  /**
+   * A dropped SDK client is back within the window. Colyseus skips `onAuth` here, so the blocks
+   * are checked again. Throwing refuses the reconnection (the client gets an error).
+   */
   override onReconnect(client: Client) {
     const s = this.sessions.get(client.sessionId);
-    if (!s) return;
+    if (!s) throw new ServerError(410, "that session is gone; join again");
+    if (this.rt.blockedFor(s.accountId, s.remoteAddress) > 0) throw new ServerError(429, "temporarily blocked");
     s.client = client;
     const p = this.rt.world.player(s.playerId);
     if (p) {

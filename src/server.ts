@@ -117,6 +117,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     createCharacter: (accountId, opts) => characterService.createCharacter(accountId, opts),
     blocklist,
     blockSeconds: config.rateLimitBlockSeconds,
+    trustProxy: config.trustProxy,
     tickMs: config.tickMs,
     logger,
   });
@@ -136,7 +137,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const adapter = createAdapter(() => worldRoom, runtime, logger);
 
   // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
-  const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head));
+  const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
+    trustProxy: config.trustProxy,
+    blockedFor: (address) => runtime.blockedFor(undefined, address),
+  });
   const { app } = createApp({
     config,
     logger,

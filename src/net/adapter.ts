@@ -12,6 +12,7 @@ import type { WorldRoom, Session } from "../../rooms/WorldRoom.js";
 import { CLOSE_CODES } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { WorldRuntime } from "../world/runtime.js";
+import { clientAddress } from "./address.js";
 import { MAX_WS_PAYLOAD } from "./colyseus.js";
 
 /** Frames a client may send before its join completes; more are dropped. */
@@ -29,7 +30,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     const url = new URL(req.url ?? "/ws", "http://localhost");
     const header = req.headers.authorization;
     const token = url.searchParams.get("token") ?? (header?.match(/^Bearer\s+(\S+)$/i)?.[1] || undefined);
-    const address = req.socket.remoteAddress;
+    const address = clientAddress(req, runtime.trustProxy);
     const early: string[] = [];
     let session: Session | undefined;
     let closed = false;

@@ -28,6 +28,8 @@ export interface WorldRuntimeDeps {
   createCharacter: CharacterFactory;
   blocklist: Blocklist;
   blockSeconds: number;
+  /** Honour the proxy's X-Forwarded-For when working out client addresses (TRUST_PROXY). */
+  trustProxy?: boolean;
   tickMs: number;
   logger: Logger;
 }
@@ -37,6 +39,7 @@ export class WorldRuntime {
   readonly characters: CharacterRepository;
   readonly tickMs: number;
   readonly logger: Logger;
+  readonly trustProxy: boolean;
   trade: TradeEventHandler | undefined;
 
   constructor(private readonly deps: WorldRuntimeDeps) {
@@ -44,6 +47,7 @@ export class WorldRuntime {
     this.characters = deps.characters;
     this.tickMs = deps.tickMs;
     this.logger = deps.logger;
+    this.trustProxy = deps.trustProxy ?? false;
   }
 
   /**

@@ -78,6 +78,8 @@ export class World implements WorldPort {
   readonly groundItems = new Map<string, GroundItem>();
   readonly queues: PlayerQueues;
   tick = 0;
+  /** Seconds a dropped player waits for its client to reconnect (RECONNECT_SECONDS; tests shorten it). */
+  reconnectSeconds = RECONNECT_SECONDS;
   tradeHooks: TradeHooks | undefined;
   /** Called when a player's public state should be re-sent (new, gone). Set by the room. */
   onPlayerRemoved: ((playerId: string) => void) | undefined;
@@ -170,7 +172,7 @@ export class World implements WorldPort {
     return { player, resumed: false };
   }
 
-  /** The connection dropped; the player stays for RECONNECT_SECONDS unless it reconnects. */
+  /** The connection dropped; the player stays for `reconnectSeconds` unless it reconnects. */
   drop(playerId: string, connectionId: string) {
     const p = this.players.get(playerId);
     if (!p || p.connection?.id !== connectionId) return;
@@ -211,7 +213,7 @@ export class World implements WorldPort {
     this.tick++;
     const now = this.now();
     for (const p of this.players.values()) {
-      if (p.droppedAt !== undefined && now - p.droppedAt > RECONNECT_SECONDS * 1000) {
+      if (p.droppedAt !== undefined && now - p.droppedAt > this.reconnectSeconds * 1000) {
         void this.leave(p.id, "reconnect_timeout");
         continue;
       }

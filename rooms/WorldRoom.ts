@@ -63,7 +63,8 @@ export class WorldRoom extends Room {
 
   /**
    * Matchmaking authentication: the SDK's `client.auth.token`. In anonymous mode a client without
-   * a token gets a temporary identity. Blocked accounts and addresses are refused (429).
+   * a token gets a temporary identity. Blocked accounts and addresses are refused (429); an invalid
+   * token and an anonymous identity count as authentication attempts of the address.
    */
   static override async onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<WorldAuth> {
     const rt = WorldRoom.runtime;
@@ -71,7 +72,7 @@ export class WorldRoom extends Room {
     const address = context.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
     const left = rt.blockedFor(undefined, address);
     if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
-    const principal = await rt.authenticate(token);
+    const principal = await rt.authenticate(token, address);
     if (!principal) throw new ServerError(401, "missing or invalid token");
     if (rt.blockedFor(principal.accountId, undefined) > 0) throw new ServerError(429, "temporarily blocked for flooding");
     return { ...principal, address };

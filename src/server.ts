@@ -118,6 +118,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     blocklist,
     blockSeconds: config.rateLimitBlockSeconds,
     trustProxy: config.trustProxy,
+    countAuthAttempt: (address) => limits.countAuthAttempt(address),
     tickMs: config.tickMs,
     logger,
   });

@@ -55,7 +55,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     ws.on("error", (e) => logger.debug({ err: e }, "adapter socket error"));
     try {
       if (runtime.blockedFor(undefined, address) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
-      const principal = await runtime.authenticate(token);
+      const principal = await runtime.authenticate(token, address);
       if (!principal) return ws.close(CLOSE_CODES.BAD_TOKEN, "invalid token");
       if (runtime.blockedFor(principal.accountId, undefined) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
       const r = room();
@@ -74,7 +74,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       session = s;
       for (const f of early.splice(0)) r.receiveJson(s, f);
     } catch (e) {
-      if (e instanceof ServerError) return ws.close(e.code === 403 ? CLOSE_CODES.REVOKED : 4000 + (e.code % 1000), e.message.slice(0, 120));
+      if (e instanceof ServerError) return ws.close(closeCodeFor(e.code), e.message.slice(0, 120));
       logger.error({ err: e }, "adapter join failed");
       ws.close(1011, "internal error");
     }
@@ -89,4 +89,11 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       wss.close();
     },
   };
+}
+
+/** The close code for a refused join: 403 → 4003, 429 (blocked, rate limited) → 4029, else 4000 + status % 1000. */
+function closeCodeFor(status: number): number {
+  if (status === 403) return CLOSE_CODES.REVOKED;
+  if (status === 429) return CLOSE_CODES.FLOOD;
+  return 4000 + (status % 1000);
 }

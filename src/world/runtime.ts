@@ -30,6 +30,11 @@ export interface WorldRuntimeDeps {
   blockSeconds: number;
   /** Honour the proxy's X-Forwarded-For when working out client addresses (TRUST_PROXY). */
   trustProxy?: boolean;
+  /**
+   * Count an authentication attempt from an address against the HTTP authentication limit
+   * (`Limits.countAuthAttempt`); true when the address is now over it. Absent: nothing is counted.
+   */
+  countAuthAttempt?: (address: string) => Promise<boolean>;
   tickMs: number;
   logger: Logger;
 }
@@ -51,21 +56,32 @@ export class WorldRuntime {
   }
 
   /**
-   * Resolve a token to a principal. In anonymous mode an empty token creates a temporary identity.
-   * Returns undefined for a bad token.
+   * Resolve a token to a principal for a WebSocket join from `address` (CONTRACT.md section 2).
+   * Returns undefined for a bad token, which counts as an authentication attempt of the address,
+   * like on HTTP. In anonymous mode an empty token creates a temporary identity; creating one
+   * counts as an attempt too (as `POST /api/auth/anonymous` does), and past the limit it is
+   * refused with a 429 `ServerError` and nothing is created.
    */
-  async authenticate(token: string | undefined): Promise<Principal | undefined> {
+  async authenticate(token: string | undefined, address?: string): Promise<Principal | undefined> {
     if (!token) {
       if (!this.deps.auth.anonymousMode) return undefined;
+      if (await this.countAuthAttempt(address)) throw new ServerError(429, "too many authentication attempts; try again later");
       const issued = await this.deps.auth.issueAnonymous();
       return { accountId: issued.accountId, roles: [], anonymous: true, via: "server" };
     }
     try {
       return await this.deps.auth.authenticate(token);
     } catch (e) {
-      if (e instanceof TokenError) return undefined;
-      throw e;
+      if (!(e instanceof TokenError)) throw e;
+      await this.countAuthAttempt(address);
+      return undefined;
     }
+  }
+
+  /** Count one authentication attempt; true when the address is over the limit. */
+  private async countAuthAttempt(address: string | undefined): Promise<boolean> {
+    if (!address || !this.deps.countAuthAttempt) return false;
+    return this.deps.countAuthAttempt(address);
   }
 
   /**

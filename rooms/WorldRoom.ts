@@ -217,23 +217,25 @@ export class WorldRoom extends Room {
     const s = this.sessions.get(client.sessionId);
     if (!s) throw new ServerError(410, "that session is gone; join again");
     if (this.rt.blockedFor(s.accountId, s.remoteAddress) > 0) throw new ServerError(429, "temporarily blocked");
+    const previous = s.client;
     s.client = client;
-    const p = this.rt.world.player(s.playerId);
-    if (p) {
-      p.connection = s;
-      p.droppedAt = undefined;
-      p.sync();
+    // Only the connection that dropped, while nobody else plays the character (a fresh join wins).
+    if (!this.rt.world.reconnect(s.playerId, s)) {
+      s.client = previous;
+      throw new ServerError(409, "this character is playing on another connection; join again");
     }
   }
 
+  /**
+   * The client is gone for good (consented leave, no seat, seat expired, reconnection refused).
+   * The player leaves and is saved only if this was its live or its dropped connection.
+   */
   override async onLeave(client: Client) {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
     this.sessions.delete(client.sessionId);
-    // A replaced connection leaves without taking the player with it.
-    if (this.rt.world.isCurrentConnection(s.playerId, s.id) || this.rt.world.player(s.playerId)?.connection === undefined) {
-      await this.rt.world.leave(s.playerId, "left", s.id);
-    }
+    const live = this.rt.world.isCurrentConnection(s.playerId, s.id);
+    await this.rt.world.leave(s.playerId, live ? "left" : "reconnect_timeout", s.id);
   }
 
   override async onDispose() {

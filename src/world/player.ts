@@ -63,6 +63,8 @@ export class Player {
   progressDirty = false;
   /** When the connection dropped, if it did (ms); the player lingers for reconnection. */
   droppedAt: number | undefined;
+  /** The connection that dropped: the only one that may reconnect (`World.reconnect`). */
+  droppedConnectionId: string | undefined;
   /** Last time this player requested a trade with each partner (ms). */
   readonly tradeRequestTimes = new Map<string, number>();
 

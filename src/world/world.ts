@@ -155,6 +155,7 @@ export class World implements WorldPort {
       const old = existing.connection;
       existing.connection = connection;
       existing.droppedAt = undefined;
+      existing.droppedConnectionId = undefined;
       if (old && old.id !== connection.id) old.close(replacedCode, "replaced by a new connection");
       existing.sync();
       return { player: existing, resumed: true };
@@ -178,9 +179,26 @@ export class World implements WorldPort {
     if (!p || p.connection?.id !== connectionId) return;
     p.connection = undefined;
     p.droppedAt = this.now();
+    p.droppedConnectionId = connectionId;
     p.path = [];
     p.action = null;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
+  }
+
+  /**
+   * The connection that dropped comes back (SDK reconnection, same connection object). Refused
+   * (undefined) unless the player is still here with no live connection and this is the very
+   * connection that dropped: a fresh join in between, or a later drop of that fresh connection,
+   * makes the old one stale.
+   */
+  reconnect(playerId: string, connection: Connection): Player | undefined {
+    const p = this.players.get(playerId);
+    if (!p || p.connection || p.droppedConnectionId !== connection.id) return undefined;
+    p.connection = connection;
+    p.droppedAt = undefined;
+    p.droppedConnectionId = undefined;
+    p.sync();
+    return p;
   }
 
   /** Is `connectionId` still the player's live connection? */
@@ -190,12 +208,13 @@ export class World implements WorldPort {
 
   /**
    * Remove a player: interrupt its trade, save it, close its session. Resolves when saved.
-   * Only the given connection (or a lingering player) may be removed.
+   * With `connectionId`, only that connection's player goes: the live one, or the one that dropped
+   * and is waiting for it; a connection that was replaced or went stale removes nothing.
    */
   async leave(playerId: string, reason: string, connectionId?: string): Promise<void> {
     const p = this.players.get(playerId);
     if (!p) return;
-    if (connectionId && p.connection && p.connection.id !== connectionId) return;
+    if (connectionId && (p.connection ? p.connection.id : p.droppedConnectionId) !== connectionId) return;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
     this.players.delete(playerId);
     this.playerGrid.delete(playerId);

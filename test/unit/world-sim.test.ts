@@ -226,6 +226,40 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.ok(world.players.has(player.id));
       assert.equal(player.droppedAt, undefined);
     });
+
+    it("only the connection that dropped may reconnect, and only while nobody else plays the character", () => {
+      const { player, conn } = join("racer");
+      world.drop(player.id, conn.id);
+      const stranger = new FakeConnection();
+      assert.equal(world.reconnect(player.id, stranger), undefined, "another connection cannot resume the dropped one");
+      // A fresh join in between: the old connection's reconnection is refused, the fresh one stays.
+      const fresh = new FakeConnection();
+      world.join(record("racer"), fresh, 4009);
+      assert.equal(world.reconnect(player.id, conn), undefined);
+      assert.equal(player.connection, fresh);
+      assert.equal(fresh.closed, undefined);
+      // The fresh connection drops too: it alone may come back, not the older one.
+      world.drop(player.id, fresh.id);
+      assert.equal(world.reconnect(player.id, conn), undefined);
+      assert.equal(world.reconnect(player.id, fresh), player);
+      assert.equal(player.connection, fresh);
+      assert.equal(player.droppedAt, undefined);
+      assert.equal(fresh.sent.at(-1)?.event, "player:sync", "the returning client is synced");
+    });
+
+    it("a stale connection's leave removes nothing; the dropped one's leave removes the player", async () => {
+      const { player, conn } = join("leaver");
+      world.drop(player.id, conn.id);
+      const fresh = new FakeConnection();
+      world.join(record("leaver"), fresh, 4009);
+      await world.leave(player.id, "left", conn.id);
+      assert.ok(world.players.has(player.id), "the replaced connection's leave keeps the player");
+      world.drop(player.id, fresh.id);
+      await world.leave(player.id, "left", conn.id);
+      assert.ok(world.players.has(player.id), "an older connection's leave keeps the player waiting for the fresh one");
+      await world.leave(player.id, "reconnect_timeout", fresh.id);
+      assert.ok(!world.players.has(player.id));
+    });
   });
 
   describe("persistence", () => {

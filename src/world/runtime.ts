@@ -97,11 +97,24 @@ export class WorldRuntime {
       const mine = await this.characters.listByAccount(principal.accountId);
       id = mine[0]?.id ?? (await this.deps.createCharacter(principal.accountId, {})).id;
     }
-    await this.characters.recoverOpenDeath(id);
     const record = await this.characters.load(id);
     if (!record) throw new ServerError(404, "no such character");
     if (record.character.accountId !== principal.accountId) throw new ServerError(403, "that character belongs to another account");
-    return record;
+    return (await this.recoverDeath(id)) ?? record;
+  }
+
+  /**
+   * A death lock left open (the process ended, or could not resolve it, before the dropped items
+   * went on the ground) gives those items to the bank. Only for a character that is not live in
+   * this world — a live one's death is still being resolved by the world — and inside its storage
+   * queue, after its pending saves. Returns the reloaded record when something was restored.
+   */
+  private recoverDeath(characterId: string): Promise<CharacterRecord | undefined> {
+    return this.world.queues.run(characterId, async () => {
+      if (this.world.player(characterId)) return undefined;
+      if ((await this.characters.recoverOpenDeath(characterId)) === 0) return undefined;
+      return (await this.characters.load(characterId)) ?? undefined;
+    });
   }
 
   /** Route a validated event to its handler. */

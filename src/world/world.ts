@@ -36,6 +36,19 @@ export const GROUND_ITEM_LIFETIME_TICKS = 300;
 export const GATHER_INTERVAL_TICKS = 4;
 /** Items kept on death (most valuable units). */
 export const ITEMS_KEPT_ON_DEATH = 3;
+/** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
+export const PENDING_DEATH_MAX_BACKOFF_TICKS = 50;
+
+/** A recorded death whose lock is not resolved yet: its dropped items are off the ground. */
+interface PendingDeath {
+  deathId: string;
+  ownerId: string;
+  tile: Tile;
+  dropped: { itemId: string; quantity: number }[];
+  nextTick: number;
+  attempts: number;
+  inFlight: boolean;
+}
 
 /** Social relations the world consults for chat and trade requests. */
 export interface SocialPort {
@@ -91,6 +104,8 @@ export class World implements WorldPort {
   readonly rng: () => number;
   readonly now: () => number;
   private lastSaveAt: number;
+  /** Deaths whose lock failed to resolve; retried on the tick. */
+  private readonly pendingDeaths: PendingDeath[] = [];
   private fireSeq = 0;
   private itemSeq = 0;
 
@@ -252,6 +267,7 @@ export class World implements WorldPort {
     for (const g of this.groundItems.values()) {
       if (g.expiresTick <= this.tick) this.removeGroundItem(g.id);
     }
+    for (const d of this.pendingDeaths) if (d.nextTick <= this.tick) this.resolvePendingDeath(d);
     if (now - this.lastSaveAt >= this.deps.saveIntervalSeconds * 1000) {
       this.lastSaveAt = now;
       this.saveDirty();
@@ -606,8 +622,18 @@ export class World implements WorldPort {
    * A player died. In memory it is dead at once (so a second death cannot start and it can't act);
    * in its storage queue — after any settlement or item transaction already queued — the death
    * lock, the lost items and the respawn are written in one transaction, computed from the items
-   * it holds at that moment. Then the items appear on the ground, the player respawns, and the lock
-   * is resolved.
+   * it holds at that moment. Then the player respawns, and the dropped items go on the ground.
+   *
+   * Exactly once: the dropped items are owed to exactly one place. While the lock is open they are
+   * owed to the bank (`recoverOpenDeath`, run when the character next joins a world it is not live
+   * in); the world puts them on the ground only after `resolveDeath` has closed the still-open lock.
+   * Both close it conditionally, so whichever wins owns the items. A failed resolve is retried on
+   * later ticks (`pendingDeaths`); if the process ends first, the lock stays open and the bank gets
+   * them. Ground items live only in memory, so a crash after the resolve loses what lay on the
+   * ground, like any dropped item, but never hands it out twice.
+   *
+   * No death recorded (one is still open, or the transaction failed): the player respawns with
+   * everything it had and storage is unchanged.
    */
   killPlayer(p: Player, killerId: string) {
     if (p.dead) return;
@@ -617,6 +643,8 @@ export class World implements WorldPort {
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "player_died");
     for (const n of this.npcs.values()) if (n.targetId === p.id) n.targetId = undefined;
     const deathTile = { x: p.x, z: p.z };
+    let dropped: { itemId: string; quantity: number }[] | undefined;
+    let deathId: string | null = null;
     void this.queues
       .run(p.id, async () => {
         const plan = this.planDeath(p);
@@ -627,27 +655,59 @@ export class World implements WorldPort {
           z: this.content.spawn.z,
           health: p.maxHealth,
         });
-        const deathId = await this.deps.characters.recordDeath(
+        deathId = await this.deps.characters.recordDeath(
           { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
           candidate.snapshot(true),
         );
-        // A death already open: change nothing.
+        // A death already open: storage changes nothing (the player still respawns, below).
         if (!deathId) return;
         p.inventory = plan.inventory;
         p.equipment = {};
-        p.x = candidate.x;
-        p.z = candidate.z;
-        p.health = candidate.health;
         p.itemsDirty = false;
-        for (const d of plan.dropped) this.dropToGround(d.itemId, d.quantity, deathTile.x, deathTile.z, p.id);
-        await this.deps.characters.resolveDeath(deathId);
+        dropped = plan.dropped;
       })
       .catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "death transaction failed; nothing changed"))
       .finally(() => {
+        // Respawn, whatever storage said: the recorded post-death state, or (no death recorded)
+        // everything the player had, healed in town.
+        p.x = this.content.spawn.x;
+        p.z = this.content.spawn.z;
+        p.health = p.maxHealth;
+        p.progressDirty = true;
         p.dead = false;
         this.playerGrid.set(p, p.x, p.z);
         this.system(p, "Oh dear, you are dead! You wake up in Lumbrook.");
         p.sync();
+        if (deathId && dropped) {
+          const pending: PendingDeath = { deathId, ownerId: p.id, tile: deathTile, dropped, nextTick: this.tick, attempts: 0, inFlight: false };
+          this.pendingDeaths.push(pending);
+          this.resolvePendingDeath(pending);
+        }
+      });
+  }
+
+  /**
+   * Close a death lock and, if this call closed it, put its dropped items on the ground. A failure
+   * leaves it pending for a later tick (backing off up to PENDING_DEATH_MAX_BACKOFF_TICKS).
+   */
+  private resolvePendingDeath(d: PendingDeath) {
+    if (d.inFlight) return;
+    d.inFlight = true;
+    d.attempts++;
+    this.deps.characters
+      .resolveDeath(d.deathId)
+      .then((closedHere) => {
+        this.pendingDeaths.splice(this.pendingDeaths.indexOf(d), 1);
+        // Closed by recoverOpenDeath meanwhile: the bank has the items.
+        if (!closedHere) return;
+        for (const item of d.dropped) this.dropToGround(item.itemId, item.quantity, d.tile.x, d.tile.z, d.ownerId);
+      })
+      .catch((e) => {
+        d.nextTick = this.tick + Math.min(PENDING_DEATH_MAX_BACKOFF_TICKS, 2 ** d.attempts);
+        this.deps.logger.error({ err: e, deathId: d.deathId, attempts: d.attempts }, "death lock not resolved yet; its items wait off the ground");
+      })
+      .finally(() => {
+        d.inFlight = false;
       });
   }
 

@@ -38,9 +38,27 @@ class FakeRepo {
     this.deaths.push({ id, characterId: death.characterId, items: structuredClone(death.items), after: structuredClone(after), resolved: false });
     return id;
   }
+  /** Resolve attempts that fail before one succeeds. */
+  failResolves = 0;
+  resolveResults: (boolean | "failed")[] = [];
   async resolveDeath(id: string) {
+    await this.gate;
+    if (this.failResolves > 0) {
+      this.failResolves--;
+      this.resolveResults.push("failed");
+      throw new Error("storage down");
+    }
     const d = this.deaths.find((x) => x.id === id);
+    const closed = !!d && !d.resolved;
     if (d) d.resolved = true;
+    this.resolveResults.push(closed);
+    return closed;
+  }
+  /** What `recoverOpenDeath` does to the lock: close it if open (the items go to the bank). */
+  recoverOpenDeath(characterId: string) {
+    const d = this.deaths.find((x) => x.characterId === characterId && !x.resolved);
+    if (d) d.resolved = true;
+    return d ? d.items.dropped.length : 0;
   }
   async recordKill(characterId: string, npcId: string) {
     this.kills.push({ characterId, npcId });
@@ -358,24 +376,74 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(d.after.items?.inventory.length, 3);
     });
 
-    it("a death lock that is already open changes nothing: no items lost or duplicated", async () => {
+    /** Alive, in town, at full health. */
+    const respawned = (p: Player) => ({ x: p.x, z: p.z, health: p.health, dead: p.dead });
+    const RESPAWNED = { x: 0, z: 0, health: 100, dead: false };
+
+    it("a death lock that is already open changes nothing: no items lost or duplicated; the player still respawns", async () => {
       const { player, conn } = join("twice-dead", { x: 0, z: 100 });
       repo.deaths.push({ id: "old", characterId: player.id, items: { dropped: [], kept: [] }, after: player.snapshot(true), resolved: false });
       const before = itemsOf(player);
+      player.health = 0;
       world.killPlayer(player, "npc:ash_bandit:0");
       await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
       assert.deepEqual(itemsOf(player), before);
       assert.equal(world.groundItems.size, 0);
       assert.equal(repo.deaths.length, 1);
+      assert.deepEqual(respawned(player), RESPAWNED, "not left alive with 0 health");
     });
 
-    it("a failed death transaction restores the items and drops nothing", async () => {
+    it("a failed death transaction restores the items and drops nothing; the player respawns", async () => {
       const { player, conn } = join("crash-dead", { x: 0, z: 100 });
       repo.failDeath = true;
       const before = itemsOf(player);
+      player.health = 0;
       world.killPlayer(player, "npc:ash_bandit:0");
       await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
       assert.deepEqual(itemsOf(player), before);
+      assert.equal(world.groundItems.size, 0);
+      assert.deepEqual(respawned(player), RESPAWNED);
+    });
+
+    it("a lock that fails to resolve keeps the dropped items off the ground until a later tick resolves it", async () => {
+      const { player, conn } = join("slow-resolve", { x: 0, z: 100 });
+      repo.failResolves = 2;
+      world.killPlayer(player, "npc:ash_bandit:0");
+      await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
+      await until(() => repo.resolveResults.length === 1, "first resolve attempt");
+      assert.deepEqual(respawned(player), RESPAWNED, "the player respawns at once");
+      assert.deepEqual(itemsOf(player), ["bread", "bronze_axe", "bronze_pickaxe"]);
+      assert.equal(world.groundItems.size, 0, "nothing on the ground while the lock is open");
+      assert.equal(repo.deaths[0]!.resolved, false);
+      for (let i = 0; i < 40 && !repo.resolveResults.includes(true); i++) {
+        world.step();
+        await new Promise((r) => setImmediate(r));
+      }
+      await until(() => world.groundItems.size > 0, "items on the ground");
+      assert.deepEqual(repo.resolveResults, ["failed", "failed", true]);
+      assert.equal(repo.deaths[0]!.resolved, true);
+      assert.deepEqual([...world.groundItems.values()].map((g) => `${g.itemId}×${g.quantity}`).sort(), ["shrimp×2", "small_fishing_net×1", "tinderbox×1"]);
+      for (let i = 0; i < 100; i++) world.step();
+      await new Promise((r) => setImmediate(r));
+      assert.equal(repo.resolveResults.length, 3, "no more attempts once resolved");
+      assert.equal(world.groundItems.size, 3, "dropped once");
+    });
+
+    it("a lock the bank recovery closed first: the retried resolve drops nothing (items in the bank, never also on the ground)", async () => {
+      const { player, conn } = join("recovered", { x: 0, z: 100 });
+      repo.failResolves = 1;
+      world.killPlayer(player, "npc:ash_bandit:0");
+      await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
+      await until(() => repo.resolveResults.length === 1, "first resolve attempt");
+      // The player leaves and joins again while the lock is open: recovery gives the items to the bank.
+      assert.equal(repo.recoverOpenDeath(player.id), 3);
+      for (let i = 0; i < 40 && repo.resolveResults.length < 2; i++) {
+        world.step();
+        await new Promise((r) => setImmediate(r));
+      }
+      await until(() => repo.resolveResults.length === 2, "second resolve attempt");
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(repo.resolveResults, ["failed", false]);
       assert.equal(world.groundItems.size, 0);
     });
 

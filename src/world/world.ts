@@ -34,6 +34,8 @@ export const GROUND_ITEM_PRIVATE_TICKS = 100;
 export const GROUND_ITEM_LIFETIME_TICKS = 300;
 /** Ticks between gathering attempts. */
 export const GATHER_INTERVAL_TICKS = 4;
+/** Ground items with this item id are coins: `pickup` adds them to the character's coins. */
+export const COINS = "coins";
 /** Items kept on death (most valuable units). */
 export const ITEMS_KEPT_ON_DEATH = 3;
 /** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
@@ -472,6 +474,18 @@ export class World implements WorldPort {
       this.system(p, "You can't do that right now.");
       return;
     }
+    if (g.itemId === COINS) {
+      // All or nothing: a pile that would pass the coin cap stays on the ground.
+      if (p.coins + g.quantity > MAX_STACK) {
+        this.system(p, "You can't carry that many coins.");
+        return;
+      }
+      p.coins += g.quantity;
+      p.itemsDirty = true;
+      this.removeGroundItem(g.id);
+      p.sync();
+      return;
+    }
     const def = this.content.items.get(g.itemId);
     if (!def) return;
     const added = addItem(p.inventory, def, g.quantity);
@@ -606,11 +620,18 @@ export class World implements WorldPort {
         }
       }
     }
+    let coins = 0;
     for (const d of drops) {
-      if (d.itemId === "coins" && !killer.itemsLocked && killer.coins + d.quantity <= MAX_STACK) {
-        killer.coins += d.quantity;
+      if (d.itemId === COINS) coins += d.quantity;
+      else this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
+    }
+    // Coins go to the killer's coins, unless an item transaction of its own is running (it would
+    // overwrite them) or they would pass the cap: then they lie on the ground for `pickup`.
+    if (coins > 0) {
+      if (!killer.itemsLocked && killer.coins + coins <= MAX_STACK) {
+        killer.coins += coins;
         killer.itemsDirty = true;
-      } else if (d.itemId !== "coins")  this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
+      } else this.dropToGround(COINS, Math.min(coins, MAX_STACK), n.x, n.z, killer.id);
     }
     killer.sync();
     void this.queues.run(killer.id, () => this.deps.characters.recordKill(killer.id, n.def.id));

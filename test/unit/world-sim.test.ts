@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../entities/character-repository.js";
 import type { DeathItems } from "../../entities/activity.js";
 import { loadContent, type GameContent } from "../../src/content/load.js";
-import { SKILLS } from "../../src/domain/types.js";
+import { MAX_STACK, SKILLS } from "../../src/domain/types.js";
 import { chebyshev } from "../../src/domain/movement.js";
 import { createLogger } from "../../src/logger.js";
-import { handleMove } from "../../src/world/actions.js";
+import { handleAction, handleMove } from "../../src/world/actions.js";
 import type { Connection, Player } from "../../src/world/player.js";
 import { RECONNECT_SECONDS, VIEW_RADIUS, World } from "../../src/world/world.js";
 
@@ -457,6 +457,80 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       open();
       await until(() => !player.dead, "respawn");
       assert.equal(player.coins, 25);
+    });
+  });
+
+  describe("NPC coin drops", () => {
+    /**
+     * A world whose rng makes every attack hit for its maximum (hit roll 0.01, damage roll 0.99),
+     * and a chicken that always drops 50 coins, one hit from death, next to the player.
+     */
+    const setup = (id: string) => {
+      let n = 0;
+      world = new World({
+        content,
+        characters: repo as unknown as CharacterRepository,
+        logger: createLogger("silent"),
+        saveIntervalSeconds: 60,
+        checkAdminCode: () => false,
+        rng: () => (n++ % 2 === 0 ? 0.01 : 0.99),
+        now: () => clock.t,
+      });
+      const npc = world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
+      Object.assign(npc, { def: { ...npc.def, aggressive: false, wanderRadius: 0, drops: { always: [{ itemId: "coins", quantity: 50 }], table: [], rolls: 0, nothingWeight: 0 } } });
+      npc.health = 1;
+      const { player, conn } = join(id, { x: npc.x + 1, z: npc.z });
+      return { npc, player, conn };
+    };
+    const kill = (p: Player, npc: { id: string; respawnTick?: number }) => {
+      p.action = { kind: "attack", targetId: npc.id };
+      for (let i = 0; i < 10 && npc.respawnTick === undefined; i++) world.step();
+      assert.notEqual(npc.respawnTick, undefined, "the chicken died");
+    };
+    const groundCoins = () => [...world.groundItems.values()].filter((g) => g.itemId === "coins");
+    const pickUp = async (p: Player, groundId: string) => {
+      await handleAction(world, p, { action: "pickup", targetId: groundId });
+      for (let i = 0; i < 10 && p.action; i++) world.step();
+    };
+
+    it("coins go to the killer's coins when it can hold them", () => {
+      const { npc, player } = setup("rich");
+      kill(player, npc);
+      assert.equal(player.coins, 75);
+      assert.equal(groundCoins().length, 0);
+    });
+
+    it("at the coin cap the coins drop to the ground; picking them up is all-or-nothing against the cap", async () => {
+      const { npc, player, conn } = setup("capped");
+      player.coins = MAX_STACK - 10;
+      kill(player, npc);
+      assert.equal(player.coins, MAX_STACK - 10, "nothing credited past the cap");
+      const [pile] = groundCoins();
+      assert.ok(pile, "the coins lie on the ground");
+      assert.deepEqual({ quantity: pile.quantity, x: pile.x, z: pile.z, owner: pile.ownerId }, { quantity: 50, x: npc.spawn.x, z: npc.spawn.z, owner: player.id });
+      await pickUp(player, pile.id);
+      assert.equal(player.coins, MAX_STACK - 10);
+      assert.ok(world.groundItems.has(pile.id), "still on the ground");
+      assert.ok(conn.systemLines().some((l) => /can't carry that many coins/.test(l)));
+      player.coins = 100;
+      await pickUp(player, pile.id);
+      assert.equal(player.coins, 150);
+      assert.ok(!world.groundItems.has(pile.id));
+      assert.equal(player.itemsDirty, true, "the coins will be saved");
+      assert.equal(conn.sent.filter((s) => s.event === "player:sync").at(-1)!.data.coins, 150);
+    });
+
+    it("while the killer's items are in a transaction the coins drop to the ground instead of vanishing", async () => {
+      const { npc, player } = setup("busy");
+      player.itemsLocked = true;
+      kill(player, npc);
+      assert.equal(player.coins, 25);
+      const [pile] = groundCoins();
+      assert.equal(pile?.quantity, 50);
+      player.itemsLocked = false;
+      await pickUp(player, pile!.id);
+      assert.equal(player.coins, 75);
+      assert.equal(groundCoins().length, 0);
     });
   });
 

@@ -17,14 +17,46 @@ import { MAX_WS_PAYLOAD } from "./colyseus.js";
 
 /** Frames a client may send before its join completes; more are dropped. */
 const MAX_EARLY_FRAMES = 32;
+/**
+ * Heartbeat: every interval each connection is pinged; one that has not answered the previous
+ * ping with a pong is terminated (a half-open socket would otherwise keep its player online).
+ * A connection that misses a pong is gone within two intervals.
+ */
+export const ADAPTER_HEARTBEAT_MS = 15_000;
+/**
+ * Backpressure: outgoing bytes that may wait on one connection (not yet handed to the kernel).
+ * A client that reads too slowly to stay under it is terminated rather than buffered without limit
+ * (a close frame could not get through its full buffer anyway). World updates are a few KB a tick,
+ * so 1 MiB is minutes of backlog for a slow link and seconds for a client that stopped reading.
+ */
+export const ADAPTER_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+export interface AdapterOptions {
+  heartbeatMs?: number;
+  maxBufferedBytes?: number;
+}
 
 export interface Adapter {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   close(): void;
 }
 
-export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldRuntime, logger: Logger): Adapter {
+export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldRuntime, logger: Logger, opts: AdapterOptions = {}): Adapter {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_PAYLOAD, perMessageDeflate: false });
+  const maxBuffered = opts.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES;
+  const answered = new WeakMap<WebSocket, boolean>();
+  const heartbeat = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (answered.get(ws) === false) {
+        logger.debug("adapter: no pong since the last ping; terminating");
+        ws.terminate();
+        continue;
+      }
+      answered.set(ws, false);
+      ws.ping();
+    }
+  }, opts.heartbeatMs ?? ADAPTER_HEARTBEAT_MS);
+  heartbeat.unref();
 
   const onConnection = async (ws: WebSocket, req: IncomingMessage) => {
     const url = new URL(req.url ?? "/ws", "http://localhost");
@@ -34,6 +66,8 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     const early: string[] = [];
     let session: Session | undefined;
     let closed = false;
+    answered.set(ws, true);
+    ws.on("pong", () => answered.set(ws, true));
     // A listener must never throw: an exception here would escape the socket and end the process.
     ws.on("message", (data, isBinary) => {
       try {
@@ -62,7 +96,13 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       if (!r) return ws.close(1013, "world not ready");
       const s = await r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
         send: (text) => {
-          if (ws.readyState === ws.OPEN) ws.send(text);
+          if (ws.readyState !== ws.OPEN) return;
+          if (ws.bufferedAmount > maxBuffered) {
+            logger.warn({ buffered: ws.bufferedAmount }, "adapter: client not reading; terminating");
+            ws.terminate();
+            return;
+          }
+          ws.send(text);
         },
         close: (code, reason) => ws.close(code, reason),
         remoteAddress: address,
@@ -85,6 +125,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       wss.handleUpgrade(req, socket, head, (ws) => void onConnection(ws, req));
     },
     close() {
+      clearInterval(heartbeat);
       for (const c of wss.clients) c.close(CLOSE_CODES.SHUTDOWN, "server shutting down");
       wss.close();
     },

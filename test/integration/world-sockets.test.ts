@@ -8,9 +8,12 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import { CLOSE_CODES } from "../../src/events.js";
-import type { GameServer } from "../../src/server.js";
+import { createLogger } from "../../src/logger.js";
+import { startServer, type GameServer } from "../../src/server.js";
+import { RECONNECT_SECONDS } from "../../src/world/world.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor } from "../helpers/clients.js";
-import { startTestServer } from "../helpers/server.js";
+import { startTestServer, testConfig } from "../helpers/server.js";
+import { pgliteStorage } from "../helpers/storage.js";
 
 /** A server frame as the stubborn client parsed it. */
 interface Frame {
@@ -196,5 +199,90 @@ describe("world sockets: connections the server let go of", function () {
     assert.deepEqual(lines, ["marker"], "no system lines or chat caused by the old socket");
     assert.deepEqual({ x: server.world.player(fresh.id)!.x, z: server.world.player(fresh.id)!.z }, { x: 0, z: 0 });
     assert.equal(server.world.player(fresh.id)!.path.length, 0, "the old socket's move was ignored");
+  });
+});
+
+describe("/ws adapter heartbeat and backpressure", function () {
+  this.timeout(40_000);
+  const HEARTBEAT_MS = 150;
+  const MAX_BUFFERED = 32 * 1024;
+  let server: GameServer;
+  let clients: RawPlayer[] = [];
+  let stubborn: StubbornSocket[] = [];
+
+  before(async () => {
+    const config = testConfig();
+    server = await startServer(config, {
+      storage: await pgliteStorage(),
+      port: 0,
+      host: "127.0.0.1",
+      logger: createLogger(config.logLevel),
+      adapter: { heartbeatMs: HEARTBEAT_MS, maxBufferedBytes: MAX_BUFFERED },
+    });
+  });
+  after(async () => server?.close());
+  afterEach(async () => {
+    for (const s of stubborn) s.destroy();
+    stubborn = [];
+    await closeAll(clients);
+    clients = [];
+    server.world.reconnectSeconds = RECONNECT_SECONDS;
+  });
+
+  it("a client that answers pings stays connected across many heartbeats", async () => {
+    const p = await RawPlayer.connect(server);
+    clients.push(p);
+    let pings = 0;
+    p.ws.on("ping", () => pings++); // ws answers each ping with a pong by itself
+    await eventually(() => pings >= 10, "ten pings");
+    assert.equal(p.log.isClosed, false);
+    p.send("player:move", { x: 1, z: 0 });
+    await p.waitWorld((w) => w.players.get(p.id)?.x === 1, "still playing");
+  });
+
+  it("a half-open client (never answers a ping) is terminated; its player leaves and is saved", async () => {
+    server.world.reconnectSeconds = 0;
+    const t = tokenFor();
+    const s = await StubbornSocket.open(server, `/ws?token=${t.token}`);
+    stubborn.push(s);
+    await s.until(() => s.events().some((e) => e.event === "player:sync"), "player:sync");
+    const id = s.events().find((e) => e.event === "player:sync")!.data.id as string;
+    s.sendText(JSON.stringify({ event: "player:move", data: { x: 2, z: 0 } }));
+    await eventually(() => server.world.player(id)?.x === 2, "moved");
+    await s.until(() => s.frames.some((f) => f.opcode === 9), "a ping");
+    await s.until(() => s.ended, "the server to drop the socket", 5_000);
+    await eventually(() => !server.world.players.has(id), "the player left");
+    const rows = await eventually(
+      async () =>
+        (await server.storage.orm.em.fork().getConnection().execute("select end_reason from player_sessions where character_id = ? and ended_at is not null", [id]))[0],
+      "session closed",
+    );
+    assert.ok(rows);
+    assert.equal((await server.runtime.characters.load(id))!.character.positionX, 2, "saved on leave");
+  });
+
+  it("a client that stops reading is cut off once its unsent backlog passes the bound; others keep playing", async () => {
+    const watcher = await RawPlayer.connect(server);
+    clients.push(watcher);
+    // Find the server's end of the slow client's TCP connection. Loopback kernel buffers take
+    // megabytes before a non-reading peer pushes back, so the test stops the server's socket from
+    // flushing (cork): every frame then waits in the process, exactly as behind a full kernel buffer.
+    const serverSockets: Socket[] = [];
+    const onConnection = (sock: Socket) => serverSockets.push(sock);
+    server.httpServer.on("connection", onConnection);
+    const slow = await RawPlayer.connect(server);
+    server.httpServer.off("connection", onConnection);
+    clients.push(slow);
+    const serverSide = serverSockets.find((sock) => sock.remotePort === (slow.ws as any)._socket.localPort)!;
+    assert.ok(serverSide, "found the server side of the slow connection");
+    serverSide.cork();
+    // Each /style answers with a system line and a player:sync (~2 KB): well past 32 KB in a second.
+    for (let i = 0; i < 50; i++) slow.send("player:chat", { text: "/style attack" });
+    await eventually(() => !server.world.isOnline(slow.id), "the slow client cut off");
+    serverSide.uncork();
+    await slow.log.waitClose();
+    const m = watcher.log.mark();
+    watcher.send("player:chat", { text: "/style strength" });
+    await watcher.log.system(/Combat style set to strength/, m);
   });
 });

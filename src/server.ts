@@ -217,8 +217,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await trades.cancelAll();
       trades.close();
       adapter.close();
-      await world.saveAll();
-      for (const p of [...world.players.values()]) await world.leave(p.id, "server_shutdown");
+      // Each player is saved once (with its session closed), in parallel batches.
+      await world.leaveAll("server_shutdown");
       await colyseus.shutdown();
       httpServer.closeAllConnections();
       if (!opts.storage) await storage.close();

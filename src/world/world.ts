@@ -34,6 +34,8 @@ export const GROUND_ITEM_PRIVATE_TICKS = 100;
 export const GROUND_ITEM_LIFETIME_TICKS = 300;
 /** Ticks between gathering attempts. */
 export const GATHER_INTERVAL_TICKS = 4;
+/** Players saved in parallel at shutdown (`leaveAll`). */
+export const SHUTDOWN_SAVE_BATCH = 16;
 /** Ground items with this item id are coins: `pickup` adds them to the character's coins. */
 export const COINS = "coins";
 /** Items kept on death (most valuable units). */
@@ -903,7 +905,21 @@ export class World implements WorldPort {
     }
   }
 
-  /** Save everyone and wait (shutdown). */
+  /**
+   * Shutdown: every player leaves — interrupting its trade, saved once with its items, its session
+   * closed — `batch` players at a time in parallel (each save is one transaction, so a batch about
+   * the size of the storage pool keeps it busy without queueing hundreds of waiters), then every
+   * storage queue is drained.
+   */
+  async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH): Promise<void> {
+    const ids = [...this.players.keys()];
+    for (let i = 0; i < ids.length; i += batch) {
+      await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason)));
+    }
+    await this.queues.drain();
+  }
+
+  /** Save everyone and wait. */
   async saveAll(): Promise<void> {
     await Promise.allSettled([...this.players.values()].map((p) => this.queues.run(p.id, () => this.savePlayer(p))));
     await this.queues.drain();

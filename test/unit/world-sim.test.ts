@@ -460,6 +460,37 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     });
   });
 
+  describe("shutdown", () => {
+    it("leaveAll saves every player exactly once and closes its session, a batch at a time", async () => {
+      let open!: () => void;
+      repo.gate = new Promise((r) => (open = r));
+      const N = 45;
+      const players = Array.from({ length: N }, (_, i) => join(`p${i}`).player);
+      players.forEach((p, i) => (p.sessionId = `s${i}`));
+      let inFlight = 0;
+      let maxInFlight = 0;
+      const save = repo.save.bind(repo);
+      repo.save = async (snap) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          await save(snap);
+        } finally {
+          inFlight--;
+        }
+      };
+      const done = world.leaveAll("server_shutdown", 20);
+      await until(() => inFlight === 20, "a full batch in flight");
+      open();
+      await done;
+      assert.equal(world.players.size, 0);
+      assert.equal(maxInFlight, 20, "at most one batch at a time, and a whole batch at once");
+      assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort(), "each player saved once");
+      assert.ok(repo.saves.every((x) => x.items), "with items");
+      assert.equal(repo.closedSessions.length, N);
+      assert.ok(repo.closedSessions.every((c) => c.reason === "server_shutdown"));
+    });
+  });
+
   describe("NPC coin drops", () => {
     /**
      * A world whose rng makes every attack hit for its maximum (hit roll 0.01, damage roll 0.99),

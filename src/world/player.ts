@@ -51,6 +51,12 @@ export class Player {
   path: Tile[] = [];
   running = false;
   action: PlayerAction | null = null;
+  /**
+   * What the current chase path (an attack out of reach) was computed for: the attack action, the
+   * target's tile and the chaser's own tile at that moment. The path is recomputed only when these
+   * no longer hold (`World.stepAttack`).
+   */
+  chase: { action: PlayerAction; x: number; z: number; fromX: number; fromZ: number } | undefined;
   style: CombatStyle = "attack";
   nextAttackTick = 0;
   dead = false;

@@ -34,6 +34,8 @@ export const GROUND_ITEM_PRIVATE_TICKS = 100;
 export const GROUND_ITEM_LIFETIME_TICKS = 300;
 /** Ticks between gathering attempts. */
 export const GATHER_INTERVAL_TICKS = 4;
+/** The eight neighbouring tile offsets, straight ones first. */
+const NEIGHBOURS: readonly [number, number][] = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
 /** Players saved in parallel at shutdown (`leaveAll`). */
 export const SHUTDOWN_SAVE_BATCH = 16;
 /** Ground items with this item id are coins: `pickup` adds them to the character's coins. */
@@ -336,13 +338,11 @@ export class World implements WorldPort {
     }
     const d = chebyshev(p.tile, { x: target.x, z: target.z });
     if (d > 1 || d === 0) {
-      const end = p.path[p.path.length - 1];
-      if (!end || chebyshev(end, { x: target.x, z: target.z }) > 1) {
-        if (!this.pathTo(p, { x: target.x, z: target.z }, true)) p.action = null;
-      }
+      this.chase(p, { x: target.x, z: target.z });
       return;
     }
     p.path = [];
+    p.chase = undefined;
     if (this.tick < p.nextAttackTick) return;
     const weapon = p.equipment.weapon ? this.content.items.get(p.equipment.weapon.itemId) : undefined;
     p.nextAttackTick = this.tick + (weapon?.attackSpeed ?? DEFAULT_ATTACK_SPEED);
@@ -377,6 +377,39 @@ export class World implements WorldPort {
       this.grantXp(p, combatXp(res.dealt, p.style));
       if (res.dead) this.killPlayer(victim, p.id);
     }
+  }
+
+  /**
+   * Walk toward an attack target out of reach. A path is computed only when there is none for this
+   * attack and target tile yet (a new attack, or the target moved), or when the chaser used up a
+   * path that ended short of the target (unreachable or beyond the search budget) and can try again
+   * from where it now stands. A chaser that got nowhere from its current tile gives up.
+   */
+  private chase(p: Player, target: Tile) {
+    const c = p.chase;
+    const planned = c !== undefined && c.action === p.action && c.x === target.x && c.z === target.z;
+    if (planned && p.path.length > 0) return;
+    if (planned && c.fromX === p.x && c.fromZ === p.z) {
+      p.action = null;
+      p.chase = undefined;
+      this.system(p, "You can't reach that.");
+      return;
+    }
+    const action = p.action!;
+    let found: boolean;
+    if (p.x === target.x && p.z === target.z) {
+      // Standing on the target's tile: step off to any free neighbour to fight from there.
+      const off = NEIGHBOURS.map(([dx, dz]) => ({ x: p.x + dx, z: p.z + dz })).find((t) => this.walkable(t.x, t.z));
+      p.path = off ? [off] : [];
+      found = off !== undefined;
+    } else found = this.pathTo(p, target, true);
+    if (!found) {
+      p.action = null;
+      p.chase = undefined;
+      this.system(p, "You can't reach that.");
+      return;
+    }
+    p.chase = { action, x: target.x, z: target.z, fromX: p.x, fromZ: p.z };
   }
 
   /** PvP is allowed only when both players stand in a PvP area. */

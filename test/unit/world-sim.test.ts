@@ -491,6 +491,86 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     });
   });
 
+  describe("chasing an attack target", () => {
+    /** A chicken that neither wanders nor fights back, at a tile the test chooses. */
+    const placeChicken = (at: { x: number; z: number }) => {
+      const npc = world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
+      Object.assign(npc, { def: { ...npc.def, aggressive: false, wanderRadius: 0 }, x: at.x, z: at.z, spawn: at, health: 10_000, maxHealth: 10_000 });
+      return npc;
+    };
+    /** Count the world's path computations. */
+    const countPaths = () => {
+      const counter = { n: 0 };
+      const pathTo = world.pathTo.bind(world);
+      world.pathTo = (...args: Parameters<World["pathTo"]>) => {
+        counter.n++;
+        return pathTo(...args);
+      };
+      return counter;
+    };
+
+    it("a static target is pathed to once", () => {
+      const npc = placeChicken({ x: 8, z: 3 });
+      const { player } = join("chaser", { x: 0, z: 3 });
+      const paths = countPaths();
+      player.action = { kind: "attack", targetId: npc.id };
+      for (let i = 0; i < 20; i++) world.step();
+      assert.ok(chebyshev(player, npc) <= 1, "reached the target");
+      assert.equal(paths.n, 1);
+    });
+
+    it("a moving target is pathed to again only on the ticks it moved", () => {
+      const npc = placeChicken({ x: 12, z: 3 });
+      const { player } = join("follower", { x: 0, z: 3 });
+      const paths = countPaths();
+      player.action = { kind: "attack", targetId: npc.id };
+      world.step();
+      assert.equal(paths.n, 1);
+      for (let i = 0; i < 3; i++) world.step();
+      assert.equal(paths.n, 1, "target still: no new path");
+      npc.x += 1;
+      world.step();
+      assert.equal(paths.n, 2, "target moved: one new path");
+      world.step();
+      world.step();
+      assert.equal(paths.n, 2);
+      npc.z += 1;
+      world.step();
+      assert.equal(paths.n, 3);
+    });
+
+    it("an unreachable target is not searched for every tick: the chaser gives up and says so", () => {
+      // A tile inside a building whose eight neighbours are blocked too.
+      let inside: { x: number; z: number } | undefined;
+      for (let x = -40; x <= 40 && !inside; x++)
+        for (let z = -40; z <= 40 && !inside; z++) {
+          let enclosed = true;
+          for (let dx = -1; dx <= 1; dx++) for (let dz = -1; dz <= 1; dz++) enclosed &&= content.isBlocked(x + dx, z + dz);
+          if (enclosed) inside = { x, z };
+        }
+      assert.ok(inside, "the content has a building at least 3 tiles wide");
+      const npc = placeChicken(inside);
+      let start = { x: inside.x, z: inside.z };
+      for (let r = 2; content.isBlocked(start.x, start.z); r++) start = { x: inside.x + r, z: inside.z };
+      const { player, conn } = join("stuck", { x: start.x + 3, z: start.z });
+      const paths = countPaths();
+      player.action = { kind: "attack", targetId: npc.id };
+      for (let i = 0; i < 60; i++) world.step();
+      assert.equal(player.action, null, "gave up");
+      assert.ok(paths.n <= 3, `searched ${paths.n} times in 60 ticks`);
+      assert.ok(conn.systemLines().some((l) => /can't reach/.test(l)));
+    });
+
+    it("standing on the target's tile: steps off and fights", () => {
+      const npc = placeChicken({ x: 5, z: 3 });
+      const { player, conn } = join("overlap", { x: 5, z: 3 });
+      player.action = { kind: "attack", targetId: npc.id };
+      for (let i = 0; i < 5; i++) world.step();
+      assert.equal(chebyshev(player, npc), 1);
+      assert.ok(conn.sent.some((s) => s.event === "combat:hit"), "attacked from the next tile");
+    });
+  });
+
   describe("NPC coin drops", () => {
     /**
      * A world whose rng makes every attack hit for its maximum (hit roll 0.01, damage roll 0.99),

@@ -106,12 +106,10 @@ export class WorldRoom extends Room {
       flood: new FloodMeter(),
       client,
       send: (event, data) => session.client?.send(event, data),
-      close: (code, reason) => {
-        session.closedCode ??= code;
-        session.client?.leave(code, reason);
-      },
+      close: (code, reason) => session.client?.leave(code, reason),
     };
     client.view = new StateView();
+    this.recordServerCloses(client, session);
     const player = await this.enter(session, principal, options?.characterId);
     client.userData = { sessionId: session.id };
     this.sessions.set(client.sessionId, session);
@@ -169,6 +167,19 @@ export class WorldRoom extends Room {
     this.rt.world.drop(session.playerId, session.id);
   }
 
+  /**
+   * Colyseus closes an SDK client by itself, before any room handler runs, when a frame is not
+   * valid msgpack (4002). Every close the server starts goes through `client.leave`, so recording
+   * it there lets `onDrop` refuse such a connection a reconnection seat like any other server close.
+   */
+  private recordServerCloses(client: Client, s: Session) {
+    const leave = client.leave.bind(client);
+    client.leave = (code?: number, data?: string) => {
+      s.closedCode ??= code ?? 1000;
+      return leave(code, data);
+    };
+  }
+
   /** The session's player, if this session is still its live connection. */
   private livePlayer(s: Session): Player | undefined {
     const p = this.rt.world.player(s.playerId);
@@ -224,6 +235,7 @@ export class WorldRoom extends Room {
       s.client = previous;
       throw new ServerError(409, "this character is playing on another connection; join again");
     }
+    this.recordServerCloses(client, s);
   }
 
   /**

@@ -202,6 +202,40 @@ describe("world sockets: connections the server let go of", function () {
   });
 });
 
+describe("SDK frames that are not valid msgpack", function () {
+  this.timeout(40_000);
+  let server: GameServer;
+  let clients: SdkPlayer[] = [];
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server?.close());
+  afterEach(async () => {
+    await closeAll(clients);
+    clients = [];
+  });
+
+  it("close the connection (Colyseus decodes before the room sees them) with no reconnection seat; the player is saved and others play on", async () => {
+    const other = await SdkPlayer.join(server);
+    const p = await SdkPlayer.join(server);
+    clients.push(other, p);
+    p.send("player:move", { x: 2, z: 0 });
+    await p.waitAt(2, 0);
+    // ROOM_DATA (13), the event name as a schema string (0xa0 | length), then a truncated msgpack
+    // array (two elements announced, one sent).
+    const name = Buffer.from("player:move");
+    p.room.connection.send(Buffer.concat([Buffer.from([13, 0xa0 | name.length]), name, Buffer.from([0x92, 0x01])]));
+    const closed = await p.log.waitClose();
+    assert.equal(closed.code, 4002);
+    await assert.rejects(p.client.reconnect(p.room.reconnectionToken));
+    await eventually(() => !server.world.players.has(p.id), "the player left");
+    assert.equal((await server.runtime.characters.load(p.id))!.character.positionX, 2, "saved on leave");
+    const m = other.log.mark();
+    other.send("player:chat", { text: "still fine" });
+    await other.log.waitFor("chat:message", (c) => c.text === "still fine", { since: m });
+  });
+});
+
 describe("/ws adapter heartbeat and backpressure", function () {
   this.timeout(40_000);
   const HEARTBEAT_MS = 150;

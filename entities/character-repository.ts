@@ -273,13 +273,21 @@ export class CharacterRepository {
     }
   }
 
-  async resolveDeath(deathId: string): Promise<void> {
-    await this.fork().nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date() });
+  /**
+   * Resolve an open death lock: the dropped items may now go on the ground. Conditional on the lock
+   * still being open, so it and `recoverOpenDeath` exclude each other: whichever closes the lock
+   * owns the dropped items (ground or bank), never both.
+   * @returns true when this call closed the lock, false when it was already closed.
+   */
+  async resolveDeath(deathId: string): Promise<boolean> {
+    const n = await this.fork().nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date() });
+    return n > 0;
   }
 
   /**
-   * Resolve a death a crash left open: the dropped items, which existed only on the lost ground,
-   * go to the character's bank. Runs in one transaction so it happens exactly once.
+   * Resolve a death whose lock is still open — the process died, or could not resolve it, before
+   * the items went on the ground: the dropped items go to the character's bank. One transaction
+   * with the lock row locked, so it happens exactly once and never after `resolveDeath`.
    * @returns the number of item stacks restored.
    */
   async recoverOpenDeath(characterId: string): Promise<number> {

@@ -24,6 +24,7 @@ import {
 } from "../src/domain/trade.js";
 import { CANCEL_MESSAGES, type TradeEnv } from "../src/trade/service.js";
 import { TradeOfferLineState, TradeOfferState, TradeRoomState } from "../schema/trade.js";
+import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { WorldRoom } from "./WorldRoom.js";
 
 type Refusal = { code: string; message: string };
@@ -65,8 +66,8 @@ export class TradeRoom extends Room {
     return TradeRoom.env;
   }
 
-  static override async onAuth(token: string, options: { characterId?: string }, _ctx: AuthContext): Promise<Principal> {
-    const principal = await WorldRoom.runtime.authenticate(token);
+  static override async onAuth(token: string, options: { characterId?: string }, ctx: AuthContext): Promise<Principal> {
+    const principal = await WorldRoom.runtime.authenticate(token, ctx.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined);
     if (!principal) throw new ServerError(401, "missing or invalid token");
     return principal;
   }

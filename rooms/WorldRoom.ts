@@ -4,13 +4,14 @@
  * Plain-WebSocket clients (the `/ws` adapter) join the same room through `attachJson`.
  */
 import { randomUUID } from "node:crypto";
-import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+import { Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from "@colyseus/core";
 import { StateView } from "@colyseus/schema";
 import type { Principal } from "../src/auth/service.js";
 import { CLOSE_CODES, CLIENT_EVENTS, CLIENT_EVENT_NAMES, type ClientEventName } from "../src/events.js";
 import type { Connection, Player } from "../src/world/player.js";
-import { RECONNECT_SECONDS, type VisibleSet } from "../src/world/world.js";
+import type { VisibleSet } from "../src/world/world.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../schema/world.js";
+import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { FloodMeter } from "../src/net/flood.js";
 import type { WorldRuntime } from "../src/world/runtime.js";
 
@@ -24,6 +25,8 @@ export interface Session extends Connection {
   accountId: string;
   remoteAddress: string | undefined;
   flood: FloodMeter;
+  /** The close code, once the server has closed this connection (no reconnection seat then). */
+  closedCode?: number;
   /** SDK sessions: the client whose view is kept in step with the world. */
   client?: Client;
   /** JSON sessions: what this client has been told, for world:update deltas. */
@@ -36,6 +39,9 @@ export interface Session extends Connection {
 interface JoinOptions {
   characterId?: string;
 }
+
+/** What `onAuth` hands `onJoin`: the principal and the address it was checked against. */
+type WorldAuth = Principal & { address?: string };
 
 export class WorldRoom extends Room {
   /** Set once by the server before the room is created. */
@@ -57,17 +63,19 @@ export class WorldRoom extends Room {
 
   /**
    * Matchmaking authentication: the SDK's `client.auth.token`. In anonymous mode a client without
-   * a token gets a temporary identity. Blocked accounts and addresses are refused (429).
+   * a token gets a temporary identity. Blocked accounts and addresses are refused (429); an invalid
+   * token and an anonymous identity count as authentication attempts of the address.
    */
-  static override async onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<Principal> {
+  static override async onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<WorldAuth> {
     const rt = WorldRoom.runtime;
-    const address = context.ip ?? undefined;
+    // The matchmaking middleware puts the address here (never Colyseus's header-trusting context.ip).
+    const address = context.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
     const left = rt.blockedFor(undefined, address);
-    if (left > 0) throw new ServerError(429, `too many messages; try again in ${left} s`);
-    const principal = await rt.authenticate(token);
+    if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
+    const principal = await rt.authenticate(token, address);
     if (!principal) throw new ServerError(401, "missing or invalid token");
     if (rt.blockedFor(principal.accountId, undefined) > 0) throw new ServerError(429, "temporarily blocked for flooding");
-    return principal;
+    return { ...principal, address };
   }
 
   override onCreate() {
@@ -88,20 +96,20 @@ export class WorldRoom extends Room {
     this.rt.world.onPlayerRemoved = (id) => this.removeSchema("players", id);
   }
 
-  override async onJoin(client: Client, options: JoinOptions, principal: Principal) {
-    const address = (client as unknown as { ref?: { _socket?: { remoteAddress?: string } } }).ref?._socket?.remoteAddress;
+  override async onJoin(client: Client, options: JoinOptions, principal: WorldAuth) {
     const session: Session = {
       id: randomUUID(),
       kind: "sdk",
       playerId: "",
       accountId: principal.accountId,
-      remoteAddress: address,
+      remoteAddress: principal.address,
       flood: new FloodMeter(),
       client,
       send: (event, data) => session.client?.send(event, data),
       close: (code, reason) => session.client?.leave(code, reason),
     };
     client.view = new StateView();
+    this.recordServerCloses(client, session);
     const player = await this.enter(session, principal, options?.characterId);
     client.userData = { sessionId: session.id };
     this.sessions.set(client.sessionId, session);
@@ -123,7 +131,10 @@ export class WorldRoom extends Room {
       flood: new FloodMeter(),
       sent: { players: new Map(), npcs: new Map(), resources: new Map(), groundItems: new Map() },
       send: (event, data) => io.send(JSON.stringify({ event, data })),
-      close: (code, reason) => io.close(code, reason),
+      close: (code, reason) => {
+        session.closedCode ??= code;
+        io.close(code, reason);
+      },
     };
     const player = await this.enter(session, principal, characterId);
     this.sessions.set(session.id, session);
@@ -131,23 +142,59 @@ export class WorldRoom extends Room {
     return session;
   }
 
-  /** A plain-WebSocket frame. */
+  /**
+   * A plain-WebSocket frame. Frames of a connection that is no longer its player's live one
+   * (replaced, revoked, flood-closed: the socket still delivers during the closing handshake) are
+   * ignored.
+   */
   receiveJson(session: Session, raw: string) {
+    const player = this.livePlayer(session);
+    if (!player) return;
     let frame: { event?: unknown; data?: unknown };
     try {
       frame = JSON.parse(raw);
     } catch {
       if (session.flood.count()) this.tooMany(session);
-      else this.rt.world.system(this.rt.world.player(session.playerId)!, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
+      else this.rt.world.system(player, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
       return;
     }
     this.dispatch(session, typeof frame?.event === "string" ? frame.event : "", frame?.data);
   }
 
   /** The plain-WebSocket connection closed. */
-  async detachJson(session: Session) {
+  detachJson(session: Session) {
     this.sessions.delete(session.id);
     this.rt.world.drop(session.playerId, session.id);
+  }
+
+  /**
+   * Colyseus closes an SDK client by itself, before any room handler runs, when a frame is not
+   * valid msgpack (4002). Every close the server starts goes through `client.leave`, so recording
+   * it there lets `onDrop` refuse such a connection a reconnection seat like any other server close.
+   */
+  private recordServerCloses(client: Client, s: Session) {
+    const leave = client.leave.bind(client);
+    client.leave = (code?: number, data?: string) => {
+      s.closedCode ??= code ?? 1000;
+      return leave(code, data);
+    };
+  }
+
+  /** The session's player, if this session is still its live connection. */
+  private livePlayer(s: Session): Player | undefined {
+    const p = this.rt.world.player(s.playerId);
+    return p && p.connection?.id === s.id ? p : undefined;
+  }
+
+  /**
+   * Colyseus calls this for an exception in a message handler, timer or lifecycle method instead
+   * of letting it escape a socket listener (which would end the process). Logged, never rethrown
+   * here (lifecycle methods still fail their join or reconnection).
+   */
+  override onUncaughtException(error: RoomException, methodName: RoomMethodName) {
+    const cause = error.cause ?? error;
+    if (cause instanceof ServerError) return; // an intended refusal (join, reconnection)
+    this.rt.logger.error({ err: cause, method: methodName }, "world room: uncaught exception");
   }
 
   private async enter(session: Session, principal: Principal, requested: string | undefined): Promise<Player> {
@@ -160,35 +207,47 @@ export class WorldRoom extends Room {
     return player;
   }
 
+  /**
+   * The socket went away without a consented leave. A connection the server closed itself
+   * (flood 4029, replaced 4009, revoked 4003, bad token 4001) or that is no longer the player's
+   * live one gets no reconnection seat: `onLeave` follows at once.
+   */
   override onDrop(client: Client) {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
-    // A replaced or flood-closed connection gets no reconnection seat.
-    if (!this.rt.world.isCurrentConnection(s.playerId, s.id)) return;
+    if (s.closedCode !== undefined || !this.rt.world.isCurrentConnection(s.playerId, s.id)) return;
     this.rt.world.drop(s.playerId, s.id);
-    this.allowReconnection(client, RECONNECT_SECONDS).catch(() => undefined);
+    this.allowReconnection(client, this.rt.world.reconnectSeconds).catch(() => undefined);
   }
 
+  /**
+   * A dropped SDK client is back within the window. Colyseus skips `onAuth` here, so the blocks
+   * are checked again. Throwing refuses the reconnection (the client gets an error).
+   */
   override onReconnect(client: Client) {
     const s = this.sessions.get(client.sessionId);
-    if (!s) return;
+    if (!s) throw new ServerError(410, "that session is gone; join again");
+    if (this.rt.blockedFor(s.accountId, s.remoteAddress) > 0) throw new ServerError(429, "temporarily blocked");
+    const previous = s.client;
     s.client = client;
-    const p = this.rt.world.player(s.playerId);
-    if (p) {
-      p.connection = s;
-      p.droppedAt = undefined;
-      p.sync();
+    // Only the connection that dropped, while nobody else plays the character (a fresh join wins).
+    if (!this.rt.world.reconnect(s.playerId, s)) {
+      s.client = previous;
+      throw new ServerError(409, "this character is playing on another connection; join again");
     }
+    this.recordServerCloses(client, s);
   }
 
+  /**
+   * The client is gone for good (consented leave, no seat, seat expired, reconnection refused).
+   * The player leaves and is saved only if this was its live or its dropped connection.
+   */
   override async onLeave(client: Client) {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
     this.sessions.delete(client.sessionId);
-    // A replaced connection leaves without taking the player with it.
-    if (this.rt.world.isCurrentConnection(s.playerId, s.id) || this.rt.world.player(s.playerId)?.connection === undefined) {
-      await this.rt.world.leave(s.playerId, "left", s.id);
-    }
+    const live = this.rt.world.isCurrentConnection(s.playerId, s.id);
+    await this.rt.world.leave(s.playerId, live ? "left" : "reconnect_timeout", s.id);
   }
 
   override async onDispose() {
@@ -202,9 +261,9 @@ export class WorldRoom extends Room {
    * and never disconnects; the sender is told why.
    */
   dispatch(s: Session, event: string, payload: unknown) {
+    const player = this.livePlayer(s);
+    if (!player) return;
     if (s.flood.count()) return this.tooMany(s);
-    const player = this.rt.world.player(s.playerId);
-    if (!player || player.connection?.id !== s.id) return;
     const schema = (CLIENT_EVENTS as Record<string, (typeof CLIENT_EVENTS)[ClientEventName]>)[event];
     if (!schema) return this.rt.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
     const parsed = schema.safeParse(payload ?? {});

@@ -22,7 +22,7 @@ import { matchMaker } from "@colyseus/core";
 import { WorldRoom } from "../rooms/WorldRoom.js";
 import { World } from "./world/world.js";
 import { WorldRuntime } from "./world/runtime.js";
-import { createAdapter } from "./net/adapter.js";
+import { createAdapter, type AdapterOptions } from "./net/adapter.js";
 import { TradeService } from "./trade/service.js";
 import { TradeRoom } from "../rooms/TradeRoom.js";
 import { adminRoutes, monitorRouter } from "./http/admin.js";
@@ -37,6 +37,8 @@ export interface StartOptions {
   /** Listen on this port instead of config.port (0 picks a free port). */
   port?: number;
   host?: string;
+  /** Heartbeat and backpressure of the /ws adapter (tests shorten them). */
+  adapter?: AdapterOptions;
 }
 
 export interface GameServer {
@@ -132,6 +134,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     createCharacter: (accountId, opts) => characterService.createCharacter(accountId, opts),
     blocklist,
     blockSeconds: config.rateLimitBlockSeconds,
+    trustProxy: config.trustProxy,
+    countAuthAttempt: (address) => limits.countAuthAttempt(address),
     tickMs: config.tickMs,
     logger,
   });
@@ -148,10 +152,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   runtime.trade = trades;
   TradeRoom.env = trades.env;
   let worldRoom: WorldRoom | undefined;
-  const adapter = createAdapter(() => worldRoom, runtime, logger);
+  const adapter = createAdapter(() => worldRoom, runtime, logger, opts.adapter);
 
   // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
-  const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head));
+  const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
+    trustProxy: config.trustProxy,
+    blockedFor: (address) => runtime.blockedFor(undefined, address),
+  });
   const { app } = createApp({
     config,
     logger,
@@ -225,8 +232,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await trades.cancelAll();
       trades.close();
       adapter.close();
-      await world.saveAll();
-      for (const p of [...world.players.values()]) await world.leave(p.id, "server_shutdown");
+      // Each player is saved once (with its session closed), in parallel batches.
+      await world.leaveAll("server_shutdown");
       await colyseus.shutdown();
       httpServer.closeAllConnections();
       if (!opts.storage) await storage.close();

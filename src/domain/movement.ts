@@ -73,19 +73,26 @@ export interface PathResult {
   readonly complete: boolean;
 }
 
-/** Binary min-heap of node indices ordered by a numeric priority. */
+/** Binary min-heap of node indices ordered by a numeric priority, on reusable typed arrays. */
 class OpenHeap {
-  private readonly nodes: number[] = [];
-  private readonly prio: number[] = [];
+  private nodes = new Int32Array(1024);
+  private prio = new Float64Array(1024);
+  size = 0;
 
-  get size(): number {
-    return this.nodes.length;
+  clear(): void {
+    this.size = 0;
   }
 
   push(node: number, priority: number): void {
-    let i = this.nodes.length;
-    this.nodes.push(node);
-    this.prio.push(priority);
+    if (this.size === this.nodes.length) {
+      const nodes = new Int32Array(this.size * 2);
+      const prio = new Float64Array(this.size * 2);
+      nodes.set(this.nodes);
+      prio.set(this.prio);
+      this.nodes = nodes;
+      this.prio = prio;
+    }
+    let i = this.size++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (this.prio[parent]! <= priority) break;
@@ -99,10 +106,10 @@ class OpenHeap {
 
   pop(): number {
     const top = this.nodes[0]!;
-    const lastNode = this.nodes.pop()!;
-    const lastPrio = this.prio.pop()!;
-    const n = this.nodes.length;
+    const n = --this.size;
     if (n > 0) {
+      const lastNode = this.nodes[n]!;
+      const lastPrio = this.prio[n]!;
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
@@ -124,24 +131,67 @@ class OpenHeap {
 /** Straight neighbours first so that ties prefer straight steps. */
 const DX = [1, -1, 0, 0, 1, 1, -1, -1] as const;
 const DZ = [0, 0, 1, -1, 1, -1, 1, -1] as const;
-/** How far beyond the start–target distance a detour may reach. */
-const SEARCH_MARGIN = 64;
+/**
+ * How far beyond the start–target distance a detour may reach. The search window is a square of
+ * radius (distance + margin) around the start; with the scratch below its size costs nothing (only
+ * visited cells are touched), so the margin is about which detours are allowed: 64 tiles walks
+ * round any building in the content, and the node budget bounds the work.
+ */
+export const PATH_SEARCH_MARGIN = 64;
 /** Cell flags in the search window. */
 const KNOWN = 1;
 const BLOCKED = 2;
 const CLOSED = 4;
 
 /**
+ * Per-cell search state shared by every `findPath` call: searches run one at a time (a search
+ * never yields), so one set of arrays serves them all. A cell's entries are valid only when its
+ * `stamp` equals the current generation; a new search bumps the generation instead of clearing or
+ * allocating, so its cost is proportional to the cells it visits, not to the window. The arrays
+ * grow to the largest window asked for (at most (2·(200 + margin) + 1)² cells, 13 bytes each).
+ */
+const scratch = {
+  stamp: new Uint32Array(0),
+  flags: new Uint8Array(0),
+  gPlusOne: new Int32Array(0),
+  parent: new Int32Array(0),
+  generation: 0,
+  open: new OpenHeap(),
+};
+
+/** Make room for `cells` cells and start a new generation. */
+function beginSearch(cells: number): void {
+  if (scratch.stamp.length < cells) {
+    scratch.stamp = new Uint32Array(cells);
+    scratch.flags = new Uint8Array(cells);
+    scratch.gPlusOne = new Int32Array(cells);
+    scratch.parent = new Int32Array(cells);
+    scratch.generation = 0;
+  }
+  if (++scratch.generation === 0xffffffff) {
+    scratch.stamp.fill(0);
+    scratch.generation = 1;
+  }
+  scratch.open.clear();
+}
+
+/** Bytes held by the shared search scratch (for tests and diagnostics). */
+export function pathScratchBytes(): number {
+  return scratch.stamp.byteLength + scratch.flags.byteLength + scratch.gPlusOne.byteLength + scratch.parent.byteLength;
+}
+
+/**
  * A* from `from` to `to` on the 8-connected grid; every step costs 1. A diagonal step is allowed
  * only when both tiles it passes beside are free (no corner cutting).
  *
  * Cost is bounded two ways: at most `maxNodes` tiles are expanded, and the search stays inside a
- * square around the start of radius (distance to target + 64), clipped to `bounds`. When the
- * target is blocked, unreachable or beyond that budget, the path leads to the reachable tile
- * closest to the target (Chebyshev, then fewest steps) and `complete` is false; when no tile is
- * closer than the start, the answer is NO_PATH. A blocked target (a tree, a rock) ends the search
- * at the first reachable tile next to it. Starting on the target gives an empty path.
+ * square around the start of radius (distance to target + PATH_SEARCH_MARGIN), clipped to
+ * `bounds`. When the target is blocked, unreachable or beyond that budget, the path leads to the
+ * reachable tile closest to the target (Chebyshev, then fewest steps) and `complete` is false; when
+ * no tile is closer than the start, the answer is NO_PATH. A blocked target (a tree, a rock) ends
+ * the search at the first reachable tile next to it. Starting on the target gives an empty path.
  * OUT_OF_BOUNDS when either end lies outside `bounds`; TOO_FAR beyond MAX_MOVE_DISTANCE.
+ * Allocates nothing but the returned path (see `scratch`).
  */
 export function findPath(
   from: Tile,
@@ -159,20 +209,27 @@ export function findPath(
   }
 
   // The search window: local cell index = (x - x0) * depth + (z - z0).
-  const radius = chebyshev(from, to) + SEARCH_MARGIN;
+  const radius = chebyshev(from, to) + PATH_SEARCH_MARGIN;
   const x0 = Math.max(bounds.minX, from.x - radius);
   const x1 = Math.min(bounds.maxX, from.x + radius);
   const z0 = Math.max(bounds.minZ, from.z - radius);
   const z1 = Math.min(bounds.maxZ, from.z + radius);
   const depth = z1 - z0 + 1;
-  const cells = (x1 - x0 + 1) * depth;
-  const flags = new Uint8Array(cells);
-  const gPlusOne = new Int32Array(cells); // 0 = not reached yet
-  const parent = new Int32Array(cells);
+  beginSearch((x1 - x0 + 1) * depth);
+  const { stamp, flags, gPlusOne, parent, generation, open } = scratch;
+  /** First touch of a cell in this search: reset what an earlier search left there. */
+  const touch = (i: number): void => {
+    if (stamp[i] !== generation) {
+      stamp[i] = generation;
+      flags[i] = 0;
+      gPlusOne[i] = 0; // 0 = not reached yet
+    }
+  };
 
   const free = (x: number, z: number): boolean => {
     if (x < x0 || x > x1 || z < z0 || z > z1) return false;
     const i = (x - x0) * depth + (z - z0);
+    touch(i);
     let f = flags[i]!;
     if ((f & KNOWN) === 0) {
       f |= KNOWN | (isBlocked(x, z) ? BLOCKED : 0);
@@ -186,8 +243,8 @@ export function findPath(
 
   const startIdx = (from.x - x0) * depth + (from.z - z0);
   const targetIdx = (to.x - x0) * depth + (to.z - z0);
+  touch(startIdx);
   gPlusOne[startIdx] = 1;
-  const open = new OpenHeap();
   open.push(startIdx, priority(0, heuristic(from.x, from.z)));
 
   let bestIdx = startIdx;

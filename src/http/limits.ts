@@ -67,12 +67,17 @@ export interface Limits {
    * answers 429, as the request after the 10th under /api/auth/ does.
    */
   countAuthFailure(req: Request): Promise<void>;
+  /**
+   * Count one authentication attempt by client address, for the WebSocket paths (an invalid token,
+   * an anonymous identity). Blocks the address past the limit; returns true when it is over.
+   */
+  countAuthAttempt(address: string): Promise<boolean>;
 }
 
 /** Build the limiters. When disabled, every piece is a no-op. */
 export function createLimits(opts: LimitOptions): Limits {
   const noop: RequestHandler = (_req, _res, next) => next();
-  if (!opts.enabled) return { blockGuard: noop, rest: noop, auth: noop, countAuthFailure: async () => {} };
+  if (!opts.enabled) return { blockGuard: noop, rest: noop, auth: noop, countAuthFailure: async () => {}, countAuthAttempt: async () => false };
   const { blocklist, blockSeconds } = opts;
   const windowMs = 60_000;
 
@@ -92,6 +97,17 @@ export function createLimits(opts: LimitOptions): Limits {
   const rest = rateLimit({ ...common, limit: opts.restPerMinute ?? 100 });
   const authStore = new MemoryStore();
   const auth = rateLimit({ ...common, limit: opts.authPerMinute ?? 10, store: authStore, identifier: "auth" });
+  /**
+   * Count one attempt for a key. The attempt that reaches the limit blocks the key, so the next
+   * request of any kind answers 429 (as the request after the 10th under /api/auth/ does); returns
+   * true when this attempt itself is past the limit.
+   */
+  const countKey = async (key: string) => {
+    const limit = opts.authPerMinute ?? 10;
+    const { totalHits } = await authStore.increment(key);
+    if (totalHits >= limit) blocklist.block(key, blockSeconds);
+    return totalHits > limit;
+  };
 
   return {
     blockGuard: (req, _res, next) => {
@@ -104,8 +120,8 @@ export function createLimits(opts: LimitOptions): Limits {
     async countAuthFailure(req) {
       // Requests under /api/auth/ were already counted by the auth limiter.
       if (req.originalUrl.startsWith("/api/auth/")) return;
-      const { totalHits } = await authStore.increment(clientKey(req));
-      if (totalHits >= (opts.authPerMinute ?? 10)) blocklist.block(clientKey(req), blockSeconds);
+      await countKey(clientKey(req));
     },
+    countAuthAttempt: (address) => countKey(addressKey(address)),
   };
 }

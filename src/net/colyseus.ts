@@ -11,6 +11,7 @@ import { setTransport } from "@colyseus/core/Transport";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type { RequestHandler } from "express";
 import type { CorsPolicy } from "../http/cors.js";
+import { clientAddress } from "./address.js";
 
 /** Largest WebSocket frame accepted from a client (bytes). Game messages are small. */
 export const MAX_WS_PAYLOAD = 16 * 1024;
@@ -27,9 +28,26 @@ export function classifyUpgrade(req: IncomingMessage, cors: CorsPolicy): Upgrade
   return "not_found";
 }
 
-function refuse(socket: Duplex, status: 403 | 404) {
-  const text = status === 403 ? "Forbidden" : "Not Found";
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+function refuse(socket: Duplex, status: 403 | 404 | 429, retryAfter?: number) {
+  const text = status === 403 ? "Forbidden" : status === 404 ? "Not Found" : "Too Many Requests";
+  const extra = retryAfter !== undefined ? `Retry-After: ${retryAfter}\r\n` : "";
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n${extra}Content-Length: 0\r\n\r\n`);
+}
+
+/**
+ * Request header through which the matchmaking middleware hands `onAuth` the client address
+ * (Colyseus's own `context.ip` trusts `X-Forwarded-For`/`X-Real-IP` unconditionally). The
+ * middleware always overwrites it, so a client cannot supply it.
+ */
+export const CLIENT_ADDRESS_HEADER = "x-realm-client-address";
+
+export interface ColyseusOptions {
+  presence?: Presence;
+  publicAddress?: string;
+  /** Honour the proxy's X-Forwarded-For (TRUST_PROXY). */
+  trustProxy?: boolean;
+  /** Seconds an address is still blocked for (0 when it is not); blocked room sockets get 429. */
+  blockedFor?: (address: string | undefined) => number;
 }
 
 export interface ColyseusHandle {
@@ -47,8 +65,10 @@ export async function setupColyseus(
   httpServer: HttpServer,
   cors: CorsPolicy,
   onAdapterUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
-  opts: { presence?: Presence; publicAddress?: string } = {},
+  opts: ColyseusOptions = {},
 ): Promise<ColyseusHandle & { accept(): Promise<void> }> {
+  const trustProxy = opts.trustProxy ?? false;
+  const blockedFor = (req: IncomingMessage) => opts.blockedFor?.(clientAddress(req, trustProxy)) ?? 0;
   // Colyseus writes permissive CORS headers by default; answer only allowed origins.
   matchMaker.controller.DEFAULT_CORS_HEADERS = {} as typeof matchMaker.controller.DEFAULT_CORS_HEADERS;
   matchMaker.controller.getCorsHeaders = (headers: Headers) => cors.headersFor(headers.get("origin") ?? undefined);
@@ -59,19 +79,24 @@ export async function setupColyseus(
     pingInterval: 5_000,
     pingMaxRetries: 3,
   });
-  transport.attachToServer(httpServer, { filter: (req) => classifyUpgrade(req, cors) === "colyseus" });
+  // Room sockets (joins and reconnections) from a blocked address are refused before the upgrade.
+  transport.attachToServer(httpServer, { filter: (req) => classifyUpgrade(req, cors) === "colyseus" && blockedFor(req) === 0 });
   httpServer.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const route = classifyUpgrade(req, cors);
     if (route === "adapter") onAdapterUpgrade(req, socket, head);
     else if (route === "forbidden") refuse(socket, 403);
     else if (route === "not_found") refuse(socket, 404);
+    else {
+      const left = blockedFor(req);
+      if (left > 0) refuse(socket, 429, left);
+    }
   });
 
   await matchMaker.setup(opts.presence, undefined, opts.publicAddress);
   setTransport(transport);
   return {
     transport,
-    matchmaking: createNodeMatchmakingMiddleware() as RequestHandler,
+    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler, trustProxy),
     accept: () => matchMaker.accept(),
     async shutdown() {
       try {
@@ -81,5 +106,15 @@ export async function setupColyseus(
       }
       transport.shutdown();
     },
+  };
+}
+
+/** Put the client address where `onAuth` finds it (CLIENT_ADDRESS_HEADER), replacing any sent. */
+function withClientAddress(matchmaking: RequestHandler, trustProxy: boolean): RequestHandler {
+  return (req, res, next) => {
+    const address = clientAddress(req, trustProxy);
+    if (address) req.headers[CLIENT_ADDRESS_HEADER] = address;
+    else delete req.headers[CLIENT_ADDRESS_HEADER];
+    return matchmaking(req, res, next);
   };
 }

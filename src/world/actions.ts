@@ -5,7 +5,7 @@
  */
 import { addItem, applyChanges, countItem, freeSlots, inventoryToSlots, removeFromSlot, removeItem, type Inventory } from "../domain/inventory.js";
 import { chebyshev, validateMoveTarget } from "../domain/movement.js";
-import { MAX_STACK, type EquipSlot, type SkillName } from "../domain/types.js";
+import { EQUIP_SLOTS, MAX_STACK, type EquipSlot, type SkillName } from "../domain/types.js";
 import { burnChance } from "../domain/cooking.js";
 import type { ClientEventPayload } from "../events.js";
 import type { Player } from "./player.js";
@@ -55,6 +55,8 @@ export async function handleAction(w: World, p: Player, a: ClientEventPayload<"p
       const other = w.players.get(targetId);
       if (other) {
         if (!w.canPvp(p, other)) return w.system(p, "You can only fight other players in a PvP area.");
+        if (other.dead) return w.system(p, "You can't attack that.");
+        if (chebyshev(p, other) > VIEW_RADIUS) return w.system(p, "That is too far away.");
         p.action = { kind: "attack", targetId };
         return;
       }
@@ -81,9 +83,13 @@ export async function handleAction(w: World, p: Player, a: ClientEventPayload<"p
     }
     case "talk": {
       const npc = w.npcs.get(targetId);
-      if (npc) return w.system(p, `${npc.def.name}: ${npc.def.examine}`);
+      if (npc && npc.respawnTick === undefined) {
+        if (chebyshev(p, npc) > INTERACT_RANGE) return w.system(p, `You need to be closer to talk to the ${npc.def.name.toLowerCase()}.`);
+        return w.system(p, `${npc.def.name}: ${npc.def.examine}`);
+      }
       const store = w.content.stores.get(targetId);
       if (store) {
+        if (chebyshev(p, store) > INTERACT_RANGE) return w.system(p, `You need to be at the ${store.name} to talk to the shopkeeper.`);
         const lines = store.stock.map((s) => {
           const item = w.content.items.get(s.itemId)!;
           return `${item.name} ${Math.ceil(item.value * store.buyMultiplier)}gp`;
@@ -95,7 +101,30 @@ export async function handleAction(w: World, p: Player, a: ClientEventPayload<"p
     case "buy":
     case "sell":
       return storeAction(w, p, a);
+    case "unequip":
+      return unequip(w, p, targetId);
   }
+}
+
+/**
+ * `player:action { action: "unequip", targetId: <equipment slot> }`: move the worn item back to
+ * the inventory. All or nothing: refused when the inventory cannot take it.
+ */
+function unequip(w: World, p: Player, equipSlot: string) {
+  if (busyWithTrade(w, p)) return;
+  if (p.itemsLocked) return w.system(p, "Please wait a moment.");
+  if (!(EQUIP_SLOTS as readonly string[]).includes(equipSlot)) return w.system(p, `There is no equipment slot "${equipSlot.slice(0, 20)}".`);
+  const worn = p.equipment[equipSlot as EquipSlot];
+  if (!worn) return w.system(p, "You aren't wearing anything there.");
+  const def = w.content.items.get(worn.itemId);
+  const r = def ? addItem(p.inventory, def, worn.quantity) : undefined;
+  if (!r?.ok) return w.system(p, "You don't have enough inventory space to take that off.");
+  const equipment = { ...p.equipment };
+  delete equipment[equipSlot as EquipSlot];
+  p.inventory = r.value;
+  p.equipment = equipment;
+  p.itemsDirty = true;
+  p.sync();
 }
 
 async function storeAction(w: World, p: Player, a: ClientEventPayload<"player:action">) {

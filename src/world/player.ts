@@ -51,6 +51,12 @@ export class Player {
   path: Tile[] = [];
   running = false;
   action: PlayerAction | null = null;
+  /**
+   * What the current chase path (an attack out of reach) was computed for: the attack action, the
+   * target's tile and the chaser's own tile at that moment. The path is recomputed only when these
+   * no longer hold (`World.stepAttack`).
+   */
+  chase: { action: PlayerAction; x: number; z: number; fromX: number; fromZ: number } | undefined;
   style: CombatStyle = "attack";
   nextAttackTick = 0;
   dead = false;
@@ -63,6 +69,8 @@ export class Player {
   progressDirty = false;
   /** When the connection dropped, if it did (ms); the player lingers for reconnection. */
   droppedAt: number | undefined;
+  /** The connection that dropped: the only one that may reconnect (`World.reconnect`). */
+  droppedConnectionId: string | undefined;
   /** Last time this player requested a trade with each partner (ms). */
   readonly tradeRequestTimes = new Map<string, number>();
 

@@ -28,6 +28,13 @@ export interface WorldRuntimeDeps {
   createCharacter: CharacterFactory;
   blocklist: Blocklist;
   blockSeconds: number;
+  /** Honour the proxy's X-Forwarded-For when working out client addresses (TRUST_PROXY). */
+  trustProxy?: boolean;
+  /**
+   * Count an authentication attempt from an address against the HTTP authentication limit
+   * (`Limits.countAuthAttempt`); true when the address is now over it. Absent: nothing is counted.
+   */
+  countAuthAttempt?: (address: string) => Promise<boolean>;
   tickMs: number;
   logger: Logger;
 }
@@ -37,6 +44,7 @@ export class WorldRuntime {
   readonly characters: CharacterRepository;
   readonly tickMs: number;
   readonly logger: Logger;
+  readonly trustProxy: boolean;
   trade: TradeEventHandler | undefined;
 
   constructor(private readonly deps: WorldRuntimeDeps) {
@@ -44,24 +52,36 @@ export class WorldRuntime {
     this.characters = deps.characters;
     this.tickMs = deps.tickMs;
     this.logger = deps.logger;
+    this.trustProxy = deps.trustProxy ?? false;
   }
 
   /**
-   * Resolve a token to a principal. In anonymous mode an empty token creates a temporary identity.
-   * Returns undefined for a bad token.
+   * Resolve a token to a principal for a WebSocket join from `address` (CONTRACT.md section 2).
+   * Returns undefined for a bad token, which counts as an authentication attempt of the address,
+   * like on HTTP. In anonymous mode an empty token creates a temporary identity; creating one
+   * counts as an attempt too (as `POST /api/auth/anonymous` does), and past the limit it is
+   * refused with a 429 `ServerError` and nothing is created.
    */
-  async authenticate(token: string | undefined): Promise<Principal | undefined> {
+  async authenticate(token: string | undefined, address?: string): Promise<Principal | undefined> {
     if (!token) {
       if (!this.deps.auth.anonymousMode) return undefined;
+      if (await this.countAuthAttempt(address)) throw new ServerError(429, "too many authentication attempts; try again later");
       const issued = await this.deps.auth.issueAnonymous();
       return { accountId: issued.accountId, roles: [], anonymous: true, via: "server" };
     }
     try {
       return await this.deps.auth.authenticate(token);
     } catch (e) {
-      if (e instanceof TokenError) return undefined;
-      throw e;
+      if (!(e instanceof TokenError)) throw e;
+      await this.countAuthAttempt(address);
+      return undefined;
     }
+  }
+
+  /** Count one authentication attempt; true when the address is over the limit. */
+  private async countAuthAttempt(address: string | undefined): Promise<boolean> {
+    if (!address || !this.deps.countAuthAttempt) return false;
+    return this.deps.countAuthAttempt(address);
   }
 
   /**
@@ -77,11 +97,24 @@ export class WorldRuntime {
       const mine = await this.characters.listByAccount(principal.accountId);
       id = mine[0]?.id ?? (await this.deps.createCharacter(principal.accountId, {})).id;
     }
-    await this.characters.recoverOpenDeath(id);
     const record = await this.characters.load(id);
     if (!record) throw new ServerError(404, "no such character");
     if (record.character.accountId !== principal.accountId) throw new ServerError(403, "that character belongs to another account");
-    return record;
+    return (await this.recoverDeath(id)) ?? record;
+  }
+
+  /**
+   * A death lock left open (the process ended, or could not resolve it, before the dropped items
+   * went on the ground) gives those items to the bank. Only for a character that is not live in
+   * this world — a live one's death is still being resolved by the world — and inside its storage
+   * queue, after its pending saves. Returns the reloaded record when something was restored.
+   */
+  private recoverDeath(characterId: string): Promise<CharacterRecord | undefined> {
+    return this.world.queues.run(characterId, async () => {
+      if (this.world.player(characterId)) return undefined;
+      if ((await this.characters.recoverOpenDeath(characterId)) === 0) return undefined;
+      return (await this.characters.load(characterId)) ?? undefined;
+    });
   }
 
   /** Route a validated event to its handler. */

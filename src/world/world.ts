@@ -36,8 +36,27 @@ export const GROUND_ITEM_PRIVATE_TICKS = 100;
 export const GROUND_ITEM_LIFETIME_TICKS = 300;
 /** Ticks between gathering attempts. */
 export const GATHER_INTERVAL_TICKS = 4;
+/** The eight neighbouring tile offsets, straight ones first. */
+const NEIGHBOURS: readonly [number, number][] = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
+/** Players saved in parallel at shutdown (`leaveAll`). */
+export const SHUTDOWN_SAVE_BATCH = 16;
+/** Ground items with this item id are coins: `pickup` adds them to the character's coins. */
+export const COINS = "coins";
 /** Items kept on death (most valuable units). */
 export const ITEMS_KEPT_ON_DEATH = 3;
+/** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
+export const PENDING_DEATH_MAX_BACKOFF_TICKS = 50;
+
+/** A recorded death whose lock is not resolved yet: its dropped items are off the ground. */
+interface PendingDeath {
+  deathId: string;
+  ownerId: string;
+  tile: Tile;
+  dropped: { itemId: string; quantity: number }[];
+  nextTick: number;
+  attempts: number;
+  inFlight: boolean;
+}
 
 /** Social relations the world consults for chat and trade requests. */
 export interface SocialPort {
@@ -80,6 +99,8 @@ export class World implements WorldPort {
   readonly groundItems = new Map<string, GroundItem>();
   readonly queues: PlayerQueues;
   tick = 0;
+  /** Seconds a dropped player waits for its client to reconnect (RECONNECT_SECONDS; tests shorten it). */
+  reconnectSeconds = RECONNECT_SECONDS;
   tradeHooks: TradeHooks | undefined;
   /** Called when a player's public state should be re-sent (new, gone). Set by the room. */
   onPlayerRemoved: ((playerId: string) => void) | undefined;
@@ -91,6 +112,8 @@ export class World implements WorldPort {
   readonly rng: () => number;
   readonly now: () => number;
   private lastSaveAt: number;
+  /** Deaths whose lock failed to resolve; retried on the tick. */
+  private readonly pendingDeaths: PendingDeath[] = [];
   private fireSeq = 0;
   private itemSeq = 0;
   /** Characters with an out-of-world change running (count), and when the last one ended. */
@@ -158,6 +181,7 @@ export class World implements WorldPort {
       const old = existing.connection;
       existing.connection = connection;
       existing.droppedAt = undefined;
+      existing.droppedConnectionId = undefined;
       if (old && old.id !== connection.id) old.close(replacedCode, "replaced by a new connection");
       existing.sync();
       return { player: existing, resumed: true };
@@ -176,15 +200,32 @@ export class World implements WorldPort {
     return { player, resumed: false };
   }
 
-  /** The connection dropped; the player stays for RECONNECT_SECONDS unless it reconnects. */
+  /** The connection dropped; the player stays for `reconnectSeconds` unless it reconnects. */
   drop(playerId: string, connectionId: string) {
     const p = this.players.get(playerId);
     if (!p || p.connection?.id !== connectionId) return;
     p.connection = undefined;
     p.droppedAt = this.now();
+    p.droppedConnectionId = connectionId;
     p.path = [];
     p.action = null;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
+  }
+
+  /**
+   * The connection that dropped comes back (SDK reconnection, same connection object). Refused
+   * (undefined) unless the player is still here with no live connection and this is the very
+   * connection that dropped: a fresh join in between, or a later drop of that fresh connection,
+   * makes the old one stale.
+   */
+  reconnect(playerId: string, connection: Connection): Player | undefined {
+    const p = this.players.get(playerId);
+    if (!p || p.connection || p.droppedConnectionId !== connection.id) return undefined;
+    p.connection = connection;
+    p.droppedAt = undefined;
+    p.droppedConnectionId = undefined;
+    p.sync();
+    return p;
   }
 
   /** Is `connectionId` still the player's live connection? */
@@ -194,12 +235,13 @@ export class World implements WorldPort {
 
   /**
    * Remove a player: interrupt its trade, save it, close its session. Resolves when saved.
-   * Only the given connection (or a lingering player) may be removed.
+   * With `connectionId`, only that connection's player goes: the live one, or the one that dropped
+   * and is waiting for it; a connection that was replaced or went stale removes nothing.
    */
   async leave(playerId: string, reason: string, connectionId?: string): Promise<void> {
     const p = this.players.get(playerId);
     if (!p) return;
-    if (connectionId && p.connection && p.connection.id !== connectionId) return;
+    if (connectionId && (p.connection ? p.connection.id : p.droppedConnectionId) !== connectionId) return;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
     this.players.delete(playerId);
     this.playerGrid.delete(playerId);
@@ -217,7 +259,7 @@ export class World implements WorldPort {
     this.tick++;
     const now = this.now();
     for (const p of this.players.values()) {
-      if (p.droppedAt !== undefined && now - p.droppedAt > RECONNECT_SECONDS * 1000) {
+      if (p.droppedAt !== undefined && now - p.droppedAt > this.reconnectSeconds * 1000) {
         void this.leave(p.id, "reconnect_timeout");
         continue;
       }
@@ -237,6 +279,7 @@ export class World implements WorldPort {
     for (const g of this.groundItems.values()) {
       if (g.expiresTick <= this.tick) this.removeGroundItem(g.id);
     }
+    for (const d of this.pendingDeaths) if (d.nextTick <= this.tick) this.resolvePendingDeath(d);
     if (now - this.lastSaveAt >= this.deps.saveIntervalSeconds * 1000) {
       this.lastSaveAt = now;
       this.saveDirty();
@@ -306,13 +349,11 @@ export class World implements WorldPort {
     }
     const d = chebyshev(p.tile, { x: target.x, z: target.z });
     if (d > 1 || d === 0) {
-      const end = p.path[p.path.length - 1];
-      if (!end || chebyshev(end, { x: target.x, z: target.z }) > 1) {
-        if (!this.pathTo(p, { x: target.x, z: target.z }, true)) p.action = null;
-      }
+      this.chase(p, { x: target.x, z: target.z });
       return;
     }
     p.path = [];
+    p.chase = undefined;
     if (this.tick < p.nextAttackTick) return;
     const weapon = p.equipment.weapon ? this.content.items.get(p.equipment.weapon.itemId) : undefined;
     p.nextAttackTick = this.tick + (weapon?.attackSpeed ?? DEFAULT_ATTACK_SPEED);
@@ -347,6 +388,39 @@ export class World implements WorldPort {
       this.grantXp(p, combatXp(res.dealt, p.style));
       if (res.dead) this.killPlayer(victim, p.id);
     }
+  }
+
+  /**
+   * Walk toward an attack target out of reach. A path is computed only when there is none for this
+   * attack and target tile yet (a new attack, or the target moved), or when the chaser used up a
+   * path that ended short of the target (unreachable or beyond the search budget) and can try again
+   * from where it now stands. A chaser that got nowhere from its current tile gives up.
+   */
+  private chase(p: Player, target: Tile) {
+    const c = p.chase;
+    const planned = c !== undefined && c.action === p.action && c.x === target.x && c.z === target.z;
+    if (planned && p.path.length > 0) return;
+    if (planned && c.fromX === p.x && c.fromZ === p.z) {
+      p.action = null;
+      p.chase = undefined;
+      this.system(p, "You can't reach that.");
+      return;
+    }
+    const action = p.action!;
+    let found: boolean;
+    if (p.x === target.x && p.z === target.z) {
+      // Standing on the target's tile: step off to any free neighbour to fight from there.
+      const off = NEIGHBOURS.map(([dx, dz]) => ({ x: p.x + dx, z: p.z + dz })).find((t) => this.walkable(t.x, t.z));
+      p.path = off ? [off] : [];
+      found = off !== undefined;
+    } else found = this.pathTo(p, target, true);
+    if (!found) {
+      p.action = null;
+      p.chase = undefined;
+      this.system(p, "You can't reach that.");
+      return;
+    }
+    p.chase = { action, x: target.x, z: target.z, fromX: p.x, fromZ: p.z };
   }
 
   /** PvP is allowed only when both players stand in a PvP area. */
@@ -445,6 +519,18 @@ export class World implements WorldPort {
     p.action = null;
     if (p.itemsLocked || p.tradeId) {
       this.system(p, "You can't do that right now.");
+      return;
+    }
+    if (g.itemId === COINS) {
+      // All or nothing: a pile that would pass the coin cap stays on the ground.
+      if (p.coins + g.quantity > MAX_STACK) {
+        this.system(p, "You can't carry that many coins.");
+        return;
+      }
+      p.coins += g.quantity;
+      p.itemsDirty = true;
+      this.removeGroundItem(g.id);
+      p.sync();
       return;
     }
     const def = this.content.items.get(g.itemId);
@@ -581,11 +667,18 @@ export class World implements WorldPort {
         }
       }
     }
+    let coins = 0;
     for (const d of drops) {
-      if (d.itemId === "coins" && !killer.itemsLocked && killer.coins + d.quantity <= MAX_STACK) {
-        killer.coins += d.quantity;
+      if (d.itemId === COINS) coins += d.quantity;
+      else this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
+    }
+    // Coins go to the killer's coins, unless an item transaction of its own is running (it would
+    // overwrite them) or they would pass the cap: then they lie on the ground for `pickup`.
+    if (coins > 0) {
+      if (!killer.itemsLocked && killer.coins + coins <= MAX_STACK) {
+        killer.coins += coins;
         killer.itemsDirty = true;
-      } else if (d.itemId !== "coins")  this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
+      } else this.dropToGround(COINS, Math.min(coins, MAX_STACK), n.x, n.z, killer.id);
     }
     this.countGoal(killer, { type: "combat", npcId: n.def.id });
     killer.sync();
@@ -598,8 +691,18 @@ export class World implements WorldPort {
    * A player died. In memory it is dead at once (so a second death cannot start and it can't act);
    * in its storage queue — after any settlement or item transaction already queued — the death
    * lock, the lost items and the respawn are written in one transaction, computed from the items
-   * it holds at that moment. Then the items appear on the ground, the player respawns, and the lock
-   * is resolved.
+   * it holds at that moment. Then the player respawns, and the dropped items go on the ground.
+   *
+   * Exactly once: the dropped items are owed to exactly one place. While the lock is open they are
+   * owed to the bank (`recoverOpenDeath`, run when the character next joins a world it is not live
+   * in); the world puts them on the ground only after `resolveDeath` has closed the still-open lock.
+   * Both close it conditionally, so whichever wins owns the items. A failed resolve is retried on
+   * later ticks (`pendingDeaths`); if the process ends first, the lock stays open and the bank gets
+   * them. Ground items live only in memory, so a crash after the resolve loses what lay on the
+   * ground, like any dropped item, but never hands it out twice.
+   *
+   * No death recorded (one is still open, or the transaction failed): the player respawns with
+   * everything it had and storage is unchanged.
    */
   killPlayer(p: Player, killerId: string) {
     if (p.dead) return;
@@ -609,6 +712,8 @@ export class World implements WorldPort {
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "player_died");
     for (const n of this.npcs.values()) if (n.targetId === p.id) n.targetId = undefined;
     const deathTile = { x: p.x, z: p.z };
+    let dropped: { itemId: string; quantity: number }[] | undefined;
+    let deathId: string | null = null;
     void this.queues
       .run(p.id, async () => {
         const plan = this.planDeath(p);
@@ -619,27 +724,59 @@ export class World implements WorldPort {
           z: this.content.spawn.z,
           health: p.maxHealth,
         });
-        const deathId = await this.deps.characters.recordDeath(
+        deathId = await this.deps.characters.recordDeath(
           { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
           candidate.snapshot(true),
         );
-        // A death already open: change nothing.
+        // A death already open: storage changes nothing (the player still respawns, below).
         if (!deathId) return;
         p.inventory = plan.inventory;
         p.equipment = {};
-        p.x = candidate.x;
-        p.z = candidate.z;
-        p.health = candidate.health;
         p.itemsDirty = false;
-        for (const d of plan.dropped) this.dropToGround(d.itemId, d.quantity, deathTile.x, deathTile.z, p.id);
-        await this.deps.characters.resolveDeath(deathId);
+        dropped = plan.dropped;
       })
       .catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "death transaction failed; nothing changed"))
       .finally(() => {
+        // Respawn, whatever storage said: the recorded post-death state, or (no death recorded)
+        // everything the player had, healed in town.
+        p.x = this.content.spawn.x;
+        p.z = this.content.spawn.z;
+        p.health = p.maxHealth;
+        p.progressDirty = true;
         p.dead = false;
         this.playerGrid.set(p, p.x, p.z);
         this.system(p, "Oh dear, you are dead! You wake up in Lumbrook.");
         p.sync();
+        if (deathId && dropped) {
+          const pending: PendingDeath = { deathId, ownerId: p.id, tile: deathTile, dropped, nextTick: this.tick, attempts: 0, inFlight: false };
+          this.pendingDeaths.push(pending);
+          this.resolvePendingDeath(pending);
+        }
+      });
+  }
+
+  /**
+   * Close a death lock and, if this call closed it, put its dropped items on the ground. A failure
+   * leaves it pending for a later tick (backing off up to PENDING_DEATH_MAX_BACKOFF_TICKS).
+   */
+  private resolvePendingDeath(d: PendingDeath) {
+    if (d.inFlight) return;
+    d.inFlight = true;
+    d.attempts++;
+    this.deps.characters
+      .resolveDeath(d.deathId)
+      .then((closedHere) => {
+        this.pendingDeaths.splice(this.pendingDeaths.indexOf(d), 1);
+        // Closed by recoverOpenDeath meanwhile: the bank has the items.
+        if (!closedHere) return;
+        for (const item of d.dropped) this.dropToGround(item.itemId, item.quantity, d.tile.x, d.tile.z, d.ownerId);
+      })
+      .catch((e) => {
+        d.nextTick = this.tick + Math.min(PENDING_DEATH_MAX_BACKOFF_TICKS, 2 ** d.attempts);
+        this.deps.logger.error({ err: e, deathId: d.deathId, attempts: d.attempts }, "death lock not resolved yet; its items wait off the ground");
+      })
+      .finally(() => {
+        d.inFlight = false;
       });
   }
 
@@ -827,7 +964,21 @@ export class World implements WorldPort {
     }
   }
 
-  /** Save everyone and wait (shutdown). */
+  /**
+   * Shutdown: every player leaves — interrupting its trade, saved once with its items, its session
+   * closed — `batch` players at a time in parallel (each save is one transaction, so a batch about
+   * the size of the storage pool keeps it busy without queueing hundreds of waiters), then every
+   * storage queue is drained.
+   */
+  async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH): Promise<void> {
+    const ids = [...this.players.keys()];
+    for (let i = 0; i < ids.length; i += batch) {
+      await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason)));
+    }
+    await this.queues.drain();
+  }
+
+  /** Save everyone and wait. */
   async saveAll(): Promise<void> {
     await Promise.allSettled([...this.players.values()].map((p) => this.queues.run(p.id, () => this.savePlayer(p))));
     await this.queues.drain();

@@ -433,10 +433,7 @@ describe("REST against the live world (real server)", function () {
       await eventually(() => !server.world.isInWorld(o.characterId), "the agent left the world");
     });
 
-    // Pending: WorldRoom.onReconnect (the world engineer's file) accepts the reserved seat of a
-    // player that revoke removed from the world and leaves a connection with no player. Un-skip
-    // once onReconnect refuses a reconnection whose player is gone or whose token is revoked.
-    it.skip("SDK dropped and lingering: after the revoke, its reconnection is refused", async () => {
+    it("SDK dropped and lingering: after the revoke, its reconnection is refused", async () => {
       const o = await h.owner();
       const agent = await h.register(o);
       const p = await h.sdk(agent.token);

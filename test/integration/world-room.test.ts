@@ -460,6 +460,52 @@ describe("WorldRoom (SDK clients)", function () {
       p.send("player:move", { x: 4, z: 0 });
       await p.waitAt(4, 0);
     });
+
+    /** Cut a client's socket without a close frame, and wait until the server holds its seat. */
+    const cut = async (p: SdkPlayer) => {
+      const room = matchMaker.getLocalRoomById(p.room.roomId) as WorldRoom;
+      (room.sessionOf(p.id)!.client as unknown as { ref: WebSocket }).ref.terminate();
+      await p.log.waitClose();
+      await eventually(() => server.world.players.has(p.id) && !server.world.isOnline(p.id), "player lingering, offline");
+    };
+
+    it("a reconnection after a fresh join for the same character is refused; the fresh client keeps playing", async () => {
+      const old = await join();
+      await cut(old);
+      const fresh = await join({ token: old.token, accountId: old.accountId });
+      assert.equal(fresh.id, old.id);
+      const m = fresh.log.mark();
+      // The old SDK comes back late (its automatic reconnection): it must not take the character.
+      await assert.rejects(old.client.reconnect(old.room.reconnectionToken));
+      assert.ok(server.world.isOnline(fresh.id));
+      assert.equal(fresh.log.isClosed, false);
+      fresh.send("player:move", { x: 2, z: 1 });
+      await fresh.waitAt(2, 1);
+      fresh.send("player:chat", { text: "still mine" });
+      await fresh.log.waitFor("chat:message", (c) => c.text === "still mine", { since: m });
+    });
+
+    it("a dropped client that does not come back within the window leaves, is saved, and cannot reconnect after", async () => {
+      const before = server.world.reconnectSeconds;
+      server.world.reconnectSeconds = 1;
+      try {
+        const p = await join();
+        p.send("player:move", { x: 0, z: 2 });
+        await p.waitAt(0, 2);
+        await cut(p);
+        await eventually(() => !server.world.players.has(p.id), "the player left after the window", 10_000);
+        const session = await eventually(
+          async () => (await sql("select end_reason from player_sessions where character_id = ? and ended_at is not null", [p.id]))[0],
+          "session closed",
+        );
+        assert.equal(session.end_reason, "reconnect_timeout");
+        assert.deepEqual({ x: (await stored(p.id))!.character.positionX, z: (await stored(p.id))!.character.positionZ }, { x: 0, z: 2 });
+        await assert.rejects(p.client.reconnect(p.room.reconnectionToken));
+        assert.ok(!server.world.players.has(p.id));
+      } finally {
+        server.world.reconnectSeconds = before;
+      }
+    });
   });
 
   describe("interest management", () => {

@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../entities/character-repository.js";
 import type { DeathItems } from "../../entities/activity.js";
 import { loadContent, type GameContent } from "../../src/content/load.js";
-import { SKILLS } from "../../src/domain/types.js";
+import { MAX_STACK, SKILLS } from "../../src/domain/types.js";
 import { chebyshev } from "../../src/domain/movement.js";
 import { createLogger } from "../../src/logger.js";
-import { handleMove } from "../../src/world/actions.js";
+import { handleAction, handleMove } from "../../src/world/actions.js";
 import type { Connection, Player } from "../../src/world/player.js";
 import { RECONNECT_SECONDS, VIEW_RADIUS, World } from "../../src/world/world.js";
 
@@ -38,9 +38,27 @@ class FakeRepo {
     this.deaths.push({ id, characterId: death.characterId, items: structuredClone(death.items), after: structuredClone(after), resolved: false });
     return id;
   }
+  /** Resolve attempts that fail before one succeeds. */
+  failResolves = 0;
+  resolveResults: (boolean | "failed")[] = [];
   async resolveDeath(id: string) {
+    await this.gate;
+    if (this.failResolves > 0) {
+      this.failResolves--;
+      this.resolveResults.push("failed");
+      throw new Error("storage down");
+    }
     const d = this.deaths.find((x) => x.id === id);
+    const closed = !!d && !d.resolved;
     if (d) d.resolved = true;
+    this.resolveResults.push(closed);
+    return closed;
+  }
+  /** What `recoverOpenDeath` does to the lock: close it if open (the items go to the bank). */
+  recoverOpenDeath(characterId: string) {
+    const d = this.deaths.find((x) => x.characterId === characterId && !x.resolved);
+    if (d) d.resolved = true;
+    return d ? d.items.dropped.length : 0;
   }
   async recordKill(characterId: string, npcId: string) {
     this.kills.push({ characterId, npcId });
@@ -226,6 +244,40 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.ok(world.players.has(player.id));
       assert.equal(player.droppedAt, undefined);
     });
+
+    it("only the connection that dropped may reconnect, and only while nobody else plays the character", () => {
+      const { player, conn } = join("racer");
+      world.drop(player.id, conn.id);
+      const stranger = new FakeConnection();
+      assert.equal(world.reconnect(player.id, stranger), undefined, "another connection cannot resume the dropped one");
+      // A fresh join in between: the old connection's reconnection is refused, the fresh one stays.
+      const fresh = new FakeConnection();
+      world.join(record("racer"), fresh, 4009);
+      assert.equal(world.reconnect(player.id, conn), undefined);
+      assert.equal(player.connection, fresh);
+      assert.equal(fresh.closed, undefined);
+      // The fresh connection drops too: it alone may come back, not the older one.
+      world.drop(player.id, fresh.id);
+      assert.equal(world.reconnect(player.id, conn), undefined);
+      assert.equal(world.reconnect(player.id, fresh), player);
+      assert.equal(player.connection, fresh);
+      assert.equal(player.droppedAt, undefined);
+      assert.equal(fresh.sent.at(-1)?.event, "player:sync", "the returning client is synced");
+    });
+
+    it("a stale connection's leave removes nothing; the dropped one's leave removes the player", async () => {
+      const { player, conn } = join("leaver");
+      world.drop(player.id, conn.id);
+      const fresh = new FakeConnection();
+      world.join(record("leaver"), fresh, 4009);
+      await world.leave(player.id, "left", conn.id);
+      assert.ok(world.players.has(player.id), "the replaced connection's leave keeps the player");
+      world.drop(player.id, fresh.id);
+      await world.leave(player.id, "left", conn.id);
+      assert.ok(world.players.has(player.id), "an older connection's leave keeps the player waiting for the fresh one");
+      await world.leave(player.id, "reconnect_timeout", fresh.id);
+      assert.ok(!world.players.has(player.id));
+    });
   });
 
   describe("persistence", () => {
@@ -324,24 +376,74 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(d.after.items?.inventory.length, 3);
     });
 
-    it("a death lock that is already open changes nothing: no items lost or duplicated", async () => {
+    /** Alive, in town, at full health. */
+    const respawned = (p: Player) => ({ x: p.x, z: p.z, health: p.health, dead: p.dead });
+    const RESPAWNED = { x: 0, z: 0, health: 100, dead: false };
+
+    it("a death lock that is already open changes nothing: no items lost or duplicated; the player still respawns", async () => {
       const { player, conn } = join("twice-dead", { x: 0, z: 100 });
       repo.deaths.push({ id: "old", characterId: player.id, items: { dropped: [], kept: [] }, after: player.snapshot(true), resolved: false });
       const before = itemsOf(player);
+      player.health = 0;
       world.killPlayer(player, "npc:ash_bandit:0");
       await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
       assert.deepEqual(itemsOf(player), before);
       assert.equal(world.groundItems.size, 0);
       assert.equal(repo.deaths.length, 1);
+      assert.deepEqual(respawned(player), RESPAWNED, "not left alive with 0 health");
     });
 
-    it("a failed death transaction restores the items and drops nothing", async () => {
+    it("a failed death transaction restores the items and drops nothing; the player respawns", async () => {
       const { player, conn } = join("crash-dead", { x: 0, z: 100 });
       repo.failDeath = true;
       const before = itemsOf(player);
+      player.health = 0;
       world.killPlayer(player, "npc:ash_bandit:0");
       await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
       assert.deepEqual(itemsOf(player), before);
+      assert.equal(world.groundItems.size, 0);
+      assert.deepEqual(respawned(player), RESPAWNED);
+    });
+
+    it("a lock that fails to resolve keeps the dropped items off the ground until a later tick resolves it", async () => {
+      const { player, conn } = join("slow-resolve", { x: 0, z: 100 });
+      repo.failResolves = 2;
+      world.killPlayer(player, "npc:ash_bandit:0");
+      await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
+      await until(() => repo.resolveResults.length === 1, "first resolve attempt");
+      assert.deepEqual(respawned(player), RESPAWNED, "the player respawns at once");
+      assert.deepEqual(itemsOf(player), ["bread", "bronze_axe", "bronze_pickaxe"]);
+      assert.equal(world.groundItems.size, 0, "nothing on the ground while the lock is open");
+      assert.equal(repo.deaths[0]!.resolved, false);
+      for (let i = 0; i < 40 && !repo.resolveResults.includes(true); i++) {
+        world.step();
+        await new Promise((r) => setImmediate(r));
+      }
+      await until(() => world.groundItems.size > 0, "items on the ground");
+      assert.deepEqual(repo.resolveResults, ["failed", "failed", true]);
+      assert.equal(repo.deaths[0]!.resolved, true);
+      assert.deepEqual([...world.groundItems.values()].map((g) => `${g.itemId}×${g.quantity}`).sort(), ["shrimp×2", "small_fishing_net×1", "tinderbox×1"]);
+      for (let i = 0; i < 100; i++) world.step();
+      await new Promise((r) => setImmediate(r));
+      assert.equal(repo.resolveResults.length, 3, "no more attempts once resolved");
+      assert.equal(world.groundItems.size, 3, "dropped once");
+    });
+
+    it("a lock the bank recovery closed first: the retried resolve drops nothing (items in the bank, never also on the ground)", async () => {
+      const { player, conn } = join("recovered", { x: 0, z: 100 });
+      repo.failResolves = 1;
+      world.killPlayer(player, "npc:ash_bandit:0");
+      await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
+      await until(() => repo.resolveResults.length === 1, "first resolve attempt");
+      // The player leaves and joins again while the lock is open: recovery gives the items to the bank.
+      assert.equal(repo.recoverOpenDeath(player.id), 3);
+      for (let i = 0; i < 40 && repo.resolveResults.length < 2; i++) {
+        world.step();
+        await new Promise((r) => setImmediate(r));
+      }
+      await until(() => repo.resolveResults.length === 2, "second resolve attempt");
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(repo.resolveResults, ["failed", false]);
       assert.equal(world.groundItems.size, 0);
     });
 
@@ -355,6 +457,191 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       open();
       await until(() => !player.dead, "respawn");
       assert.equal(player.coins, 25);
+    });
+  });
+
+  describe("shutdown", () => {
+    it("leaveAll saves every player exactly once and closes its session, a batch at a time", async () => {
+      let open!: () => void;
+      repo.gate = new Promise((r) => (open = r));
+      const N = 45;
+      const players = Array.from({ length: N }, (_, i) => join(`p${i}`).player);
+      players.forEach((p, i) => (p.sessionId = `s${i}`));
+      let inFlight = 0;
+      let maxInFlight = 0;
+      const save = repo.save.bind(repo);
+      repo.save = async (snap) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          await save(snap);
+        } finally {
+          inFlight--;
+        }
+      };
+      const done = world.leaveAll("server_shutdown", 20);
+      await until(() => inFlight === 20, "a full batch in flight");
+      open();
+      await done;
+      assert.equal(world.players.size, 0);
+      assert.equal(maxInFlight, 20, "at most one batch at a time, and a whole batch at once");
+      assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort(), "each player saved once");
+      assert.ok(repo.saves.every((x) => x.items), "with items");
+      assert.equal(repo.closedSessions.length, N);
+      assert.ok(repo.closedSessions.every((c) => c.reason === "server_shutdown"));
+    });
+  });
+
+  describe("chasing an attack target", () => {
+    /** A chicken that neither wanders nor fights back, at a tile the test chooses. */
+    const placeChicken = (at: { x: number; z: number }) => {
+      const npc = world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
+      Object.assign(npc, { def: { ...npc.def, aggressive: false, wanderRadius: 0 }, x: at.x, z: at.z, spawn: at, health: 10_000, maxHealth: 10_000 });
+      return npc;
+    };
+    /** Count the world's path computations. */
+    const countPaths = () => {
+      const counter = { n: 0 };
+      const pathTo = world.pathTo.bind(world);
+      world.pathTo = (...args: Parameters<World["pathTo"]>) => {
+        counter.n++;
+        return pathTo(...args);
+      };
+      return counter;
+    };
+
+    it("a static target is pathed to once", () => {
+      const npc = placeChicken({ x: 8, z: 3 });
+      const { player } = join("chaser", { x: 0, z: 3 });
+      const paths = countPaths();
+      player.action = { kind: "attack", targetId: npc.id };
+      for (let i = 0; i < 20; i++) world.step();
+      assert.ok(chebyshev(player, npc) <= 1, "reached the target");
+      assert.equal(paths.n, 1);
+    });
+
+    it("a moving target is pathed to again only on the ticks it moved", () => {
+      const npc = placeChicken({ x: 12, z: 3 });
+      const { player } = join("follower", { x: 0, z: 3 });
+      const paths = countPaths();
+      player.action = { kind: "attack", targetId: npc.id };
+      world.step();
+      assert.equal(paths.n, 1);
+      for (let i = 0; i < 3; i++) world.step();
+      assert.equal(paths.n, 1, "target still: no new path");
+      npc.x += 1;
+      world.step();
+      assert.equal(paths.n, 2, "target moved: one new path");
+      world.step();
+      world.step();
+      assert.equal(paths.n, 2);
+      npc.z += 1;
+      world.step();
+      assert.equal(paths.n, 3);
+    });
+
+    it("an unreachable target is not searched for every tick: the chaser gives up and says so", () => {
+      // A tile inside a building whose eight neighbours are blocked too.
+      let inside: { x: number; z: number } | undefined;
+      for (let x = -40; x <= 40 && !inside; x++)
+        for (let z = -40; z <= 40 && !inside; z++) {
+          let enclosed = true;
+          for (let dx = -1; dx <= 1; dx++) for (let dz = -1; dz <= 1; dz++) enclosed &&= content.isBlocked(x + dx, z + dz);
+          if (enclosed) inside = { x, z };
+        }
+      assert.ok(inside, "the content has a building at least 3 tiles wide");
+      const npc = placeChicken(inside);
+      let start = { x: inside.x, z: inside.z };
+      for (let r = 2; content.isBlocked(start.x, start.z); r++) start = { x: inside.x + r, z: inside.z };
+      const { player, conn } = join("stuck", { x: start.x + 3, z: start.z });
+      const paths = countPaths();
+      player.action = { kind: "attack", targetId: npc.id };
+      for (let i = 0; i < 60; i++) world.step();
+      assert.equal(player.action, null, "gave up");
+      assert.ok(paths.n <= 3, `searched ${paths.n} times in 60 ticks`);
+      assert.ok(conn.systemLines().some((l) => /can't reach/.test(l)));
+    });
+
+    it("standing on the target's tile: steps off and fights", () => {
+      const npc = placeChicken({ x: 5, z: 3 });
+      const { player, conn } = join("overlap", { x: 5, z: 3 });
+      player.action = { kind: "attack", targetId: npc.id };
+      for (let i = 0; i < 5; i++) world.step();
+      assert.equal(chebyshev(player, npc), 1);
+      assert.ok(conn.sent.some((s) => s.event === "combat:hit"), "attacked from the next tile");
+    });
+  });
+
+  describe("NPC coin drops", () => {
+    /**
+     * A world whose rng makes every attack hit for its maximum (hit roll 0.01, damage roll 0.99),
+     * and a chicken that always drops 50 coins, one hit from death, next to the player.
+     */
+    const setup = (id: string) => {
+      let n = 0;
+      world = new World({
+        content,
+        characters: repo as unknown as CharacterRepository,
+        logger: createLogger("silent"),
+        saveIntervalSeconds: 60,
+        checkAdminCode: () => false,
+        rng: () => (n++ % 2 === 0 ? 0.01 : 0.99),
+        now: () => clock.t,
+      });
+      const npc = world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
+      Object.assign(npc, { def: { ...npc.def, aggressive: false, wanderRadius: 0, drops: { always: [{ itemId: "coins", quantity: 50 }], table: [], rolls: 0, nothingWeight: 0 } } });
+      npc.health = 1;
+      const { player, conn } = join(id, { x: npc.x + 1, z: npc.z });
+      return { npc, player, conn };
+    };
+    const kill = (p: Player, npc: { id: string; respawnTick?: number }) => {
+      p.action = { kind: "attack", targetId: npc.id };
+      for (let i = 0; i < 10 && npc.respawnTick === undefined; i++) world.step();
+      assert.notEqual(npc.respawnTick, undefined, "the chicken died");
+    };
+    const groundCoins = () => [...world.groundItems.values()].filter((g) => g.itemId === "coins");
+    const pickUp = async (p: Player, groundId: string) => {
+      await handleAction(world, p, { action: "pickup", targetId: groundId });
+      for (let i = 0; i < 10 && p.action; i++) world.step();
+    };
+
+    it("coins go to the killer's coins when it can hold them", () => {
+      const { npc, player } = setup("rich");
+      kill(player, npc);
+      assert.equal(player.coins, 75);
+      assert.equal(groundCoins().length, 0);
+    });
+
+    it("at the coin cap the coins drop to the ground; picking them up is all-or-nothing against the cap", async () => {
+      const { npc, player, conn } = setup("capped");
+      player.coins = MAX_STACK - 10;
+      kill(player, npc);
+      assert.equal(player.coins, MAX_STACK - 10, "nothing credited past the cap");
+      const [pile] = groundCoins();
+      assert.ok(pile, "the coins lie on the ground");
+      assert.deepEqual({ quantity: pile.quantity, x: pile.x, z: pile.z, owner: pile.ownerId }, { quantity: 50, x: npc.spawn.x, z: npc.spawn.z, owner: player.id });
+      await pickUp(player, pile.id);
+      assert.equal(player.coins, MAX_STACK - 10);
+      assert.ok(world.groundItems.has(pile.id), "still on the ground");
+      assert.ok(conn.systemLines().some((l) => /can't carry that many coins/.test(l)));
+      player.coins = 100;
+      await pickUp(player, pile.id);
+      assert.equal(player.coins, 150);
+      assert.ok(!world.groundItems.has(pile.id));
+      assert.equal(player.itemsDirty, true, "the coins will be saved");
+      assert.equal(conn.sent.filter((s) => s.event === "player:sync").at(-1)!.data.coins, 150);
+    });
+
+    it("while the killer's items are in a transaction the coins drop to the ground instead of vanishing", async () => {
+      const { npc, player } = setup("busy");
+      player.itemsLocked = true;
+      kill(player, npc);
+      assert.equal(player.coins, 25);
+      const [pile] = groundCoins();
+      assert.equal(pile?.quantity, 50);
+      player.itemsLocked = false;
+      await pickUp(player, pile!.id);
+      assert.equal(player.coins, 75);
+      assert.equal(groundCoins().length, 0);
     });
   });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { unwrap } from "../../../src/domain/errors.js";
 import {
-  chebyshev, findPath, MAX_MOVE_DISTANCE, MOVE_ERROR, stepAlong, validateMoveTarget, type BlockedFn, type WorldBounds,
+  chebyshev, findPath, MAX_MOVE_DISTANCE, MOVE_ERROR, PATH_SEARCH_MARGIN, pathScratchBytes, stepAlong, validateMoveTarget, type BlockedFn, type WorldBounds,
 } from "../../../src/domain/movement.js";
 import type { Tile } from "../../../src/domain/types.js";
 
@@ -138,6 +138,105 @@ describe("domain/movement", () => {
       const r = unwrap(findPath({ x: 0, z: 0 }, { x: 200, z: -150 }, open, BOUNDS));
       assert.equal(r.complete, true);
       assert.equal(r.tiles.length, 200);
+    });
+  });
+
+  describe("findPath reusing its search buffers", () => {
+    /** A seeded generator (mulberry32), so a failure can be replayed. */
+    const rng = (seed: number) => () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const SMALL: WorldBounds = { minX: -60, maxX: 60, minZ: -60, maxZ: 60 };
+
+    /**
+     * The reference: breadth-first search over the same window, same moves (8-connected, no corner
+     * cutting). Returns the fewest steps to the target, or, when it cannot be entered, the
+     * (Chebyshev distance, steps) of the best tile findPath promises: closest to the target, then
+     * fewest steps. A blocked target counts as reached from any tile next to it.
+     */
+    function reference(from: Tile, to: Tile, blocked: BlockedFn, bounds: WorldBounds) {
+      const radius = chebyshev(from, to) + PATH_SEARCH_MARGIN;
+      const x0 = Math.max(bounds.minX, from.x - radius);
+      const x1 = Math.min(bounds.maxX, from.x + radius);
+      const z0 = Math.max(bounds.minZ, from.z - radius);
+      const z1 = Math.min(bounds.maxZ, from.z + radius);
+      const free = (x: number, z: number) => x >= x0 && x <= x1 && z >= z0 && z <= z1 && !blocked(x, z);
+      const goalH = blocked(to.x, to.z) ? 1 : 0;
+      const dist = new Map<string, number>([[`${from.x},${from.z}`, 0]]);
+      let frontier: Tile[] = [from];
+      let best = { h: chebyshev(from, to), g: 0 };
+      for (let g = 0; frontier.length > 0; g++) {
+        const next: Tile[] = [];
+        for (const t of frontier) {
+          const h = chebyshev(t, to);
+          if (h < best.h || (h === best.h && g < best.g)) best = { h, g };
+          if (h <= goalH) return best;
+          for (let dx = -1; dx <= 1; dx++)
+            for (let dz = -1; dz <= 1; dz++) {
+              if (!dx && !dz) continue;
+              const nx = t.x + dx;
+              const nz = t.z + dz;
+              if (!free(nx, nz) || dist.has(`${nx},${nz}`)) continue;
+              if (dx && dz && (!free(t.x + dx, t.z) || !free(t.x, t.z + dz))) continue;
+              dist.set(`${nx},${nz}`, g + 1);
+              next.push({ x: nx, z: nz });
+            }
+        }
+        frontier = next;
+      }
+      return best;
+    }
+
+    it("gives shortest valid paths across hundreds of calls of different sizes on random maps", () => {
+      const random = rng(20261122);
+      for (let map = 0; map < 6; map++) {
+        const walls = new Set<string>();
+        for (let x = SMALL.minX; x <= SMALL.maxX; x++)
+          for (let z = SMALL.minZ; z <= SMALL.maxZ; z++) if (random() < 0.08 + map * 0.05) walls.add(`${x},${z}`);
+        const blocked: BlockedFn = (x, z) => walls.has(`${x},${z}`);
+        for (let q = 0; q < 60; q++) {
+          const from = { x: Math.floor(random() * 81) - 40, z: Math.floor(random() * 81) - 40 };
+          if (blocked(from.x, from.z)) continue;
+          // Mostly short moves, some long ones: each call sees a different window size.
+          const reach = random() < 0.7 ? 1 + Math.floor(random() * 4) : 5 + Math.floor(random() * 30);
+          const to = {
+            x: Math.max(SMALL.minX, Math.min(SMALL.maxX, from.x + Math.floor(random() * (2 * reach + 1)) - reach)),
+            z: Math.max(SMALL.minZ, Math.min(SMALL.maxZ, from.z + Math.floor(random() * (2 * reach + 1)) - reach)),
+          };
+          const what = `map ${map} query ${q}: ${JSON.stringify(from)} → ${JSON.stringify(to)}`;
+          const want = reference(from, to, blocked, SMALL);
+          const got = findPath(from, to, blocked, SMALL);
+          if (!got.ok) {
+            assert.equal(got.error.code, from.x === to.x && from.z === to.z ? undefined : MOVE_ERROR.NO_PATH, what);
+            assert.equal(want.g, 0, `${what}: NO_PATH, but the reference moved`);
+            continue;
+          }
+          const { tiles, complete } = got.value;
+          assertWalkable(from, tiles, blocked);
+          const end = tiles.at(-1) ?? from;
+          assert.equal(chebyshev(end, to), want.h, `${what}: as close as possible`);
+          assert.equal(tiles.length, want.g, `${what}: fewest steps`);
+          assert.equal(complete, end.x === to.x && end.z === to.z, what);
+        }
+        // A long open-map path between the small ones (the largest window) changes nothing after it.
+        assert.equal(unwrap(findPath({ x: 0, z: 0 }, { x: 200, z: -150 }, open, BOUNDS)).tiles.length, 200);
+      }
+    });
+
+    it("allocates its buffers once for the largest window and keeps them", () => {
+      unwrap(findPath({ x: -200, z: 0 }, { x: 0, z: 200 }, open, BOUNDS));
+      const bytes = pathScratchBytes();
+      const side = 2 * (200 + PATH_SEARCH_MARGIN) + 1;
+      assert.equal(bytes, side * side * 13);
+      for (let i = 0; i < 500; i++) {
+        const d = (i % 50) + 1;
+        const r = unwrap(findPath({ x: 0, z: 0 }, { x: d, z: -d }, open, BOUNDS));
+        assert.equal(r.tiles.length, d);
+      }
+      assert.equal(pathScratchBytes(), bytes, "no new buffers for smaller searches");
     });
   });
 

@@ -219,6 +219,24 @@ export function blockedTilesOf(buildings: readonly Building[]): Set<string> {
   return out;
 }
 
+/**
+ * `isBlocked` for the hot paths (A* asks it for every cell it visits): one byte per tile of the
+ * world bounds instead of a string key per lookup; tiles outside the bounds fall back to the set.
+ */
+function blockedLookup(bounds: WorldBounds, blocked: ReadonlySet<string>): (x: number, z: number) => boolean {
+  const width = bounds.maxX - bounds.minX + 1;
+  const grid = new Uint8Array(width * (bounds.maxZ - bounds.minZ + 1));
+  for (const key of blocked) {
+    const [x, z] = key.split(",").map(Number) as [number, number];
+    if (inRect(bounds, x, z)) grid[(z - bounds.minZ) * width + (x - bounds.minX)] = 1;
+  }
+  return (x, z) => {
+    const tx = toTile(x);
+    const tz = toTile(z);
+    return inRect(bounds, tx, tz) ? grid[(tz - bounds.minZ) * width + (tx - bounds.minX)] === 1 : blocked.has(tileKey(tx, tz));
+  };
+}
+
 function inRect(r: WorldBounds, x: number, z: number): boolean {
   return x >= r.minX && x <= r.maxX && z >= r.minZ && z <= r.maxZ;
 }
@@ -738,7 +756,7 @@ function build(p: Parsed, c: Checked): GameContent {
   const { blockedTiles, areaAt } = c;
   const stations = p.stations.filter((s) => c.stationTiles.has(s.id));
 
-  const isBlocked = (x: number, z: number) => blockedTiles.has(tileKey(toTile(x), toTile(z)));
+  const isBlocked = blockedLookup(worldBounds, blockedTiles);
   return {
     files: p.files,
     items: c.items,

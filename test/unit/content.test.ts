@@ -11,6 +11,7 @@ import {
   ITEM_FILES,
   MANIFEST_FILES,
   blockedTilesOf,
+  tileKey,
   loadContent,
   loadContentLenient,
   missingRequired,
@@ -124,6 +125,19 @@ describe("shipped game content", () => {
     for (const type of ["bank", "range", "furnace", "anvil"] as const) assert.ok(content.stations.some((s) => s.type === type), type);
     assert.equal(content.stationNear("bank", 6, 9, 2)?.id, "lumbrook_bank_booth");
     assert.equal(content.stationNear("bank", 0, -100, 2), undefined);
+  });
+
+  it("isBlocked agrees with blockedTiles on every tile of the world and around it, at fractional positions too", () => {
+    const b = content.worldBounds;
+    let blocked = 0;
+    for (let x = b.minX - 3; x <= b.maxX + 3; x++)
+      for (let z = b.minZ - 3; z <= b.maxZ + 3; z++) {
+        const expected = content.blockedTiles.has(tileKey(x, z));
+        if (expected) blocked++;
+        assert.equal(content.isBlocked(x, z), expected, `${x},${z}`);
+        assert.equal(content.isBlocked(x + 0.4, z - 0.4), expected, `${x + 0.4},${z - 0.4}`);
+      }
+    assert.equal(blocked, content.blockedTiles.size);
   });
 
   it("has gathering, recipes, a general store, a tradeable starter kit with coins, and templates", () => {

@@ -131,7 +131,7 @@ describe("trade: offer changes clear both acceptances", function () {
     a.send("tradeAccept", { tradeId, revision });
     b.send("tradeAccept", { tradeId, revision });
     const conf = await a.next("tradeConfirmScreen", () => true, { after: m });
-    assert.equal(conf.revision, revision);
+    assert.equal(conf.revision, revision + 1, "the confirmation screen is a new revision");
     assert.equal(conf.myOffer.accepted, false);
     assert.equal(conf.theirOffer.accepted, false);
   });

@@ -220,6 +220,26 @@ describe("trade: every ending sends exactly one tradeCancelled per player", func
     await b.next("chat:message", (d) => /you are dead/i.test(d.text), { after: m });
   });
 
+  it("invalid_items: the re-check under the lock fails (storage changed behind the trade); memory follows storage", async () => {
+    const a = await t.join();
+    const b = await t.join("json");
+    const { tradeId, roomId } = await openTrade(a, b);
+    const slot = slotOf(a, "bronze_axe");
+    await toConfirm(a, b, tradeId);
+    // Storage no longer holds the offered axe (as after an operator's fix-up): only the settlement sees it.
+    await t.server.storage.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update inventory_items set item_id = 'bronze_pickaxe' where character_id = ? and slot = ?`, [a.id, slot]);
+    const conf = a.received.filter((r) => r.event === "tradeConfirmScreen" && r.data.tradeId === tradeId).at(-1)!.data;
+    a.send("tradeAccept", { tradeId, revision: conf.revision });
+    b.send("tradeAccept", { tradeId, revision: conf.revision });
+    await t.ended(tradeId, "invalid_items", { roomId, connected: [a, b], audited: true });
+    for (const p of [a, b]) assert.equal(count(p, "tradeCompleted", (d) => d.tradeId === tradeId), 0);
+    const held = t.server.world.player(a.id)!.inventory[slot];
+    assert.equal(held?.itemId, "bronze_pickaxe", "A's memory was reloaded from storage");
+  });
+
   it("moved_away: a trader walks on the offer screen", async () => {
     const a = await t.join();
     const b = await t.join();

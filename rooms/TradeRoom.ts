@@ -190,7 +190,10 @@ export class TradeRoom extends Room {
       await this.finish();
       return;
     }
-    const failed = failSettlement(this.session, result.failure === "server_error" ? "server_error" : "invalid_items", now);
+    // The re-check failed: invalid_items. Anything else (nothing committed, or an outcome storage could
+    // not confirm — those players were told and disconnected to reload): server_error.
+    const reason = result.failure === "invalid_items" || result.failure === "inventory_full" ? "invalid_items" : "server_error";
+    const failed = failSettlement(this.session, reason, now);
     if (failed.ok) this.apply(failed.value);
   }
 

@@ -35,6 +35,9 @@ import type { TradeEventHandler } from "../world/runtime.js";
 import type { SocialPort, TradeHooks, World } from "../world/world.js";
 import { auditCancelled, settleTrade, type SettlementResult } from "./settlement.js";
 
+/** Close code of a connection whose player must reload from storage after a trade (see `evict`); not one of Colyseus's reconnect codes (4010 would make the SDK try to resume the stale session). */
+export const TRADE_RELOAD_CLOSE_CODE = 4012;
+
 /** Human-readable text for each cancel reason (the `message` of `tradeCancelled`). */
 export const CANCEL_MESSAGES: Record<TradeCancelReason, string> = {
   declined: "The trade request was declined.",
@@ -322,7 +325,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
    * (its queue), so that object — and any newer one for the same character — must follow storage,
    * or the save would write the pre-trade items back.
    */
-  private settle(session: TradeSession): Promise<SettlementResult> {
+  private async settle(session: TradeSession): Promise<SettlementResult> {
     const world = this.deps.world;
     const ids = [session.a.playerId, session.b.playerId];
     const taken = ids.map((id) => world.player(id));
@@ -336,7 +339,9 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       });
       return [...all];
     };
-    return world.queues.runMany(ids, async () => {
+    /** Players whose items in memory may not be what storage holds (see `evict`). */
+    const stale = new Set<Player>();
+    const result = await world.queues.runMany(ids, async (): Promise<SettlementResult> => {
       for (const id of ids) {
         const p = world.player(id) ?? taken[ids.indexOf(id)];
         if (p && (p.itemsDirty || p.progressDirty)) {
@@ -369,19 +374,50 @@ export class TradeService implements TradeEventHandler, TradeHooks {
           }
           return result;
         }
+        if (result.failure === "unknown") {
+          // Storage could not say whether the trade committed: neither memory state can be trusted.
+          for (const p of live()) stale.add(p);
+          this.deps.logger.error({ tradeId: session.id }, "trade outcome unknown; both players will reload from storage");
+          return result;
+        }
         for (const id of ids) {
           try {
             const record = await this.deps.characters.load(id);
             if (!record) continue;
             for (const p of live()) if (p.id === id) p.loadItems(record, record.character.coins);
           } catch (e) {
-            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "reload after a failed settlement failed");
+            for (const p of live()) if (p.id === id) stale.add(p);
+            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "reload after a failed settlement failed; the player will reload from storage");
           }
         }
         return result;
       } finally {
-        for (const p of new Set([...players, ...live()])) p.itemsLocked = false;
+        for (const p of new Set([...players, ...live()])) {
+          if (stale.has(p)) p.itemsStale = true;
+          else p.itemsLocked = false;
+        }
       }
     });
+    if (stale.size > 0) this.evict(session, [...stale], result);
+    return result;
+  }
+
+  /**
+   * Players whose items in memory may differ from storage (the outcome of their settlement is
+   * unknown, or the reload after a failed one failed): their items stay locked and are never
+   * written again (`itemsStale`), they are told, removed from the world (progress is saved, items
+   * are not) and disconnected, so the next join loads them from what storage holds.
+   */
+  private evict(session: TradeSession, players: Player[], result: SettlementResult) {
+    const message =
+      !result.ok && result.failure === "unknown"
+        ? "The trade's result could not be confirmed. Reconnect to see your items."
+        : "Your items could not be reloaded after the trade. Reconnect to see them.";
+    for (const p of players) {
+      p.send("tradeError", { tradeId: session.id, code: TRADE_ERROR.TRADE_FAILED, message });
+      const connection = p.connection;
+      void this.deps.world.leave(p.id, "trade_reload").catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "leave after an unknown trade outcome failed"));
+      connection?.close(TRADE_RELOAD_CLOSE_CODE, "reconnect to reload your items");
+    }
   }
 }

@@ -11,6 +11,12 @@
  * Serialization failures, deadlocks and lock time-outs are retried a bounded number of times, then
  * it fails closed. On PostgreSQL it runs on a connection of the ORM's own pool in 2 round trips;
  * on PGlite through the ORM's connection.
+ *
+ * A failure after the write was sent (a lost connection while `write; commit` ran) does not say
+ * whether PostgreSQL committed. The audit record is written by the same statement, so the outcome
+ * is read back from it on another connection, after waiting for the character row locks (so a
+ * commit still finishing is seen): a `completed` record means it committed. When even that read
+ * fails, the result is `unknown` and the caller must not trust the players' items in memory.
  */
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { TradeAuditEntity, type AuditedOffer } from "../../entities/index.js";
@@ -22,13 +28,16 @@ import type { Orm } from "../storage/orm.js";
 export const SETTLEMENT_FAILURE = {
   INVALID_ITEMS: "invalid_items",
   INVENTORY_FULL: "inventory_full",
+  /** Nothing was committed (known). */
   SERVER_ERROR: "server_error",
+  /** The write was sent and storage could not say afterwards whether it committed. */
+  UNKNOWN: "unknown",
 } as const;
 export type SettlementFailure = (typeof SETTLEMENT_FAILURE)[keyof typeof SETTLEMENT_FAILURE];
 
-export type SettlementResult =
-  | { ok: true; received: Record<string, readonly ReceivedItem[]>; holdings: Record<string, { inventory: Inventory; coins: number }> }
-  | { ok: false; failure: SettlementFailure; message: string };
+/** A committed settlement: what each side received and the holdings the transaction wrote. */
+export type SettledOk = { ok: true; received: Record<string, readonly ReceivedItem[]>; holdings: Record<string, { inventory: Inventory; coins: number }> };
+export type SettlementResult = SettledOk | { ok: false; failure: SettlementFailure; message: string };
 
 class PlanRejected extends Error {
   constructor(
@@ -58,17 +67,58 @@ export function auditedOffer(offer: Pick<TradeOffer, "items" | "coins">, items: 
 export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
   const pool = await nativePool(orm);
   for (let attempt = 1; ; attempt++) {
+    // Set once the plan is made, just before the write is sent: from then on it may commit.
+    const sent: { result?: SettledOk } = {};
     try {
-      if (pool) return await settleOnPool(pool, orm, session, items);
+      if (pool) return await settleOnPool(pool, orm, session, items, sent);
       const conn = orm.em.getConnection();
-      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), session, items));
+      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), session, items, sent));
     } catch (e) {
       if (e instanceof PlanRejected) return { ok: false, failure: e.failure, message: e.message };
+      if (sent.result) {
+        // The write went out: whether it committed is in the audit record it writes.
+        const outcome = await committedOutcome(orm, pool, session).catch(() => "unreadable" as const);
+        if (outcome === "completed") return sent.result;
+        if (outcome === "unreadable") return { ok: false, failure: SETTLEMENT_FAILURE.UNKNOWN, message: "The trade's result could not be confirmed." };
+      }
       const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
       if (code && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) continue;
       return { ok: false, failure: SETTLEMENT_FAILURE.SERVER_ERROR, message: "The trade could not be completed." };
     }
   }
+}
+
+/**
+ * What storage says about the trade after a failed attempt: "completed" when its settlement
+ * committed, "cancelled" when it is audited as cancelled, "absent" otherwise. On PostgreSQL, on a
+ * connection of its own that first waits for both character row locks (bounded by the pool's
+ * `lock_timeout`), so a transaction still holding them — one whose commit is still finishing — has
+ * ended before the record is read (read committed: the later statement sees it). Throws when
+ * storage can't answer.
+ */
+async function committedOutcome(orm: Orm, pool: PgPool | undefined, session: TradeSession): Promise<"completed" | "cancelled" | "absent"> {
+  const ids = [session.a.playerId, session.b.playerId].sort();
+  const platform = orm.em.getPlatform();
+  let rows: { outcome: string }[];
+  if (pool) {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      const res = (await client.query(
+        `begin; ${platform.formatQuery(LOCK_CHARACTERS, ids)}; ${platform.formatQuery(`select outcome from trade_audits where id = ?`, [session.id])}; rollback`,
+      )) as { rows: unknown[] }[];
+      rows = res[2]!.rows as { outcome: string }[];
+    } catch (e) {
+      broken = e as Error;
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  } else {
+    rows = await orm.em.getConnection().execute<{ outcome: string }[]>(`select outcome from trade_audits where id = ?`, [session.id]);
+  }
+  const outcome = rows[0]?.outcome;
+  return outcome === "completed" ? "completed" : outcome === "cancelled" ? "cancelled" : "absent";
 }
 
 const LOCK_CHARACTERS = `select id, coins from characters where id in (?, ?) order by id for update`;
@@ -134,7 +184,7 @@ function nativePool(orm: Orm): Promise<PgPool | undefined> {
  * every ORM query. Whatever goes wrong, the transaction is rolled back before the connection
  * goes back to the pool.
  */
-async function settleOnPool(pool: PgPool, orm: Orm, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
+async function settleOnPool(pool: PgPool, orm: Orm, session: TradeSession, items: ItemLookup, sent: { result?: SettledOk }): Promise<SettlementResult> {
   const platform = orm.em.getPlatform();
   const sql = (q: string, params: unknown[]) => platform.formatQuery(q, params);
   const client = await pool.connect();
@@ -152,6 +202,7 @@ async function settleOnPool(pool: PgPool, orm: Orm, session: TradeSession, items
       },
       session,
       items,
+      sent,
     );
   } catch (e) {
     // A refused plan leaves the transaction open, a failed statement leaves it aborted: end it.
@@ -171,7 +222,7 @@ async function settleOnPool(pool: PgPool, orm: Orm, session: TradeSession, items
  * 3. the plan; 4. coins, changed slots (delete / update / insert) and the audit record, as one
  *    statement (data-modifying CTEs all run, whatever the main query reads).
  */
-async function settleOnce(channel: SettlementChannel, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
+async function settleOnce(channel: SettlementChannel, session: TradeSession, items: ItemLookup, sent: { result?: SettledOk }): Promise<SettledOk> {
   const ids = [session.a.playerId, session.b.playerId].sort();
   const { chars: charRows, inventory: invRows } = await channel.lockAndRead(ids);
   const chars = new Map(charRows.map((c) => [c.id, { coins: Number(c.coins) }]));
@@ -192,6 +243,14 @@ async function settleOnce(channel: SettlementChannel, session: TradeSession, ite
     );
   }
   const outcome = { [session.a.playerId]: plan.value.a, [session.b.playerId]: plan.value.b };
+  const result: SettledOk = {
+    ok: true,
+    received: { [session.a.playerId]: plan.value.a.receivedItems, [session.b.playerId]: plan.value.b.receivedItems },
+    holdings: {
+      [session.a.playerId]: { inventory: plan.value.a.inventory, coins: plan.value.a.coins },
+      [session.b.playerId]: { inventory: plan.value.b.inventory, coins: plan.value.b.coins },
+    },
+  };
   // Every write in one statement (one round trip): coins, changed slots, the audit record.
   const writes: { sql: string; params: unknown[] }[] = [
     {
@@ -200,6 +259,7 @@ async function settleOnce(channel: SettlementChannel, session: TradeSession, ite
     },
     ...inventoryWrites(ids.map((id) => ({ characterId: id, before: invs.get(id)!, after: outcome[id]!.inventory }))),
   ];
+  sent.result = result;
   await channel.writeAndCommit(
     `with ${writes.map((w, i) => `w${i} as (${w.sql})`).join(", ")}
      insert into trade_audits (id, character_a, character_b, offer_a, offer_b, outcome, reason, started_at, ended_at)
@@ -215,14 +275,7 @@ async function settleOnce(channel: SettlementChannel, session: TradeSession, ite
       new Date(),
     ],
   );
-  return {
-    ok: true,
-    received: { [session.a.playerId]: plan.value.a.receivedItems, [session.b.playerId]: plan.value.b.receivedItems },
-    holdings: {
-      [session.a.playerId]: { inventory: plan.value.a.inventory, coins: plan.value.a.coins },
-      [session.b.playerId]: { inventory: plan.value.b.inventory, coins: plan.value.b.coins },
-    },
-  };
+  return result;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   type TradeStep,
   type TradeCancelReason,
 } from "../src/domain/trade.js";
-import { CANCEL_MESSAGES, type TradeEnv } from "../src/trade/service.js";
+import { CANCEL_MESSAGES, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/service.js";
 import { TradeOfferLineState, TradeOfferState, TradeRoomState } from "../schema/trade.js";
 import { WorldRoom } from "./WorldRoom.js";
 
@@ -52,14 +52,21 @@ export function toTradeAction(playerId: string, event: string, data: Record<stri
   }
 }
 
-export class TradeRoom extends Room {
-  /** Set once by the server. */
+export class TradeRoom extends Room implements TradeRoomHandle {
+  /**
+   * Set once by the server: the trade service of the world in this process. A trade room works on
+   * that world's players in memory, so it is always created in the world's process
+   * (`matchMaker.handleCreateRoom`); only watchers may connect to it from elsewhere.
+   */
   static env: TradeEnv;
   override autoDispose = false;
   override maxClients = 4;
   override state = new TradeRoomState();
   private session!: TradeSession;
   private finished = false;
+  private markEnded!: () => void;
+  /** Resolves once the trade has ended and its audit record is written. */
+  readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
 
   private get env() {
     return TradeRoom.env;
@@ -75,6 +82,8 @@ export class TradeRoom extends Room {
     this.session = options.session;
     this.setPrivate(true);
     this.syncState();
+    // Routed from now on, before either player can know of the room: nothing is lost in between.
+    const early = this.env.opened(this.session.id, this);
     const { a, b } = this.session;
     for (const [me, partner] of [
       [a, b],
@@ -90,6 +99,8 @@ export class TradeRoom extends Room {
       });
     }
     this.clock.setInterval(() => this.apply(tickTrade(this.session, this.env.now(), this.env.params)), 250);
+    // A move, death or disconnect reported while the room was being created ends it at once.
+    if (early) this.interrupt(early.playerId, early.reason);
   }
 
   /** Watchers: only the traders' own characters. */
@@ -115,7 +126,7 @@ export class TradeRoom extends Room {
   }
 
   /** The world reports a move, death or disconnect (or the server is stopping). */
-  interrupt(playerId: string | undefined, reason: TradeCancelReason) {
+  interrupt(playerId: string | undefined, reason: TradeInterruption) {
     if (this.finished) return;
     const res = cancelTrade(this.session, { reason }, this.env.now());
     if (res.ok) this.apply(res.value);
@@ -252,6 +263,7 @@ export class TradeRoom extends Room {
     if (this.session.state === "cancelled") {
       await this.env.auditCancelled(this.session).catch((e) => this.env.logger.error({ err: e }, "trade audit failed"));
     }
+    this.markEnded();
     this.clock.setTimeout(() => void this.disconnect(), 50);
   }
 }

@@ -240,6 +240,31 @@ describe("trade: every ending sends exactly one tradeCancelled per player", func
     assert.equal(held?.itemId, "bronze_pickaxe", "A's memory was reloaded from storage");
   });
 
+  it("events sent right after accepting the request reach the new trade (routed before tradeStarted goes out)", async () => {
+    const a = await t.join();
+    const b = await t.join("json");
+    const tradeId = await requestTrade(a, b);
+    const mb = b.mark();
+    // One burst: the answer and the first offer leave together.
+    b.send("tradeRequestRespond", { tradeId, accept: true });
+    b.send("tradeAddItem", { tradeId, coins: 5 });
+    const upd = await a.next("tradeUpdated", (d) => d.tradeId === tradeId && d.theirOffer.coins === 5);
+    assert.equal(upd.revision, 1);
+    await marker(b);
+    assert.equal(count(b, "tradeError", () => true, mb), 0, "no spurious INVALID_TRADE");
+  });
+
+  it("disconnected: the target leaves right after accepting the request (the trade ends at once, not after 5 minutes)", async () => {
+    const a = await t.join();
+    const b = await t.join("json");
+    const tradeId = await requestTrade(a, b);
+    const ma = a.mark();
+    b.send("tradeRequestRespond", { tradeId, accept: true });
+    await t.leave(b);
+    const started = await a.next("tradeStarted", (d) => d.tradeId === tradeId, { after: ma });
+    await t.ended(tradeId, "disconnected", { roomId: started.roomId, connected: [a], audited: true });
+  });
+
   it("moved_away: a trader walks on the offer screen", async () => {
     const a = await t.join();
     const b = await t.join();
@@ -305,5 +330,60 @@ describe("trade: time-outs (short TRADE_INACTIVITY_TIMEOUT_MS)", function () {
     const { tradeId, roomId } = await openTrade(a, b);
     await toConfirm(a, b, tradeId);
     await t.ended(tradeId, "timeout", { roomId, connected: [a, b], audited: true });
+  });
+});
+
+describe("trade: shutdown cancels every open trade (server_error)", function () {
+  this.timeout(30_000);
+
+  it("each player of an open trade (offer or confirmation screen) and of a pending request gets exactly one tradeCancelled server_error; open trades are audited", async () => {
+    const storage = await pgliteStorage();
+    await resetStorage(storage);
+    const server = await startTestServer({ DISABLE_RATE_LIMIT: "true" }, storage);
+    let closed = false;
+    try {
+      const [a, b, c, d, e, f] = [
+        await sdkPlayer(server),
+        await jsonPlayer(server),
+        await jsonPlayer(server),
+        await jsonPlayer(server),
+        await jsonPlayer(server),
+        await jsonPlayer(server),
+      ] as TestPlayer[];
+      const offer = await openTrade(a!, b!);
+      const confirm = await openTrade(c!, d!);
+      await toConfirm(c!, d!, confirm.tradeId);
+      const pending = await requestTrade(e!, f!);
+      // Everything sent before a connection closed has arrived once its close is seen.
+      const gone = [a, b, c, d, e, f].map((p) =>
+        p!.kind === "sdk" ? new Promise<void>((r) => p!.room!.onLeave(() => r())) : new Promise<void>((r) => p!.ws!.once("close", () => r())),
+      );
+      await server.close();
+      closed = true;
+      await Promise.all(gone);
+      for (const [p, tradeId] of [
+        [a, offer.tradeId],
+        [b, offer.tradeId],
+        [c, confirm.tradeId],
+        [d, confirm.tradeId],
+        [e, pending],
+        [f, pending],
+      ] as const) {
+        const got = p!.received.filter((r) => r.event === "tradeCancelled" && r.data.tradeId === tradeId).map((r) => r.data);
+        assert.equal(got.length, 1, `${p!.id}: one tradeCancelled for ${tradeId}`);
+        assert.equal(got[0].reason, "server_error");
+      }
+      const rows = await audits(storage.orm, [offer.tradeId, confirm.tradeId, pending]);
+      assert.deepEqual(
+        rows.map((r) => [r.id, r.outcome, r.reason]).sort(),
+        [
+          [offer.tradeId, "cancelled", "server_error"],
+          [confirm.tradeId, "cancelled", "server_error"],
+        ].sort(),
+        "the open trades are audited before shutdown completes; the request that never opened is not",
+      );
+    } finally {
+      if (!closed) await server.close();
+    }
   });
 });

@@ -23,7 +23,8 @@ import {
   type TradeCancelReason,
 } from "../src/domain/trade.js";
 import { CANCEL_MESSAGES, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/service.js";
-import { TradeOfferLineState, TradeOfferState, TradeRoomState } from "../schema/trade.js";
+import { StateView } from "@colyseus/schema";
+import { TradeOfferLineState, TradeOfferState, TradeRoomState, TradeValuesState, TraderViewState } from "../schema/trade.js";
 import { WorldRoom } from "./WorldRoom.js";
 
 type Refusal = { code: string; message: string };
@@ -103,14 +104,16 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     if (early) this.interrupt(early.playerId, early.reason);
   }
 
-  /** Watchers: only the traders' own characters. */
-  override async onJoin(_client: Client, options: { characterId?: string }, principal: Principal) {
+  /** Watchers: only the traders' own characters, each seeing the trade from its own side. */
+  override async onJoin(client: Client, options: { characterId?: string }, principal: Principal) {
     const characterId = principal.characterId ?? options?.characterId;
     if (!characterId || !isParty(this.session, characterId)) throw new ServerError(403, "you are not part of this trade");
     const c = await WorldRoom.runtime.characters.findById(characterId);
     if (!c || c.accountId !== principal.accountId) throw new ServerError(403, "you are not part of this trade");
     // The state is kept only while someone watches: bring it up to date for the first full state.
     this.syncState(true);
+    client.view = new StateView();
+    client.view.add(this.state.traders.get(characterId)!);
   }
 
   /** A trade event from one of the players (routed by the world). */
@@ -231,24 +234,30 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     s.tradeId = this.session.id;
     s.screen = this.session.state;
     s.revision = this.session.revision;
-    for (const party of [this.session.a, this.session.b]) {
-      const offer = this.session.offers[party.playerId]!;
-      let o = s.offers.get(party.playerId);
-      if (!o) {
-        o = new TradeOfferState();
-        o.playerId = party.playerId;
-        o.name = party.name;
-        s.offers.set(party.playerId, o);
+    const showValues = this.session.state !== "offer" && this.session.state !== "pending";
+    for (const me of [this.session.a, this.session.b]) {
+      const partner = partnerOf(this.session, me.playerId);
+      let v = s.traders.get(me.playerId);
+      if (!v) {
+        v = new TraderViewState();
+        v.playerId = me.playerId;
+        v.partnerId = partner.playerId;
+        v.myOffer = new TradeOfferState();
+        v.theirOffer = new TradeOfferState();
+        s.traders.set(me.playerId, v);
       }
-      o.coins = offer.coins;
-      o.accepted = offer.accepted;
-      o.items.clear();
-      for (const line of offer.items) {
-        const l = new TradeOfferLineState();
-        l.inventorySlot = line.inventorySlot;
-        l.itemId = line.itemId;
-        l.quantity = line.quantity;
-        o.items.push(l);
+      const view = viewFor(this.session, me.playerId);
+      copyOffer(v.myOffer, me.playerId, me.name, view.myOffer);
+      copyOffer(v.theirOffer, partner.playerId, partner.name, view.theirOffer);
+      v.partnerFreeSlots = this.env.freeSlots(partner.playerId);
+      if (showValues) {
+        const values = computeValues(view.myOffer, view.theirOffer, (itemId) => this.env.itemValue(itemId));
+        v.values ??= new TradeValuesState();
+        v.values.myOfferValue = values.myOfferValue;
+        v.values.theirOfferValue = values.theirOfferValue;
+        v.values.wealthTransfer = values.wealthTransfer;
+      } else if (v.values) {
+        v.values = undefined as unknown as TradeValuesState;
       }
     }
   }
@@ -265,5 +274,28 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     }
     this.markEnded();
     this.clock.setTimeout(() => void this.disconnect(), 50);
+  }
+}
+
+/** Copy one offer onto its schema object (lines replaced only when they changed). */
+function copyOffer(o: TradeOfferState, playerId: string, name: string, offer: { items: readonly { inventorySlot: number; itemId: string; quantity: number }[]; coins: number; accepted: boolean }) {
+  o.playerId = playerId;
+  o.name = name;
+  o.coins = offer.coins;
+  o.accepted = offer.accepted;
+  const same =
+    o.items.length === offer.items.length &&
+    offer.items.every((l, i) => {
+      const x = o.items[i]!;
+      return x.inventorySlot === l.inventorySlot && x.itemId === l.itemId && x.quantity === l.quantity;
+    });
+  if (same) return;
+  o.items.clear();
+  for (const line of offer.items) {
+    const l = new TradeOfferLineState();
+    l.inventorySlot = line.inventorySlot;
+    l.itemId = line.itemId;
+    l.quantity = line.quantity;
+    o.items.push(l);
   }
 }

@@ -47,6 +47,8 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService }): RouteModule 
         tags: ["admin"],
         auth: "optional",
         adminCode: true,
+        // Admin rights first: a caller without them learns nothing about the query (403, not 400).
+        authorize: (_principal, req) => assertAdmin(deps.auth, req),
         query: z.object({
           characterId: z.string().min(1).max(128).optional(),
           outcome: z.enum(["completed", "cancelled"]).optional(),
@@ -58,8 +60,7 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService }): RouteModule 
           403: { description: "Not an admin" },
         },
       },
-      async ({ query, req }) => {
-        assertAdmin(deps.auth, req);
+      async ({ query }) => {
         const where: Record<string, unknown> = {};
         if (query.characterId) where.$or = [{ characterA: query.characterId }, { characterB: query.characterId }];
         if (query.outcome) where.outcome = query.outcome;

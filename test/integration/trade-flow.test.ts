@@ -106,9 +106,58 @@ describe("trade: happy paths", function () {
       assert.ok(all.total >= 2);
       const bad = await fetch(`${server.url}/api/admin/trades?limit=0`, { headers: { "x-admin-code": "test-admin-code" } });
       assert.equal(bad.status, 400);
+      // Without admin rights a bad query is still 403: rights are checked before the query.
+      for (const q of ["limit=0", "offset=-1", "outcome=nope"]) {
+        assert.equal((await fetch(`${server.url}/api/admin/trades?${q}`)).status, 403, q);
+        assert.equal((await fetch(`${server.url}/api/admin/trades?${q}`, { headers: { authorization: `Bearer ${a.token}` } })).status, 403, `${q} with a player token`);
+      }
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("pages the audit log with limit and offset (newest first, no overlap, past the end empty)", async () => {
+    const a = await sdkPlayer(server);
+    const partners = [await sdkPlayer(server), await jsonPlayer(server), await sdkPlayer(server)];
+    const admin = { headers: { "x-admin-code": "test-admin-code" } };
+    try {
+      const ids: string[] = [];
+      for (const [i, b] of partners.entries()) {
+        const tradeId = await openTrade(a, b);
+        const m = a.mark();
+        a.send("tradeCancel", { tradeId });
+        await a.next("tradeCancelled", (d) => d.tradeId === tradeId, { after: m });
+        ids.push(tradeId);
+        // Each audit record is written before the next trade starts (so end times are ordered).
+        for (let tries = 0; ; tries++) {
+          const page = await (await fetch(`${server.url}/api/admin/trades?characterId=${a.id}`, admin)).json();
+          if (page.total === i + 1) break;
+          if (tries > 500) throw new Error("audit not written");
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+      const pageAt = async (offset: number) => (await fetch(`${server.url}/api/admin/trades?characterId=${a.id}&limit=1&offset=${offset}`, admin)).json();
+      const pages = [await pageAt(0), await pageAt(1), await pageAt(2), await pageAt(3)];
+      assert.deepEqual(
+        pages.map((p) => p.trades.map((t: any) => t.id)),
+        [[ids[2]], [ids[1]], [ids[0]], []],
+      );
+      for (const [i, p] of pages.entries()) {
+        assert.equal(p.total, 3);
+        assert.equal(p.offset, i);
+        assert.equal(p.limit, 1);
+      }
+      const two = await (await fetch(`${server.url}/api/admin/trades?characterId=${a.id}&limit=2&offset=1`, admin)).json();
+      assert.deepEqual(
+        two.trades.map((t: any) => t.id),
+        [ids[1], ids[0]],
+      );
+      assert.equal((await fetch(`${server.url}/api/admin/trades?offset=-1`, admin)).status, 400);
+      assert.equal((await fetch(`${server.url}/api/admin/trades?offset=1.5`, admin)).status, 400);
+    } finally {
+      await a.close();
+      for (const b of partners) await b.close();
     }
   });
 

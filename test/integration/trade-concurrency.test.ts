@@ -268,6 +268,30 @@ describe("trade: settlement races on real PostgreSQL", function () {
     assert.equal((await settleTrade(orm, again, items)).ok, true);
   });
 
+  it("connections whose prepared statements were dropped (deallocate all) still settle, exactly once each", async () => {
+    const pool = (await (orm.em.getConnection() as unknown as { getNativeClient(): Promise<any> }).getNativeClient()) as {
+      connect(): Promise<{ query(q: string): Promise<unknown>; release(): void }>;
+    };
+    for (let round = 0; round < 3; round++) {
+      const { a, b, aHold, bHold } = await threePlayers();
+      const before = await totals(orm, [a, b]);
+      // Settle once (statements prepared on some connections), then drop them on every pooled connection.
+      const first = settlingSession(`dealloc-${round}-1`, { id: a, holdings: aHold, coins: 1 }, { id: b, holdings: bHold, coins: 1 }, items);
+      assert.equal((await settleTrade(orm, first, items)).ok, true);
+      const clients = await Promise.all(Array.from({ length: 8 }, () => pool.connect()));
+      for (const c of clients) await c.query("deallocate all");
+      for (const c of clients) c.release();
+      const second = settlingSession(`dealloc-${round}-2`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+      const res = await settleTrade(orm, second, items);
+      assert.equal(res.ok, true, `round ${round}: ${outcomes([res])}`);
+      assert.deepEqual(await totals(orm, [a, b]), before);
+      assert.deepEqual(
+        (await audits(orm, [first.id, second.id])).map((r) => r.outcome),
+        ["completed", "completed"],
+      );
+    }
+  });
+
   it("a settlement of rows that changed since the offer fails closed (invalid_items), writing nothing", async () => {
     const { a, b, aHold, bHold } = await threePlayers();
     const s = settlingSession("stale-rows", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);

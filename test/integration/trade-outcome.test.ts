@@ -25,8 +25,8 @@ type PgClient = { processID: number; query: (...args: any[]) => Promise<any>; re
 type PgPool = { connect: (...args: any[]) => Promise<PgClient> };
 
 /**
- * Hooks into the real `pg` pool behind the ORM: `atWrite` runs in place of the next statement that
- * writes a trade audit record (the settlement's `write; commit`), `atCheck` in place of the next
+ * Hooks into the real `pg` pool behind the ORM: `atWrite` runs in place of the next settlement
+ * write (`execute trade_write(…); commit`), `atCheck` in place of the next
  * read-back of a trade's outcome, each with the real query; `down` makes every new connection fail
  * while set. `reset()` clears them, `uninstall()` puts the pool back.
  */
@@ -70,7 +70,7 @@ async function interceptPool(orm: Orm) {
       client.query = function (this: PgClient, ...qa: any[]) {
         const text = typeof qa[0] === "string" ? qa[0] : "";
         const hook = state.atWrite;
-        if (hook && text.includes("insert into trade_audits")) {
+        if (hook && text.includes("execute trade_write(")) {
           state.atWrite = undefined;
           state.hits++;
           return hook(client, () => query.apply(client, qa));

@@ -22,8 +22,9 @@ import {
   type TradeStep,
   type TradeCancelReason,
 } from "../src/domain/trade.js";
-import { CANCEL_MESSAGES, type TradeEnv } from "../src/trade/service.js";
-import { TradeOfferLineState, TradeOfferState, TradeRoomState } from "../schema/trade.js";
+import { CANCEL_MESSAGES, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/service.js";
+import { StateView } from "@colyseus/schema";
+import { TradeOfferLineState, TradeOfferState, TradeRoomState, TradeValuesState, TraderViewState } from "../schema/trade.js";
 import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { WorldRoom } from "./WorldRoom.js";
 
@@ -53,14 +54,21 @@ export function toTradeAction(playerId: string, event: string, data: Record<stri
   }
 }
 
-export class TradeRoom extends Room {
-  /** Set once by the server. */
+export class TradeRoom extends Room implements TradeRoomHandle {
+  /**
+   * Set once by the server: the trade service of the world in this process. A trade room works on
+   * that world's players in memory, so it is always created in the world's process
+   * (`matchMaker.handleCreateRoom`); only watchers may connect to it from elsewhere.
+   */
   static env: TradeEnv;
   override autoDispose = false;
   override maxClients = 4;
   override state = new TradeRoomState();
   private session!: TradeSession;
   private finished = false;
+  private markEnded!: () => void;
+  /** Resolves once the trade has ended and its audit record is written. */
+  readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
 
   private get env() {
     return TradeRoom.env;
@@ -76,6 +84,8 @@ export class TradeRoom extends Room {
     this.session = options.session;
     this.setPrivate(true);
     this.syncState();
+    // Routed from now on, before either player can know of the room: nothing is lost in between.
+    const early = this.env.opened(this.session.id, this);
     const { a, b } = this.session;
     for (const [me, partner] of [
       [a, b],
@@ -91,16 +101,20 @@ export class TradeRoom extends Room {
       });
     }
     this.clock.setInterval(() => this.apply(tickTrade(this.session, this.env.now(), this.env.params)), 250);
+    // A move, death or disconnect reported while the room was being created ends it at once.
+    if (early) this.interrupt(early.playerId, early.reason);
   }
 
-  /** Watchers: only the traders' own characters. */
-  override async onJoin(_client: Client, options: { characterId?: string }, principal: Principal) {
+  /** Watchers: only the traders' own characters, each seeing the trade from its own side. */
+  override async onJoin(client: Client, options: { characterId?: string }, principal: Principal) {
     const characterId = principal.characterId ?? options?.characterId;
     if (!characterId || !isParty(this.session, characterId)) throw new ServerError(403, "you are not part of this trade");
     const c = await WorldRoom.runtime.characters.findById(characterId);
     if (!c || c.accountId !== principal.accountId) throw new ServerError(403, "you are not part of this trade");
     // The state is kept only while someone watches: bring it up to date for the first full state.
     this.syncState(true);
+    client.view = new StateView();
+    client.view.add(this.state.traders.get(characterId)!);
   }
 
   /** A trade event from one of the players (routed by the world). */
@@ -116,7 +130,7 @@ export class TradeRoom extends Room {
   }
 
   /** The world reports a move, death or disconnect (or the server is stopping). */
-  interrupt(playerId: string | undefined, reason: TradeCancelReason) {
+  interrupt(playerId: string | undefined, reason: TradeInterruption) {
     if (this.finished) return;
     const res = cancelTrade(this.session, { reason }, this.env.now());
     if (res.ok) this.apply(res.value);
@@ -191,7 +205,10 @@ export class TradeRoom extends Room {
       await this.finish();
       return;
     }
-    const failed = failSettlement(this.session, result.failure === "server_error" ? "server_error" : "invalid_items", now);
+    // The re-check failed: invalid_items. Anything else (nothing committed, or an outcome storage could
+    // not confirm — those players were told and disconnected to reload): server_error.
+    const reason = result.failure === "invalid_items" || result.failure === "inventory_full" ? "invalid_items" : "server_error";
+    const failed = failSettlement(this.session, reason, now);
     if (failed.ok) this.apply(failed.value);
   }
 
@@ -218,24 +235,30 @@ export class TradeRoom extends Room {
     s.tradeId = this.session.id;
     s.screen = this.session.state;
     s.revision = this.session.revision;
-    for (const party of [this.session.a, this.session.b]) {
-      const offer = this.session.offers[party.playerId]!;
-      let o = s.offers.get(party.playerId);
-      if (!o) {
-        o = new TradeOfferState();
-        o.playerId = party.playerId;
-        o.name = party.name;
-        s.offers.set(party.playerId, o);
+    const showValues = this.session.state !== "offer" && this.session.state !== "pending";
+    for (const me of [this.session.a, this.session.b]) {
+      const partner = partnerOf(this.session, me.playerId);
+      let v = s.traders.get(me.playerId);
+      if (!v) {
+        v = new TraderViewState();
+        v.playerId = me.playerId;
+        v.partnerId = partner.playerId;
+        v.myOffer = new TradeOfferState();
+        v.theirOffer = new TradeOfferState();
+        s.traders.set(me.playerId, v);
       }
-      o.coins = offer.coins;
-      o.accepted = offer.accepted;
-      o.items.clear();
-      for (const line of offer.items) {
-        const l = new TradeOfferLineState();
-        l.inventorySlot = line.inventorySlot;
-        l.itemId = line.itemId;
-        l.quantity = line.quantity;
-        o.items.push(l);
+      const view = viewFor(this.session, me.playerId);
+      copyOffer(v.myOffer, me.playerId, me.name, view.myOffer);
+      copyOffer(v.theirOffer, partner.playerId, partner.name, view.theirOffer);
+      v.partnerFreeSlots = this.env.freeSlots(partner.playerId);
+      if (showValues) {
+        const values = computeValues(view.myOffer, view.theirOffer, (itemId) => this.env.itemValue(itemId));
+        v.values ??= new TradeValuesState();
+        v.values.myOfferValue = values.myOfferValue;
+        v.values.theirOfferValue = values.theirOfferValue;
+        v.values.wealthTransfer = values.wealthTransfer;
+      } else if (v.values) {
+        v.values = undefined as unknown as TradeValuesState;
       }
     }
   }
@@ -250,6 +273,30 @@ export class TradeRoom extends Room {
     if (this.session.state === "cancelled") {
       await this.env.auditCancelled(this.session).catch((e) => this.env.logger.error({ err: e }, "trade audit failed"));
     }
+    this.markEnded();
     this.clock.setTimeout(() => void this.disconnect(), 50);
+  }
+}
+
+/** Copy one offer onto its schema object (lines replaced only when they changed). */
+function copyOffer(o: TradeOfferState, playerId: string, name: string, offer: { items: readonly { inventorySlot: number; itemId: string; quantity: number }[]; coins: number; accepted: boolean }) {
+  o.playerId = playerId;
+  o.name = name;
+  o.coins = offer.coins;
+  o.accepted = offer.accepted;
+  const same =
+    o.items.length === offer.items.length &&
+    offer.items.every((l, i) => {
+      const x = o.items[i]!;
+      return x.inventorySlot === l.inventorySlot && x.itemId === l.itemId && x.quantity === l.quantity;
+    });
+  if (same) return;
+  o.items.clear();
+  for (const line of offer.items) {
+    const l = new TradeOfferLineState();
+    l.inventorySlot = line.inventorySlot;
+    l.itemId = line.itemId;
+    l.quantity = line.quantity;
+    o.items.push(l);
   }
 }

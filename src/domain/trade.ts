@@ -114,7 +114,7 @@ export interface TradeSession {
   readonly startedAt?: number;
   /** Last accepted action of either player (ms); drives the inactivity timeout. */
   readonly lastActivityAt: number;
-  /** Incremented by every offer change. */
+  /** Incremented by every offer change and by entering the confirmation screen. */
   readonly revision: number;
   /** Keyed by player id (a and b). */
   readonly offers: Readonly<Record<string, TradeOffer>>;
@@ -391,9 +391,15 @@ export function removeOfferItem(
  * 3. Offer screen: mark accepted (updated). When both have accepted, check that each side can hold
  *    what it receives (`planSettlement` on current holdings). INVENTORY_FULL or a slot that no
  *    longer holds its item (INVALID_ITEM): both acceptances cleared, stay on offer, effect refused.
- *    Otherwise move to the confirmation screen with acceptances reset (effect confirmScreen).
+ *    Otherwise move to the confirmation screen with acceptances reset and the revision incremented
+ *    (effect confirmScreen): an accept that quotes the offer-screen revision — a duplicate sent
+ *    before its sender saw the confirmation screen — is STALE_OFFER there, so it can never complete
+ *    a trade whose `values` its sender has not seen.
  * 4. Confirmation screen: mark accepted; when both have, move to settling (effect settle).
- * A player who has already accepted changes nothing (effect none).
+ * A player who has already accepted changes nothing (effect none). An accept without `revision`
+ * (CONTRACT.md allows omitting it) accepts whatever screen and offers are current when it arrives:
+ * the server cannot know what such a client has seen, so only a client that quotes revisions is
+ * protected against its own duplicate accepts.
  */
 export function acceptTrade(
   session: TradeSession,
@@ -424,7 +430,11 @@ export function acceptTrade(
         : { code: TRADE_ERROR.INVALID_ITEM, message: "An offered item is no longer in the inventory." };
     return step(cleared, { kind: "refused", error });
   }
-  const confirm = withAcceptance({ ...accepted, state: "confirm" }, { [session.a.playerId]: false, [session.b.playerId]: false });
+  // A new screen is a new revision: accepts quoting the offer screen's revision are stale on it.
+  const confirm = withAcceptance(
+    { ...accepted, state: "confirm", revision: session.revision + 1 },
+    { [session.a.playerId]: false, [session.b.playerId]: false },
+  );
   return step(confirm, { kind: "confirmScreen" });
 }
 

@@ -54,6 +54,8 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Li
         tags: ["admin"],
         auth: "optional",
         adminCode: true,
+        // Admin rights first: a caller without them learns nothing about the query (403, not 400).
+        authorize: (_principal, req) => assertAdmin(deps.auth, deps.limits, req),
         query: z.object({
           characterId: z.string().min(1).max(128).optional(),
           outcome: z.enum(["completed", "cancelled"]).optional(),
@@ -65,8 +67,7 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Li
           403: { description: "Not an admin" },
         },
       },
-      async ({ query, req }) => {
-        await assertAdmin(deps.auth, deps.limits, req);
+      async ({ query }) => {
         const where: Record<string, unknown> = {};
         if (query.characterId) where.$or = [{ characterA: query.characterId }, { characterB: query.characterId }];
         if (query.outcome) where.outcome = query.outcome;

@@ -21,8 +21,10 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   summary: string;
   tags: string[];
   auth: AuthMode;
-  /** Also accepts `X-Admin-Code` (documented only; the handler checks it). */
+  /** Also accepts `X-Admin-Code` (documented only; `authorize` or the handler checks it). */
   adminCode?: boolean;
+  /** Runs after authentication and before validation: throws (e.g. 403) when the caller may not use the route at all. */
+  authorize?: (principal: Principal | undefined, req: Request) => void | Promise<void>;
   params?: P;
   query?: Q;
   body?: B;
@@ -91,6 +93,7 @@ export class ApiBuilder {
           return r.data;
         };
         const principal = await this.authenticate(req, spec.auth);
+        await spec.authorize?.(principal, req);
         const params = parse(spec.params, req.params, "params");
         const query = parse(spec.query, req.query, "query");
         const body = parse(spec.body, spec.body ? (req.body ?? {}) : undefined, "body");

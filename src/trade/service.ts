@@ -2,9 +2,11 @@
  * Trade coordination between the world and the per-trade rooms (CONTRACT.md section 5).
  *
  * - Requests (`tradeRequest`, `tradeRequestRespond`) are checked and held here while pending.
- * - An accepted request creates a `TradeRoom` through the matchmaker; from then on that room owns
- *   the session, and every trade event the world receives is routed to it by `tradeId`
- *   (`matchMaker.remoteRoomCall`, so rooms may later live in other processes).
+ * - An accepted request creates a `TradeRoom` in this process (`matchMaker.handleCreateRoom`: the
+ *   room reads and changes this world's players in memory, so it lives where the world lives); from
+ *   then on that room owns the session, and every trade event the world receives is handed to it by
+ *   `tradeId` with a direct call. The room registers itself (`TradeEnv.opened`) before it sends
+ *   `tradeStarted`, so no event or interruption can arrive for a trade that has no route yet.
  * - The world reports moves, deaths and disconnects (`TradeHooks`); the room is told to cancel.
  * - Settlement runs in the players' storage queues: both players' pending progress is saved, the
  *   settlement transaction commits (or not), and both players' items are reloaded from what was
@@ -35,6 +37,9 @@ import type { TradeEventHandler } from "../world/runtime.js";
 import type { SocialPort, TradeHooks, World } from "../world/world.js";
 import { auditCancelled, settleTrade, type SettlementResult } from "./settlement.js";
 
+/** Close code of a connection whose player must reload from storage after a trade (see `evict`); not one of Colyseus's reconnect codes (4010 would make the SDK try to resume the stale session). */
+export const TRADE_RELOAD_CLOSE_CODE = 4012;
+
 /** Human-readable text for each cancel reason (the `message` of `tradeCancelled`). */
 export const CANCEL_MESSAGES: Record<TradeCancelReason, string> = {
   declined: "The trade request was declined.",
@@ -62,10 +67,26 @@ export interface TradeEnv {
   settle(session: TradeSession): Promise<SettlementResult>;
   /** Audit a trade that ended without completing. */
   auditCancelled(session: TradeSession): Promise<void>;
+  /**
+   * The room of `tradeId` exists: route its trade's events and interruptions to it from now on.
+   * Called before `tradeStarted` goes out. Returns an interruption that arrived before, if any.
+   */
+  opened(tradeId: string, room: TradeRoomHandle): { playerId: string; reason: TradeInterruption } | undefined;
   /** The room is gone; forget its routing. */
   closed(tradeId: string): void;
-  /** Whether this principal's character may watch the trade room. */
   logger: Logger;
+}
+
+/** Why the world interrupts a trade. */
+export type TradeInterruption = "moved_away" | "player_died" | "disconnected" | "server_error";
+
+/** What the service calls on a trade room (in this process). */
+export interface TradeRoomHandle {
+  readonly roomId: string;
+  /** Resolves once the trade has ended and its audit record is written. */
+  readonly ended: Promise<void>;
+  act(playerId: string, event: string, data: Record<string, unknown>): void;
+  interrupt(playerId: string | undefined, reason: TradeInterruption): void;
 }
 
 export interface TradeServiceDeps {
@@ -83,8 +104,10 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   private readonly pending = new Map<string, TradeSession>();
   /** Where both players of a pending request stood when it was made (a move cancels it). */
   private readonly pendingTiles = new Map<string, { a: Tile; b: Tile }>();
-  /** Open trades (offer screen onwards): trade id to room id. */
-  private readonly rooms = new Map<string, string>();
+  /** Open trades (offer screen onwards): trade id to its room. */
+  private readonly rooms = new Map<string, TradeRoomHandle>();
+  /** Trades whose room is being created, with an interruption that arrived meanwhile. */
+  private readonly opening = new Map<string, { playerId: string; reason: TradeInterruption } | undefined>();
   /** Player id to the trade it takes part in (pending or open). */
   private readonly byPlayer = new Map<string, string>();
   /** Last request time per unordered pair. */
@@ -123,6 +146,12 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       },
       settle: (session) => this.settle(session),
       auditCancelled: (session) => auditCancelled(deps.orm, session, items),
+      opened: (tradeId, room) => {
+        this.rooms.set(tradeId, room);
+        const early = this.opening.get(tradeId);
+        this.opening.delete(tradeId);
+        return early;
+      },
       closed: (tradeId) => {
         this.rooms.delete(tradeId);
       },
@@ -144,10 +173,10 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       if (event === "tradeCancel") return this.cancelPending(pending, "cancelled", player.id);
       return this.error(player.id, tradeId, TRADE_ERROR.INVALID_TRADE, "The trade has not started yet.");
     }
-    const roomId = this.rooms.get(tradeId);
-    if (!roomId) return this.error(player.id, tradeId, TRADE_ERROR.INVALID_TRADE, "There is no such trade.");
+    const room = this.rooms.get(tradeId);
+    if (!room) return this.error(player.id, tradeId, TRADE_ERROR.INVALID_TRADE, "There is no such trade.");
     if (this.byPlayer.get(player.id) !== tradeId) return this.error(player.id, tradeId, TRADE_ERROR.NOT_IN_TRADE, "You are not in this trade.");
-    await matchMaker.remoteRoomCall(roomId, "act", [player.id, event, data]);
+    room.act(player.id, event, data);
   }
 
   private error(playerId: string, tradeId: string | undefined, code: string, message: string) {
@@ -218,11 +247,15 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     }
     this.env.setTrading(session.a.playerId, session.id);
     this.env.setTrading(session.b.playerId, session.id);
+    this.opening.set(session.id, undefined);
     try {
-      const listing = await matchMaker.createRoom("trade", { session: res.value.session });
-      this.rooms.set(session.id, listing.roomId);
+      // In this process, never another one: the room works on this world's players (TradeEnv).
+      await matchMaker.handleCreateRoom("trade", { session: res.value.session });
     } catch (e) {
       this.deps.logger.error({ err: e, tradeId: session.id }, "could not create trade room");
+      this.opening.delete(session.id);
+      const room = this.rooms.get(session.id);
+      if (room) return room.interrupt(undefined, "server_error"); // it started: it ends it (one tradeCancelled each)
       this.env.setTrading(session.a.playerId, undefined);
       this.env.setTrading(session.b.playerId, undefined);
       this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "server_error" });
@@ -293,14 +326,21 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     }
     const pending = this.pending.get(tradeId);
     if (pending) return this.cancelPending(pending, reason);
-    const roomId = this.rooms.get(tradeId);
-    if (roomId) void matchMaker.remoteRoomCall(roomId, "interrupt", [playerId, reason]).catch(() => undefined);
+    const room = this.rooms.get(tradeId);
+    if (room) return room.interrupt(playerId, reason);
+    // Its room is still being created: it ends the trade as soon as it exists.
+    if (this.opening.has(tradeId) && !this.opening.get(tradeId)) this.opening.set(tradeId, { playerId, reason });
   }
 
-  /** Cancel every open trade (shutdown): reason server_error. */
+  /**
+   * Cancel every open trade (shutdown): reason server_error. Resolves when every trade room has
+   * ended and written its audit record (a settlement already running finishes first: it is atomic).
+   */
   async cancelAll(): Promise<void> {
     for (const s of [...this.pending.values()]) this.cancelPending(s, "server_error");
-    await Promise.allSettled([...this.rooms.values()].map((roomId) => matchMaker.remoteRoomCall(roomId, "interrupt", [undefined, "server_error"])));
+    const rooms = [...this.rooms.values()];
+    for (const room of rooms) room.interrupt(undefined, "server_error");
+    await Promise.all(rooms.map((r) => r.ended));
   }
 
   close() {
@@ -322,7 +362,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
    * (its queue), so that object — and any newer one for the same character — must follow storage,
    * or the save would write the pre-trade items back.
    */
-  private settle(session: TradeSession): Promise<SettlementResult> {
+  private async settle(session: TradeSession): Promise<SettlementResult> {
     const world = this.deps.world;
     const ids = [session.a.playerId, session.b.playerId];
     const taken = ids.map((id) => world.player(id));
@@ -336,7 +376,9 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       });
       return [...all];
     };
-    return world.queues.runMany(ids, async () => {
+    /** Players whose items in memory may not be what storage holds (see `evict`). */
+    const stale = new Set<Player>();
+    const result = await world.queues.runMany(ids, async (): Promise<SettlementResult> => {
       for (const id of ids) {
         const p = world.player(id) ?? taken[ids.indexOf(id)];
         if (p && (p.itemsDirty || p.progressDirty)) {
@@ -369,19 +411,50 @@ export class TradeService implements TradeEventHandler, TradeHooks {
           }
           return result;
         }
+        if (result.failure === "unknown") {
+          // Storage could not say whether the trade committed: neither memory state can be trusted.
+          for (const p of live()) stale.add(p);
+          this.deps.logger.error({ tradeId: session.id }, "trade outcome unknown; both players will reload from storage");
+          return result;
+        }
         for (const id of ids) {
           try {
             const record = await this.deps.characters.load(id);
             if (!record) continue;
             for (const p of live()) if (p.id === id) p.loadItems(record, record.character.coins);
           } catch (e) {
-            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "reload after a failed settlement failed");
+            for (const p of live()) if (p.id === id) stale.add(p);
+            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "reload after a failed settlement failed; the player will reload from storage");
           }
         }
         return result;
       } finally {
-        for (const p of new Set([...players, ...live()])) p.itemsLocked = false;
+        for (const p of new Set([...players, ...live()])) {
+          if (stale.has(p)) p.itemsStale = true;
+          else p.itemsLocked = false;
+        }
       }
     });
+    if (stale.size > 0) this.evict(session, [...stale], result);
+    return result;
+  }
+
+  /**
+   * Players whose items in memory may differ from storage (the outcome of their settlement is
+   * unknown, or the reload after a failed one failed): their items stay locked and are never
+   * written again (`itemsStale`), they are told, removed from the world (progress is saved, items
+   * are not) and disconnected, so the next join loads them from what storage holds.
+   */
+  private evict(session: TradeSession, players: Player[], result: SettlementResult) {
+    const message =
+      !result.ok && result.failure === "unknown"
+        ? "The trade's result could not be confirmed. Reconnect to see your items."
+        : "Your items could not be reloaded after the trade. Reconnect to see them.";
+    for (const p of players) {
+      p.send("tradeError", { tradeId: session.id, code: TRADE_ERROR.TRADE_FAILED, message });
+      const connection = p.connection;
+      void this.deps.world.leave(p.id, "trade_reload").catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "leave after an unknown trade outcome failed"));
+      connection?.close(TRADE_RELOAD_CLOSE_CODE, "reconnect to reload your items");
+    }
   }
 }

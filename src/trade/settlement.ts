@@ -8,9 +8,16 @@
  * 3. re-check both offers against the locked rows and plan the move (`planSettlement`: slots,
  *    item ids, quantities, coins, 28 slots, 2,147,483,647 caps);
  * 4. write both inventories and coin totals and the audit record in one statement; commit.
+ * On PostgreSQL the three statements are prepared once per pooled connection.
  * Serialization failures, deadlocks and lock time-outs are retried a bounded number of times, then
  * it fails closed. On PostgreSQL it runs on a connection of the ORM's own pool in 2 round trips;
  * on PGlite through the ORM's connection.
+ *
+ * A failure after the write was sent (a lost connection while `write; commit` ran) does not say
+ * whether PostgreSQL committed. The audit record is written by the same statement, so the outcome
+ * is read back from it on another connection, after waiting for the character row locks (so a
+ * commit still finishing is seen): a `completed` record means it committed. When even that read
+ * fails, the result is `unknown` and the caller must not trust the players' items in memory.
  */
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { TradeAuditEntity, type AuditedOffer } from "../../entities/index.js";
@@ -22,13 +29,16 @@ import type { Orm } from "../storage/orm.js";
 export const SETTLEMENT_FAILURE = {
   INVALID_ITEMS: "invalid_items",
   INVENTORY_FULL: "inventory_full",
+  /** Nothing was committed (known). */
   SERVER_ERROR: "server_error",
+  /** The write was sent and storage could not say afterwards whether it committed. */
+  UNKNOWN: "unknown",
 } as const;
 export type SettlementFailure = (typeof SETTLEMENT_FAILURE)[keyof typeof SETTLEMENT_FAILURE];
 
-export type SettlementResult =
-  | { ok: true; received: Record<string, readonly ReceivedItem[]>; holdings: Record<string, { inventory: Inventory; coins: number }> }
-  | { ok: false; failure: SettlementFailure; message: string };
+/** A committed settlement: what each side received and the holdings the transaction wrote. */
+export type SettledOk = { ok: true; received: Record<string, readonly ReceivedItem[]>; holdings: Record<string, { inventory: Inventory; coins: number }> };
+export type SettlementResult = SettledOk | { ok: false; failure: SettlementFailure; message: string };
 
 class PlanRejected extends Error {
   constructor(
@@ -39,7 +49,10 @@ class PlanRejected extends Error {
   }
 }
 
-const RETRYABLE = new Set(["40001", "40P01", "55P03"]);
+/** Prepared statement missing (26000) or already there (42P05). */
+const PREPARED_MISMATCH = new Set(["26000", "42P05"]);
+/** Serialization failure, deadlock, lock time-out, a connection without the prepared statements: try again. */
+const RETRYABLE = new Set(["40001", "40P01", "55P03", ...PREPARED_MISMATCH]);
 const MAX_ATTEMPTS = 4;
 
 /** Audit form of an offer. */
@@ -57,22 +70,110 @@ export function auditedOffer(offer: Pick<TradeOffer, "items" | "coins">, items: 
  */
 export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
   const pool = await nativePool(orm);
+  // Prepared statements, unless a connection turned out not to hold them (then plain statements).
+  let usePrepared = true;
   for (let attempt = 1; ; attempt++) {
+    // Set once the plan is made, just before the write is sent: from then on it may commit.
+    const sent: { result?: SettledOk } = {};
     try {
-      if (pool) return await settleOnPool(pool, orm, session, items);
+      if (pool) return await settleOnPool(pool, orm, session, items, sent, usePrepared);
       const conn = orm.em.getConnection();
-      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), session, items));
+      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), session, items, sent));
     } catch (e) {
       if (e instanceof PlanRejected) return { ok: false, failure: e.failure, message: e.message };
+      if (sent.result) {
+        // The write went out: whether it committed is in the audit record it writes.
+        const outcome = await committedOutcome(orm, pool, session).catch(() => "unreadable" as const);
+        if (outcome === "completed") return sent.result;
+        if (outcome === "unreadable") return { ok: false, failure: SETTLEMENT_FAILURE.UNKNOWN, message: "The trade's result could not be confirmed." };
+      }
       const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+      if (code && PREPARED_MISMATCH.has(code)) usePrepared = false;
       if (code && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) continue;
       return { ok: false, failure: SETTLEMENT_FAILURE.SERVER_ERROR, message: "The trade could not be completed." };
     }
   }
 }
 
-const LOCK_CHARACTERS = `select id, coins from characters where id in (?, ?) order by id for update`;
-const LOCK_INVENTORIES = `select character_id, slot, item_id, quantity from inventory_items where character_id in (?, ?) order by character_id, slot for update`;
+/**
+ * What storage says about the trade after a failed attempt: "completed" when its settlement
+ * committed, "cancelled" when it is audited as cancelled, "absent" otherwise. On PostgreSQL, on a
+ * connection of its own that first waits for both character row locks (bounded by the pool's
+ * `lock_timeout`), so a transaction still holding them — one whose commit is still finishing — has
+ * ended before the record is read (read committed: the later statement sees it). Throws when
+ * storage can't answer.
+ */
+async function committedOutcome(orm: Orm, pool: PgPool | undefined, session: TradeSession): Promise<"completed" | "cancelled" | "absent"> {
+  const ids = [session.a.playerId, session.b.playerId].sort();
+  const platform = orm.em.getPlatform();
+  let rows: { outcome: string }[];
+  if (pool) {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      const res = (await client.query(
+        `begin; ${platform.formatQuery(plain(STATEMENTS.lockCharacters), ids)}; ${platform.formatQuery(`select outcome from trade_audits where id = ?`, [session.id])}; rollback`,
+      )) as { rows: unknown[] }[];
+      rows = res[2]!.rows as { outcome: string }[];
+    } catch (e) {
+      broken = e as Error;
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  } else {
+    rows = await orm.em.getConnection().execute<{ outcome: string }[]>(`select outcome from trade_audits where id = ?`, [session.id]);
+  }
+  const outcome = rows[0]?.outcome;
+  return outcome === "completed" ? "completed" : outcome === "cancelled" ? "cancelled" : "absent";
+}
+
+/**
+ * The three statements of a settlement, each of a fixed shape (the write takes arrays, empty where
+ * there is nothing to do), so on PostgreSQL each is planned once per connection (`prepare`) and run
+ * with `execute`: planning the write afresh every time cost about a fifth of PostgreSQL's CPU per
+ * settlement (loadtest/trade/RESULTS.md). `$n` are typed by `params`.
+ */
+const STATEMENTS = {
+  lockCharacters: {
+    name: "trade_lock_characters",
+    params: ["text", "text"],
+    body: `select id, coins from characters where id in ($1, $2) order by id for update`,
+  },
+  lockInventories: {
+    name: "trade_lock_inventories",
+    params: ["text", "text"],
+    body: `select character_id, slot, item_id, quantity from inventory_items where character_id in ($1, $2) order by character_id, slot for update`,
+  },
+  write: {
+    name: "trade_write",
+    params: ["text[]", "int[]", "text[]", "int[]", "text[]", "int[]", "text[]", "int[]", "text[]", "int[]", "text[]", "int[]", "text", "text", "text", "jsonb", "jsonb", "timestamptz", "timestamptz"],
+    // Coins of both characters; emptied, changed and newly filled slots (never the same slot twice,
+    // so the parts can share one statement); the audit record. Data-modifying CTEs always run.
+    body: `with coins as (update characters as t set coins = v.coins from unnest($1, $2) as v(id, coins) where t.id = v.id),
+      emptied as (delete from inventory_items as t using unnest($3, $4) as v(character_id, slot) where t.character_id = v.character_id and t.slot = v.slot),
+      changed as (update inventory_items as t set item_id = v.item_id, quantity = v.quantity
+                    from unnest($5, $6, $7, $8) as v(character_id, slot, item_id, quantity) where t.character_id = v.character_id and t.slot = v.slot),
+      filled as (insert into inventory_items (character_id, slot, item_id, quantity) select * from unnest($9, $10, $11, $12))
+    insert into trade_audits (id, character_a, character_b, offer_a, offer_b, outcome, reason, started_at, ended_at)
+    values ($13, $14, $15, $16, $17, 'completed', null, $18, $19)`,
+  },
+} as const;
+type Statement = (typeof STATEMENTS)[keyof typeof STATEMENTS];
+
+/** The statement as a plain query with `?` placeholders (each `$n` appears once, in order), cast to its type. */
+function plain(st: Statement): string {
+  return st.body.replace(/\$(\d+)/g, (_, n: string) => {
+    const type = st.params[Number(n) - 1]!;
+    return type.endsWith("[]") ? `array[?]::${type}` : `?::${type}`;
+  });
+}
+const PREPARE_ALL = Object.values(STATEMENTS)
+  .map((st) => `prepare ${st.name}(${st.params.join(", ")}) as ${st.body}`)
+  .join("; ");
+/** `execute` of the prepared statement with `?` placeholders (arrays as `array[…]`, typed even when empty). */
+const execute = (st: Statement) => `execute ${st.name}(${st.params.map((t) => (t.endsWith("[]") ? `array[?]::${t}` : "?")).join(", ")})`;
+
 type CharacterRow = { id: string; coins: number | string };
 type InventoryRow = { character_id: string; slot: number; item_id: string; quantity: number | string };
 
@@ -80,8 +181,8 @@ type InventoryRow = { character_id: string; slot: number; item_id: string; quant
 interface SettlementChannel {
   /** Open the transaction, lock both characters (id order), then both inventories (a later statement: a fresh snapshot). */
   lockAndRead(ids: string[]): Promise<{ chars: CharacterRow[]; inventory: InventoryRow[] }>;
-  /** Run the one write statement and commit. */
-  writeAndCommit(sql: string, params: unknown[]): Promise<void>;
+  /** Run the write statement with its parameters and commit. */
+  writeAndCommit(params: unknown[]): Promise<void>;
 }
 
 /**
@@ -91,12 +192,12 @@ interface SettlementChannel {
 function ormChannel(conn: ReturnType<Orm["em"]["getConnection"]>, trx: Parameters<Parameters<ReturnType<Orm["em"]["getConnection"]>["transactional"]>[0]>[0]): SettlementChannel {
   return {
     async lockAndRead(ids) {
-      const chars = await conn.execute<CharacterRow[]>(LOCK_CHARACTERS, ids, "all", trx);
-      const inventory = await conn.execute<InventoryRow[]>(LOCK_INVENTORIES, ids, "all", trx);
+      const chars = await conn.execute<CharacterRow[]>(plain(STATEMENTS.lockCharacters), ids, "all", trx);
+      const inventory = await conn.execute<InventoryRow[]>(plain(STATEMENTS.lockInventories), ids, "all", trx);
       return { chars, inventory };
     },
-    async writeAndCommit(sql, params) {
-      await conn.execute(sql, params, "run", trx); // transactional() commits when the attempt returns
+    async writeAndCommit(params) {
+      await conn.execute(plain(STATEMENTS.write), params, "run", trx); // transactional() commits when the attempt returns
     },
   };
 }
@@ -127,35 +228,57 @@ function nativePool(orm: Orm): Promise<PgPool | undefined> {
   return found;
 }
 
+/** Pooled connections on which the settlement statements are prepared. */
+const prepared = new WeakSet<object>();
+
 /**
- * On PostgreSQL, one pooled connection of the ORM's own pool and 2 round trips: `begin; lock
- * characters; lock inventories` as one simple query (its statements run in order, each with a
- * fresh snapshot), then `write; commit`. Values are inlined by the ORM's own formatter, as on
- * every ORM query. Whatever goes wrong, the transaction is rolled back before the connection
- * goes back to the pool.
+ * On PostgreSQL, one pooled connection of the ORM's own pool and 2 round trips: `begin; execute
+ * lock characters; execute lock inventories` as one simple query (its statements run in order,
+ * each with a fresh snapshot), then `execute write; commit`. The statements are prepared on the
+ * connection the first time it settles (in the first round trip). Values are inlined by the ORM's
+ * own formatter, as on every ORM query. Whatever goes wrong, the transaction is rolled back before
+ * the connection goes back to the pool.
  */
-async function settleOnPool(pool: PgPool, orm: Orm, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
+async function settleOnPool(
+  pool: PgPool,
+  orm: Orm,
+  session: TradeSession,
+  items: ItemLookup,
+  sent: { result?: SettledOk },
+  usePrepared: boolean,
+): Promise<SettlementResult> {
   const platform = orm.em.getPlatform();
   const sql = (q: string, params: unknown[]) => platform.formatQuery(q, params);
+  const run = (st: Statement) => (usePrepared ? execute(st) : plain(st));
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     return await settleOnce(
       {
         async lockAndRead(ids) {
-          const res = (await client.query(`begin; ${sql(LOCK_CHARACTERS, ids)}; ${sql(LOCK_INVENTORIES, ids)}`)) as { rows: unknown[] }[];
-          return { chars: res[1]!.rows as CharacterRow[], inventory: res[2]!.rows as InventoryRow[] };
+          // Prepared statements are not transactional: once sent, they exist on this connection.
+          const prepare = !usePrepared || prepared.has(client) ? "" : `${PREPARE_ALL}; `;
+          if (usePrepared) prepared.add(client);
+          const res = (await client.query(
+            `${prepare}begin; ${sql(run(STATEMENTS.lockCharacters), ids)}; ${sql(run(STATEMENTS.lockInventories), ids)}`,
+          )) as { rows: unknown[] }[];
+          return { chars: res.at(-2)!.rows as CharacterRow[], inventory: res.at(-1)!.rows as InventoryRow[] };
         },
-        async writeAndCommit(q, params) {
-          await client.query(`${sql(q, params)}; commit`);
+        async writeAndCommit(params) {
+          await client.query(`${sql(run(STATEMENTS.write), params)}; commit`);
         },
       },
       session,
       items,
+      sent,
     );
   } catch (e) {
     // A refused plan leaves the transaction open, a failed statement leaves it aborted: end it.
     await client.query("rollback").catch((err: Error) => (broken = err));
+    // A connection whose prepared statements are not what this module thinks (someone deallocated
+    // them, or a transaction-pooling proxy switched connections): drop it (a new one starts with
+    // none); the settlement is retried with plain statements.
+    if (PREPARED_MISMATCH.has((e as { code?: string }).code ?? "")) broken ??= e as Error;
     throw e;
   } finally {
     client.release(broken);
@@ -171,7 +294,7 @@ async function settleOnPool(pool: PgPool, orm: Orm, session: TradeSession, items
  * 3. the plan; 4. coins, changed slots (delete / update / insert) and the audit record, as one
  *    statement (data-modifying CTEs all run, whatever the main query reads).
  */
-async function settleOnce(channel: SettlementChannel, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
+async function settleOnce(channel: SettlementChannel, session: TradeSession, items: ItemLookup, sent: { result?: SettledOk }): Promise<SettledOk> {
   const ids = [session.a.playerId, session.b.playerId].sort();
   const { chars: charRows, inventory: invRows } = await channel.lockAndRead(ids);
   const chars = new Map(charRows.map((c) => [c.id, { coins: Number(c.coins) }]));
@@ -192,30 +315,7 @@ async function settleOnce(channel: SettlementChannel, session: TradeSession, ite
     );
   }
   const outcome = { [session.a.playerId]: plan.value.a, [session.b.playerId]: plan.value.b };
-  // Every write in one statement (one round trip): coins, changed slots, the audit record.
-  const writes: { sql: string; params: unknown[] }[] = [
-    {
-      sql: `update characters set coins = case id when ? then ?::int else ?::int end where id in (?, ?) returning 1`,
-      params: [ids[0], outcome[ids[0]!]!.coins, outcome[ids[1]!]!.coins, ...ids],
-    },
-    ...inventoryWrites(ids.map((id) => ({ characterId: id, before: invs.get(id)!, after: outcome[id]!.inventory }))),
-  ];
-  await channel.writeAndCommit(
-    `with ${writes.map((w, i) => `w${i} as (${w.sql})`).join(", ")}
-     insert into trade_audits (id, character_a, character_b, offer_a, offer_b, outcome, reason, started_at, ended_at)
-     values (?, ?, ?, ?::jsonb, ?::jsonb, 'completed', null, ?, ?)`,
-    [
-      ...writes.flatMap((w) => w.params),
-      session.id,
-      session.a.playerId,
-      session.b.playerId,
-      JSON.stringify(auditedOffer(session.offers[session.a.playerId]!, items)),
-      JSON.stringify(auditedOffer(session.offers[session.b.playerId]!, items)),
-      new Date(session.startedAt ?? session.createdAt),
-      new Date(),
-    ],
-  );
-  return {
+  const result: SettledOk = {
     ok: true,
     received: { [session.a.playerId]: plan.value.a.receivedItems, [session.b.playerId]: plan.value.b.receivedItems },
     holdings: {
@@ -223,46 +323,54 @@ async function settleOnce(channel: SettlementChannel, session: TradeSession, ite
       [session.b.playerId]: { inventory: plan.value.b.inventory, coins: plan.value.b.coins },
     },
   };
+  // Every write in one statement (one round trip): coins, changed slots, the audit record.
+  const slots = inventoryWrites(ids.map((id) => ({ characterId: id, before: invs.get(id)!, after: outcome[id]!.inventory })));
+  sent.result = result;
+  await channel.writeAndCommit([
+    ids,
+    ids.map((id) => outcome[id]!.coins),
+    slots.emptied.map((x) => x.characterId),
+    slots.emptied.map((x) => x.slot),
+    slots.changed.map((x) => x.characterId),
+    slots.changed.map((x) => x.slot),
+    slots.changed.map((x) => x.itemId),
+    slots.changed.map((x) => x.quantity),
+    slots.filled.map((x) => x.characterId),
+    slots.filled.map((x) => x.slot),
+    slots.filled.map((x) => x.itemId),
+    slots.filled.map((x) => x.quantity),
+    session.id,
+    session.a.playerId,
+    session.b.playerId,
+    JSON.stringify(auditedOffer(session.offers[session.a.playerId]!, items)),
+    JSON.stringify(auditedOffer(session.offers[session.b.playerId]!, items)),
+    new Date(session.startedAt ?? session.createdAt),
+    new Date(),
+  ]);
+  return result;
 }
 
+type SlotWrite = { characterId: string; slot: number; itemId: string; quantity: number };
+
 /**
- * The statements that write only the slots that changed, for both characters: one delete (emptied
- * slots), one update (changed slots) and one insert (newly filled slots), each only when needed.
- * They never touch the same slot twice, so they can run as parts of one statement.
+ * The slots that changed, for both characters: emptied (delete), changed (update) and newly filled
+ * (insert). No slot is in two lists, so the write can do all three in one statement.
  */
-function inventoryWrites(changes: { characterId: string; before: Inventory; after: Inventory }[]): { sql: string; params: unknown[] }[] {
-  const deletes: [string, number][] = [];
-  const updates: [string, number, string, number][] = [];
-  const inserts: [string, number, string, number][] = [];
+function inventoryWrites(changes: { characterId: string; before: Inventory; after: Inventory }[]): { emptied: SlotWrite[]; changed: SlotWrite[]; filled: SlotWrite[] } {
+  const emptied: SlotWrite[] = [];
+  const changed: SlotWrite[] = [];
+  const filled: SlotWrite[] = [];
   for (const { characterId, before, after } of changes) {
     const afterSlots = new Map(inventoryToSlots(after).map((s) => [s.slot, s]));
     for (const b of inventoryToSlots(before)) {
       const a = afterSlots.get(b.slot);
-      if (!a) deletes.push([characterId, b.slot]);
-      else if (a.itemId !== b.itemId || a.quantity !== b.quantity) updates.push([characterId, b.slot, a.itemId, a.quantity]);
+      if (!a) emptied.push({ characterId, ...b });
+      else if (a.itemId !== b.itemId || a.quantity !== b.quantity) changed.push({ characterId, ...a });
       afterSlots.delete(b.slot);
     }
-    for (const a of afterSlots.values()) inserts.push([characterId, a.slot, a.itemId, a.quantity]);
+    for (const a of afterSlots.values()) filled.push({ characterId, ...a });
   }
-  const out: { sql: string; params: unknown[] }[] = [];
-  if (deletes.length)
-    out.push({
-      sql: `delete from inventory_items where (character_id, slot) in (${deletes.map(() => "(?, ?::int)").join(", ")}) returning 1`,
-      params: deletes.flat(),
-    });
-  if (updates.length)
-    out.push({
-      sql: `update inventory_items as t set item_id = v.item_id, quantity = v.quantity
-              from (values ${updates.map(() => "(?, ?::int, ?, ?::int)").join(", ")}) as v(character_id, slot, item_id, quantity)
-             where t.character_id = v.character_id and t.slot = v.slot returning 1`,
-      params: updates.flat(),
-    });
-  if (inserts.length)
-    out.push({
-      sql: `insert into inventory_items (character_id, slot, item_id, quantity) values ${inserts.map(() => "(?, ?::int, ?, ?::int)").join(", ")} returning 1`,
-      params: inserts.flat(),
-    });
-  return out;
+  return { emptied, changed, filled };
 }
 
 /** Record a trade that reached the offer screen and ended without completing. */

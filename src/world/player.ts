@@ -65,6 +65,11 @@ export class Player {
   itemsLocked = false;
   /** Items or coins changed since the last save. */
   itemsDirty = false;
+  /**
+   * The items and coins in memory may differ from storage (a trade's outcome could not be
+   * confirmed): they are never written again; the player is removed and reloads on its next join.
+   */
+  itemsStale = false;
   /** Position, health or XP changed since the last save. */
   progressDirty = false;
   /** When the connection dropped, if it did (ms); the player lingers for reconnection. */
@@ -132,7 +137,7 @@ export class Player {
       skills,
       goal: this.goal,
       goalsPaused: this.goalsPaused,
-      ...(includeItems
+      ...(includeItems && !this.itemsStale
         ? {
             coins: this.coins,
             items: {

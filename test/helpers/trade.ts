@@ -242,3 +242,34 @@ export function settlingSession(id: string, a: SideSpec, b: SideSpec, items: Ite
   assert.equal(s.state, "settling");
   return s;
 }
+
+// ---------------------------------------------------------------------------------- row locks
+
+/** Number of PostgreSQL backends of this database waiting for a lock. */
+export async function lockWaiters(orm: Orm): Promise<number> {
+  const rows = await sql<{ n: number }>(orm, `select count(*)::int n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+  return Number(rows[0]!.n);
+}
+
+/**
+ * Hold character `id`'s row locked (`FOR UPDATE`, as every item transaction takes it) in a
+ * transaction of its own, until `release()` (PostgreSQL only: PGlite has one connection). Every
+ * storage write of that character queues behind it meanwhile.
+ */
+export async function holdCharacterLock(orm: Orm, id: string): Promise<{ release: () => Promise<void> }> {
+  let release!: () => void;
+  let held!: () => void;
+  const isHeld = new Promise<void>((r) => (held = r));
+  const done = orm.em.fork().transactional(async (em) => {
+    await em.getConnection().execute(`select 1 from characters where id = ? for update`, [id], "all", em.getTransactionContext());
+    held();
+    await new Promise<void>((r) => (release = r));
+  });
+  await Promise.race([isHeld, done]);
+  return {
+    release: async () => {
+      release();
+      await done;
+    },
+  };
+}

@@ -144,7 +144,8 @@ describe("process lifecycle", function () {
   it("broken game content fails start-up with readable lines naming the file", async () => {
     const world = tempWorld();
     writeFileSync(join(world, "manifests", "npcs.json"), "{ not json");
-    const child = startProcess({ PORT: String(await freePort()), WORLD: world, NODE_ENV: "development", SKIP_MANIFESTS: "true", LOG_LEVEL: "silent" });
+    // Not SKIP_MANIFESTS: that loads leniently and would start without the broken file.
+    const child = startProcess({ PORT: String(await freePort()), WORLD: world, NODE_ENV: "development", LOG_LEVEL: "silent" });
     try {
       const { code } = await child.exited;
       const out = child.output();

@@ -87,6 +87,9 @@ describe("manifest stage of the real server", function () {
     await rm(tmp, { recursive: true, force: true });
   });
 
+  /** Production refuses the test suite's admin code (a known default): a code that passes the rules. */
+  const PRODUCTION_ADMIN_CODE = "production-like-admin-code-42";
+
   /** Starts the server in production against the test CDN, on the shared test storage. */
   async function startProduction(extra: NodeJS.ProcessEnv = {}) {
     const { logger, lines } = memoryLogger();
@@ -94,6 +97,7 @@ describe("manifest stage of the real server", function () {
       NODE_ENV: "production",
       // Required by the production config rules; unused, the test storage is injected.
       DATABASE_URL: "postgres://unused@127.0.0.1:9/unused",
+      ADMIN_CODE: PRODUCTION_ADMIN_CODE,
       PUBLIC_CDN_URL: cdn.url,
       WORLD: world,
       ...extra,
@@ -156,7 +160,13 @@ describe("manifest stage of the real server", function () {
 
   it("production refuses SKIP_MANIFESTS before touching anything", async () => {
     const { logger, lines } = memoryLogger();
-    const config = testConfig({ NODE_ENV: "production", DATABASE_URL: "postgres://unused@127.0.0.1:9/unused", SKIP_MANIFESTS: "true", WORLD: world });
+    const config = testConfig({
+      NODE_ENV: "production",
+      DATABASE_URL: "postgres://unused@127.0.0.1:9/unused",
+      ADMIN_CODE: PRODUCTION_ADMIN_CODE,
+      SKIP_MANIFESTS: "true",
+      WORLD: world,
+    });
     await assert.rejects(startServer(config, { storage: await pgliteStorage(), port: 0, host: "127.0.0.1", logger }), (err: unknown) => {
       assert.ok(err instanceof ManifestSyncError);
       assert.deepEqual(err.problems, [SKIP_REFUSED_IN_PRODUCTION]);

@@ -24,7 +24,6 @@ describe("built client in production", function () {
       DATABASE_URL: "postgres://unused@127.0.0.1:1/unused",
       JWT_SECRET: "production-like-secret-0123456789-abcdefghij",
       ADMIN_CODE: "production-like-admin-code-42",
-      SKIP_MANIFESTS: "true",
       CLIENT_DIST: dist,
     });
   });

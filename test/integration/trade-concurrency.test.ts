@@ -10,6 +10,7 @@
  *    players in the same millisecond, give one confirmation screen and one completion.
  */
 import assert from "node:assert/strict";
+import { matchMaker } from "@colyseus/core";
 import { LockMode } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { CharacterEntity, InventoryItemEntity } from "../../entities/index.js";
@@ -267,6 +268,30 @@ describe("trade: settlement races on real PostgreSQL", function () {
     assert.equal((await settleTrade(orm, again, items)).ok, true);
   });
 
+  it("connections whose prepared statements were dropped (deallocate all) still settle, exactly once each", async () => {
+    const pool = (await (orm.em.getConnection() as unknown as { getNativeClient(): Promise<any> }).getNativeClient()) as {
+      connect(): Promise<{ query(q: string): Promise<unknown>; release(): void }>;
+    };
+    for (let round = 0; round < 3; round++) {
+      const { a, b, aHold, bHold } = await threePlayers();
+      const before = await totals(orm, [a, b]);
+      // Settle once (statements prepared on some connections), then drop them on every pooled connection.
+      const first = settlingSession(`dealloc-${round}-1`, { id: a, holdings: aHold, coins: 1 }, { id: b, holdings: bHold, coins: 1 }, items);
+      assert.equal((await settleTrade(orm, first, items)).ok, true);
+      const clients = await Promise.all(Array.from({ length: 8 }, () => pool.connect()));
+      for (const c of clients) await c.query("deallocate all");
+      for (const c of clients) c.release();
+      const second = settlingSession(`dealloc-${round}-2`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+      const res = await settleTrade(orm, second, items);
+      assert.equal(res.ok, true, `round ${round}: ${outcomes([res])}`);
+      assert.deepEqual(await totals(orm, [a, b]), before);
+      assert.deepEqual(
+        (await audits(orm, [first.id, second.id])).map((r) => r.outcome),
+        ["completed", "completed"],
+      );
+    }
+  });
+
   it("a settlement of rows that changed since the offer fails closed (invalid_items), writing nothing", async () => {
     const { a, b, aHold, bHold } = await threePlayers();
     const s = settlingSession("stale-rows", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
@@ -337,17 +362,46 @@ for (const kind of storageKinds()) {
       assert.equal(server.world.player(t.b.id)!.coins, 15);
     }
 
-    it("10 repeated accepts from each player on both screens: one confirmation screen, one completion", async () => {
+    it("10 repeated accepts from each player on both screens, revisions quoted: offer-screen accepts alone never complete; one confirmation screen, one completion", async () => {
       const t = await offered();
-      for (let i = 0; i < 10; i++) {
-        t.a.send("tradeAccept", { tradeId: t.tradeId, revision: t.revision });
-        t.b.send("tradeAccept", { tradeId: t.tradeId, revision: t.revision });
-      }
-      await t.a.next("tradeConfirmScreen", (d) => d.tradeId === t.tradeId);
+      const ma = t.a.mark();
+      const mb = t.b.mark();
+      const offerScreenAccepts = (p: TestPlayer) => {
+        for (let i = 0; i < 10; i++) p.send("tradeAccept", { tradeId: t.tradeId, revision: t.revision });
+      };
+      // The order that would settle a trade nobody confirmed if the confirmation screen kept the
+      // offer screen's revision: A accepts; B's first accept opens the confirmation screen and B's
+      // next one accepts it; then A's accepts sent before A saw that screen arrive.
+      offerScreenAccepts(t.a);
+      await t.b.next("tradeUpdated", (d) => d.theirOffer.accepted === true, { after: mb });
+      offerScreenAccepts(t.b);
+      const conf = await t.a.next("tradeConfirmScreen", (d) => d.tradeId === t.tradeId);
       await t.b.next("tradeConfirmScreen", (d) => d.tradeId === t.tradeId);
+      assert.equal(conf.revision, t.revision + 1, "the confirmation screen is a new revision");
+      offerScreenAccepts(t.a);
+      // Every accept has been handled once both connections answer a round trip, and a settlement
+      // they might have started has finished once the storage queues are drained.
+      await marker(t.a);
+      await marker(t.b);
+      await server.world.queues.drain();
+      await marker(t.a);
+      await marker(t.b);
+      for (const [p, m] of [
+        [t.a, ma],
+        [t.b, mb],
+      ] as const) {
+        assert.equal(count(p, "tradeCompleted", () => true, m), 0, "no completion from offer-screen accepts");
+        assert.equal(count(p, "tradeCancelled", () => true, m), 0);
+        assert.equal(count(p, "tradeUpdated", (d) => d.revision === conf.revision, m), 0, "nobody accepted the confirmation screen");
+      }
+      // B's 9 accepts after the one that opened the screen, and A's 10 late ones: all refused.
+      assert.equal(count(t.a, "tradeError", (d) => d.code === "STALE_OFFER", ma), 10);
+      assert.equal(count(t.b, "tradeError", (d) => d.code === "STALE_OFFER", mb), 9);
+      assert.equal(server.trades.tradeOf(t.a.id), t.tradeId, "the trade is still open on the confirmation screen");
+      assert.ok(matchMaker.getLocalRoomById(t.roomId), "its room is still there");
       for (let i = 0; i < 10; i++) {
-        t.a.send("tradeAccept", { tradeId: t.tradeId });
-        t.b.send("tradeAccept", { tradeId: t.tradeId });
+        t.a.send("tradeAccept", { tradeId: t.tradeId, revision: conf.revision });
+        t.b.send("tradeAccept", { tradeId: t.tradeId, revision: conf.revision });
       }
       await exactlyOnce(t);
     });

@@ -131,7 +131,7 @@ describe("trade: offer changes clear both acceptances", function () {
     a.send("tradeAccept", { tradeId, revision });
     b.send("tradeAccept", { tradeId, revision });
     const conf = await a.next("tradeConfirmScreen", () => true, { after: m });
-    assert.equal(conf.revision, revision);
+    assert.equal(conf.revision, revision + 1, "the confirmation screen is a new revision");
     assert.equal(conf.myOffer.accepted, false);
     assert.equal(conf.theirOffer.accepted, false);
   });
@@ -220,6 +220,51 @@ describe("trade: every ending sends exactly one tradeCancelled per player", func
     await b.next("chat:message", (d) => /you are dead/i.test(d.text), { after: m });
   });
 
+  it("invalid_items: the re-check under the lock fails (storage changed behind the trade); memory follows storage", async () => {
+    const a = await t.join();
+    const b = await t.join("json");
+    const { tradeId, roomId } = await openTrade(a, b);
+    const slot = slotOf(a, "bronze_axe");
+    await toConfirm(a, b, tradeId);
+    // Storage no longer holds the offered axe (as after an operator's fix-up): only the settlement sees it.
+    await t.server.storage.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update inventory_items set item_id = 'bronze_pickaxe' where character_id = ? and slot = ?`, [a.id, slot]);
+    const conf = a.received.filter((r) => r.event === "tradeConfirmScreen" && r.data.tradeId === tradeId).at(-1)!.data;
+    a.send("tradeAccept", { tradeId, revision: conf.revision });
+    b.send("tradeAccept", { tradeId, revision: conf.revision });
+    await t.ended(tradeId, "invalid_items", { roomId, connected: [a, b], audited: true });
+    for (const p of [a, b]) assert.equal(count(p, "tradeCompleted", (d) => d.tradeId === tradeId), 0);
+    const held = t.server.world.player(a.id)!.inventory[slot];
+    assert.equal(held?.itemId, "bronze_pickaxe", "A's memory was reloaded from storage");
+  });
+
+  it("events sent right after accepting the request reach the new trade (routed before tradeStarted goes out)", async () => {
+    const a = await t.join();
+    const b = await t.join("json");
+    const tradeId = await requestTrade(a, b);
+    const mb = b.mark();
+    // One burst: the answer and the first offer leave together.
+    b.send("tradeRequestRespond", { tradeId, accept: true });
+    b.send("tradeAddItem", { tradeId, coins: 5 });
+    const upd = await a.next("tradeUpdated", (d) => d.tradeId === tradeId && d.theirOffer.coins === 5);
+    assert.equal(upd.revision, 1);
+    await marker(b);
+    assert.equal(count(b, "tradeError", () => true, mb), 0, "no spurious INVALID_TRADE");
+  });
+
+  it("disconnected: the target leaves right after accepting the request (the trade ends at once, not after 5 minutes)", async () => {
+    const a = await t.join();
+    const b = await t.join("json");
+    const tradeId = await requestTrade(a, b);
+    const ma = a.mark();
+    b.send("tradeRequestRespond", { tradeId, accept: true });
+    await t.leave(b);
+    const started = await a.next("tradeStarted", (d) => d.tradeId === tradeId, { after: ma });
+    await t.ended(tradeId, "disconnected", { roomId: started.roomId, connected: [a], audited: true });
+  });
+
   it("moved_away: a trader walks on the offer screen", async () => {
     const a = await t.join();
     const b = await t.join();
@@ -285,5 +330,60 @@ describe("trade: time-outs (short TRADE_INACTIVITY_TIMEOUT_MS)", function () {
     const { tradeId, roomId } = await openTrade(a, b);
     await toConfirm(a, b, tradeId);
     await t.ended(tradeId, "timeout", { roomId, connected: [a, b], audited: true });
+  });
+});
+
+describe("trade: shutdown cancels every open trade (server_error)", function () {
+  this.timeout(30_000);
+
+  it("each player of an open trade (offer or confirmation screen) and of a pending request gets exactly one tradeCancelled server_error; open trades are audited", async () => {
+    const storage = await pgliteStorage();
+    await resetStorage(storage);
+    const server = await startTestServer({ DISABLE_RATE_LIMIT: "true" }, storage);
+    let closed = false;
+    try {
+      const [a, b, c, d, e, f] = [
+        await sdkPlayer(server),
+        await jsonPlayer(server),
+        await jsonPlayer(server),
+        await jsonPlayer(server),
+        await jsonPlayer(server),
+        await jsonPlayer(server),
+      ] as TestPlayer[];
+      const offer = await openTrade(a!, b!);
+      const confirm = await openTrade(c!, d!);
+      await toConfirm(c!, d!, confirm.tradeId);
+      const pending = await requestTrade(e!, f!);
+      // Everything sent before a connection closed has arrived once its close is seen.
+      const gone = [a, b, c, d, e, f].map((p) =>
+        p!.kind === "sdk" ? new Promise<void>((r) => p!.room!.onLeave(() => r())) : new Promise<void>((r) => p!.ws!.once("close", () => r())),
+      );
+      await server.close();
+      closed = true;
+      await Promise.all(gone);
+      for (const [p, tradeId] of [
+        [a, offer.tradeId],
+        [b, offer.tradeId],
+        [c, confirm.tradeId],
+        [d, confirm.tradeId],
+        [e, pending],
+        [f, pending],
+      ] as const) {
+        const got = p!.received.filter((r) => r.event === "tradeCancelled" && r.data.tradeId === tradeId).map((r) => r.data);
+        assert.equal(got.length, 1, `${p!.id}: one tradeCancelled for ${tradeId}`);
+        assert.equal(got[0].reason, "server_error");
+      }
+      const rows = await audits(storage.orm, [offer.tradeId, confirm.tradeId, pending]);
+      assert.deepEqual(
+        rows.map((r) => [r.id, r.outcome, r.reason]).sort(),
+        [
+          [offer.tradeId, "cancelled", "server_error"],
+          [confirm.tradeId, "cancelled", "server_error"],
+        ].sort(),
+        "the open trades are audited before shutdown completes; the request that never opened is not",
+      );
+    } finally {
+      if (!closed) await server.close();
+    }
   });
 });

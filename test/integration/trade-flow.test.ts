@@ -106,45 +106,141 @@ describe("trade: happy paths", function () {
       assert.ok(all.total >= 2);
       const bad = await fetch(`${server.url}/api/admin/trades?limit=0`, { headers: { "x-admin-code": "test-admin-code" } });
       assert.equal(bad.status, 400);
+      // Without admin rights a bad query is still 403: rights are checked before the query.
+      for (const q of ["limit=0", "offset=-1", "outcome=nope"]) {
+        assert.equal((await fetch(`${server.url}/api/admin/trades?${q}`)).status, 403, q);
+        assert.equal((await fetch(`${server.url}/api/admin/trades?${q}`, { headers: { authorization: `Bearer ${a.token}` } })).status, 403, `${q} with a player token`);
+      }
     } finally {
       await a.close();
       await b.close();
     }
   });
 
-  it("lets the traders (and only them) watch the trade room as synchronised state", async () => {
+  it("pages the audit log with limit and offset (newest first, no overlap, past the end empty)", async () => {
+    const a = await sdkPlayer(server);
+    const partners = [await sdkPlayer(server), await jsonPlayer(server), await sdkPlayer(server)];
+    const admin = { headers: { "x-admin-code": "test-admin-code" } };
+    try {
+      const ids: string[] = [];
+      for (const [i, b] of partners.entries()) {
+        const tradeId = await openTrade(a, b);
+        const m = a.mark();
+        a.send("tradeCancel", { tradeId });
+        await a.next("tradeCancelled", (d) => d.tradeId === tradeId, { after: m });
+        ids.push(tradeId);
+        // Each audit record is written before the next trade starts (so end times are ordered).
+        for (let tries = 0; ; tries++) {
+          const page = await (await fetch(`${server.url}/api/admin/trades?characterId=${a.id}`, admin)).json();
+          if (page.total === i + 1) break;
+          if (tries > 500) throw new Error("audit not written");
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+      const pageAt = async (offset: number) => (await fetch(`${server.url}/api/admin/trades?characterId=${a.id}&limit=1&offset=${offset}`, admin)).json();
+      const pages = [await pageAt(0), await pageAt(1), await pageAt(2), await pageAt(3)];
+      assert.deepEqual(
+        pages.map((p) => p.trades.map((t: any) => t.id)),
+        [[ids[2]], [ids[1]], [ids[0]], []],
+      );
+      for (const [i, p] of pages.entries()) {
+        assert.equal(p.total, 3);
+        assert.equal(p.offset, i);
+        assert.equal(p.limit, 1);
+      }
+      const two = await (await fetch(`${server.url}/api/admin/trades?characterId=${a.id}&limit=2&offset=1`, admin)).json();
+      assert.deepEqual(
+        two.trades.map((t: any) => t.id),
+        [ids[1], ids[0]],
+      );
+      assert.equal((await fetch(`${server.url}/api/admin/trades?offset=-1`, admin)).status, 400);
+      assert.equal((await fetch(`${server.url}/api/admin/trades?offset=1.5`, admin)).status, 400);
+    } finally {
+      await a.close();
+      for (const b of partners) await b.close();
+    }
+  });
+
+  it("lets both traders (and only them) watch the trade room, each seeing the trade from its own side", async () => {
     const a = await sdkPlayer(server);
     const b = await sdkPlayer(server);
     const c = await sdkPlayer(server);
+    const watchers: { leave(): Promise<unknown> }[] = [];
     try {
       const m = a.mark();
       const tradeId = await openTrade(a, b);
       const started = await a.next("tradeStarted", (d) => d.tradeId === tradeId, { after: m });
-      const watcher = new Client(`${server.url}/ws`);
-      watcher.auth.token = a.token;
-      const tradeRoom = await watcher.joinById(started.roomId, { characterId: a.id });
-      const slot = a.sync().inventory[0].slot;
-      a.send("tradeAddItem", { tradeId, inventorySlot: slot, quantity: 1 });
-      await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error("no state with the offer")), 10_000);
-        const check = () => {
-          const offer = tradeRoom.state.offers?.get(a.id);
-          if (tradeRoom.state.revision === 1 && offer?.items.length === 1) {
-            clearTimeout(t);
-            resolve();
-          }
-        };
-        tradeRoom.onStateChange(check);
-        check();
-      });
-      assert.equal(tradeRoom.state.screen, "offer");
+      const watch = async (p: TestPlayer) => {
+        const client = new Client(`${server.url}/ws`);
+        client.auth.token = p.token;
+        const room = await client.joinById<any>(started.roomId, { characterId: p.id });
+        watchers.push(room);
+        return room;
+      };
+      const wa = await watch(a);
+      const wb = await watch(b);
+      /** Resolves once `room`'s state satisfies `pred`. */
+      const until = (room: any, pred: (s: any) => boolean, what: string) =>
+        new Promise<void>((resolve, reject) => {
+          const t = setTimeout(() => reject(new Error(`no state with ${what}`)), 10_000);
+          const check = () => {
+            if (pred(room.state)) {
+              clearTimeout(t);
+              resolve();
+            }
+          };
+          room.onStateChange(check);
+          check();
+        });
+      const axe = a.sync().inventory.find((s: any) => s.itemId === "bronze_axe").slot;
+      a.send("tradeAddItem", { tradeId, inventorySlot: axe, quantity: 1 });
+      b.send("tradeAddItem", { tradeId, coins: 7 });
+      const offered = (s: any) => s.revision === 2 && s.traders?.size === 1;
+      await until(wa, (s) => offered(s) && s.traders.get(a.id)?.theirOffer.coins === 7 && s.traders.get(a.id)?.myOffer.items.length === 1, "A's side");
+      await until(wb, (s) => offered(s) && s.traders.get(b.id)?.myOffer.coins === 7 && s.traders.get(b.id)?.theirOffer.items.length === 1, "B's side");
+
+      // Each watcher holds only its own side: never the other trader's entry.
+      assert.deepEqual([...wa.state.traders.keys()], [a.id]);
+      assert.deepEqual([...wb.state.traders.keys()], [b.id]);
+      const mine = wa.state.traders.get(a.id);
+      const theirs = wb.state.traders.get(b.id);
+      assert.equal(wa.state.screen, "offer");
+      assert.equal(mine.partnerId, b.id);
+      assert.equal(theirs.partnerId, a.id);
+      assert.deepEqual(
+        mine.myOffer.items.map((l: any) => [l.inventorySlot, l.itemId, l.quantity]),
+        [[axe, "bronze_axe", 1]],
+      );
+      assert.deepEqual(
+        theirs.theirOffer.items.map((l: any) => [l.inventorySlot, l.itemId, l.quantity]),
+        [[axe, "bronze_axe", 1]],
+      );
+      assert.equal(mine.partnerFreeSlots, 28 - b.sync().inventory.length);
+      assert.equal(theirs.partnerFreeSlots, 28 - a.sync().inventory.length);
+      assert.equal(mine.values, undefined, "no values on the offer screen");
+
+      // The confirmation screen: values from each side, as in tradeConfirmScreen.
+      const mc = a.mark();
+      a.send("tradeAccept", { tradeId, revision: 2 });
+      b.send("tradeAccept", { tradeId, revision: 2 });
+      const conf = await a.next("tradeConfirmScreen", () => true, { after: mc });
+      const confB = await b.next("tradeConfirmScreen", (d) => d.tradeId === tradeId);
+      await until(wa, (s) => s.screen === "confirm" && s.traders.get(a.id)?.values !== undefined, "A's values");
+      await until(wb, (s) => s.screen === "confirm" && s.traders.get(b.id)?.values !== undefined, "B's values");
+      const va = wa.state.traders.get(a.id).values;
+      const vb = wb.state.traders.get(b.id).values;
+      assert.deepEqual({ ...va.toJSON() }, conf.values);
+      assert.deepEqual({ ...vb.toJSON() }, confB.values);
+      assert.equal(va.wealthTransfer, -vb.wealthTransfer);
+      assert.equal(wa.state.revision, conf.revision);
+
       const outsider = new Client(`${server.url}/ws`);
       outsider.auth.token = c.token;
       await assert.rejects(outsider.joinById(started.roomId, { characterId: c.id }));
-      await tradeRoom.leave();
       a.send("tradeCancel", { tradeId });
       await b.next("tradeCancelled", (d) => d.tradeId === tradeId);
     } finally {
+      await Promise.all(watchers.map((w) => w.leave().catch(() => undefined)));
       await a.close();
       await b.close();
       await c.close();

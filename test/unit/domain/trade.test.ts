@@ -291,7 +291,7 @@ describe("domain/trade", () => {
       s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).session;
       s = confirmScreen(s, world, clock);
       assert.equal(s.state, "confirm");
-      assert.equal(s.revision, 1);
+      assert.equal(s.revision, 2, "entering the confirmation screen is a new revision");
       assert.equal(s.offers[A.playerId]!.accepted, false);
       assert.equal(s.offers[B.playerId]!.accepted, false);
     });
@@ -299,7 +299,7 @@ describe("domain/trade", () => {
       const clock = new FakeClock();
       const world = standardWorld();
       let s = confirmScreen(offerScreen(clock), world, clock);
-      const one = stepOf(acceptTrade(s, { playerId: B.playerId, revision: 0 }, clock.now, world));
+      const one = stepOf(acceptTrade(s, { playerId: B.playerId, revision: 1 }, clock.now, world));
       assert.equal(one.effect.kind, "updated");
       const two = stepOf(acceptTrade(one.session, { playerId: A.playerId }, clock.now, world));
       assert.equal(two.effect.kind, "settle");
@@ -309,6 +309,39 @@ describe("domain/trade", () => {
       assert.equal(stepOf(acceptTrade(s, { playerId: B.playerId, revision: 99 }, clock.now, world)).effect.kind, "none");
       assert.equal(codeOf(cancelTrade(s, { playerId: A.playerId, reason: "cancelled" }, clock.now)), TRADE_ERROR.INVALID_TRADE);
       assert.equal(tickTrade(s, clock.advance(DEFAULT_TRADE_PARAMS.inactivityTimeoutMs * 2)).effect.kind, "none");
+    });
+    it("accepts quoting the offer screen's revision are STALE_OFFER on the confirmation screen: duplicates never settle", () => {
+      const clock = new FakeClock();
+      const world = standardWorld();
+      let s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).session;
+      const offerRevision = s.revision;
+      // Each player sends two accepts while looking at the offer screen; they arrive interleaved.
+      const kinds: (string | undefined)[] = [];
+      for (const playerId of [A.playerId, B.playerId, A.playerId, B.playerId]) {
+        const r = acceptTrade(s, { playerId, revision: offerRevision }, clock.now, world);
+        if (r.ok) s = r.value.session;
+        kinds.push(r.ok ? r.value.effect.kind : r.error.code);
+      }
+      assert.deepEqual(kinds, ["updated", "confirmScreen", TRADE_ERROR.STALE_OFFER, TRADE_ERROR.STALE_OFFER]);
+      assert.equal(s.state, "confirm");
+      assert.equal(s.revision, offerRevision + 1);
+      assert.equal(s.offers[A.playerId]!.accepted, false);
+      assert.equal(s.offers[B.playerId]!.accepted, false);
+      // Accepts quoting the confirmation screen's revision settle it.
+      s = stepOf(acceptTrade(s, { playerId: A.playerId, revision: s.revision }, clock.now, world)).session;
+      assert.equal(stepOf(acceptTrade(s, { playerId: B.playerId, revision: s.revision }, clock.now, world)).effect.kind, "settle");
+    });
+    it("an accept without a revision accepts whatever is current (documented: only quoted revisions protect the sender)", () => {
+      const clock = new FakeClock();
+      const world = standardWorld();
+      let s = offerScreen(clock);
+      const kinds: string[] = [];
+      for (const playerId of [A.playerId, B.playerId, A.playerId, B.playerId]) {
+        const step = stepOf(acceptTrade(s, { playerId }, clock.now, world));
+        s = step.session;
+        kinds.push(step.effect.kind);
+      }
+      assert.deepEqual(kinds, ["updated", "confirmScreen", "updated", "settle"]);
     });
     it("INVENTORY_FULL: both acceptances cleared, stays on offer", () => {
       const clock = new FakeClock();
@@ -470,7 +503,7 @@ describe("domain/trade", () => {
         { type: "removeItem", playerId: A.playerId, slot: 0 },
         { type: "accept", playerId: A.playerId, revision: 4 },
         { type: "accept", playerId: B.playerId },
-        { type: "accept", playerId: B.playerId },
+        { type: "accept", playerId: B.playerId, revision: 5 },
         { type: "accept", playerId: A.playerId },
       ] as const) {
         const step = stepOf(applyTradeAction(s, action, clock.advance(100), world));

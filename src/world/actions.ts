@@ -398,13 +398,17 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
 async function command(w: World, p: Player, text: string) {
   const [cmd, ...args] = text.slice(1).split(/\s+/);
   switch (cmd) {
-    case "admin":
-      if (args[0] && w.deps.checkAdminCode(args[0])) {
+    case "admin": {
+      if (!args[0]) return w.system(p, "Usage: /admin <code>");
+      const check = await w.deps.checkAdminCode(args[0], p.connection?.remoteAddress);
+      if (check === "ok") {
         p.admin = true;
         w.system(p, "Admin mode enabled for this session.");
         p.sync();
-      } else w.system(p, "Wrong admin code.");
+      } else if (check === "blocked") w.system(p, "Too many wrong codes; try again later.");
+      else w.system(p, "Wrong admin code.");
       return;
+    }
     case "style": {
       const s = args[0];
       if (s === "attack" || s === "strength" || s === "defense") {

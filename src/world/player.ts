@@ -23,6 +23,8 @@ export type Equipment = Partial<Record<EquipSlot, { itemId: string; quantity: nu
 export interface Connection {
   readonly id: string;
   readonly kind: "sdk" | "json";
+  /** The client address (`clientAddress`), for limits that count by address. */
+  readonly remoteAddress?: string;
   send(event: string, data: unknown): void;
   close(code: number, reason: string): void;
 }

@@ -72,13 +72,20 @@ export interface TradeHooks {
   playerInterrupted(playerId: string, reason: "moved_away" | "player_died" | "disconnected"): void;
 }
 
+/** The answer to an in-game admin code. */
+export type AdminCodeCheck = "ok" | "wrong" | "blocked";
+
 export interface WorldDeps {
   content: GameContent;
   characters: CharacterRepository;
   logger: Logger;
   saveIntervalSeconds: number;
   social?: SocialPort;
-  checkAdminCode: (code: string) => boolean;
+  /**
+   * Check an in-game `/admin <code>` from a client address: `wrong` codes count as authentication
+   * attempts of the address, and an address past the limit gets `blocked` without a check.
+   */
+  checkAdminCode: (code: string, address: string | undefined) => AdminCodeCheck | Promise<AdminCodeCheck>;
   rng?: () => number;
   now?: () => number;
 }

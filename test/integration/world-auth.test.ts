@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { CLOSE_CODES } from "../../src/events.js";
 import type { GameServer } from "../../src/server.js";
-import { closeAll, RawPlayer, SdkPlayer, tokenFor } from "../helpers/clients.js";
-import { startTestServer } from "../helpers/server.js";
+import { closeAll, lastSync, RawPlayer, SdkPlayer, tokenFor } from "../helpers/clients.js";
+import { startTestServer, TEST_ENV } from "../helpers/server.js";
 
 /** Status of a matchmaking request as the SDK would make it. */
 async function matchmake(server: GameServer, token: string | undefined): Promise<number> {
@@ -84,5 +84,34 @@ describe("WebSocket authentication attempts", function () {
     assert.equal(await adapterOutcome(server, ""), CLOSE_CODES.FLOOD);
     assert.equal(await matchmake(server, undefined), 429);
     assert.equal(await accounts(), before + 10, "no identity created past the limit");
+  });
+
+  it("wrong in-game admin codes count too: after 10 the address is blocked and even the right code is refused", async () => {
+    const good = tokenFor();
+    const p = await SdkPlayer.join(server, { token: good.token, accountId: good.accountId });
+    players.push(p);
+    const admin = async (code: string) => {
+      const m = p.log.mark();
+      p.send("player:chat", { text: `/admin ${code}` });
+      return (await p.log.system(/admin|wrong codes/i, m)).text;
+    };
+    for (let i = 0; i < 10; i++) assert.equal(await admin(`guess-${i}`), "Wrong admin code.");
+    assert.equal(await admin(TEST_ENV.ADMIN_CODE!), "Too many wrong codes; try again later.");
+    assert.equal(lastSync(p).admin ?? false, false);
+    const http = await fetch(`${server.url}/api/v1/player`, { headers: { authorization: `Bearer ${good.token}` } });
+    assert.equal(http.status, 429, "the address is blocked for HTTP too");
+    assert.equal(await matchmake(server, tokenFor().token), 429);
+  });
+
+  it("the right in-game admin code is not counted", async () => {
+    const good = tokenFor();
+    const p = await SdkPlayer.join(server, { token: good.token, accountId: good.accountId });
+    players.push(p);
+    for (let i = 0; i < 12; i++) {
+      const m = p.log.mark();
+      p.send("player:chat", { text: `/admin ${TEST_ENV.ADMIN_CODE}` });
+      await p.log.system(/Admin mode enabled/, m);
+    }
+    assert.equal(await matchmake(server, tokenFor().token), 200);
   });
 });

@@ -59,7 +59,7 @@ describe("world/WorldRuntime resolveCharacter and open deaths", () => {
   beforeEach(() => {
     chars = new FakeCharacters();
     const logger = createLogger("silent");
-    world = new World({ content, characters: chars as unknown as CharacterRepository, logger, saveIntervalSeconds: 60, checkAdminCode: () => false });
+    world = new World({ content, characters: chars as unknown as CharacterRepository, logger, saveIntervalSeconds: 60, checkAdminCode: () => "wrong" });
     runtime = new WorldRuntime({
       world,
       auth: {} as AuthService,

@@ -141,7 +141,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       characters: repo as unknown as CharacterRepository,
       logger: createLogger("silent"),
       saveIntervalSeconds: 60,
-      checkAdminCode: (c) => c === "code",
+      checkAdminCode: (c) => (c === "code" ? "ok" : "wrong"),
       rng: () => 0.5,
       now: () => clock.t,
     });
@@ -583,7 +583,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
         characters: repo as unknown as CharacterRepository,
         logger: createLogger("silent"),
         saveIntervalSeconds: 60,
-        checkAdminCode: () => false,
+        checkAdminCode: () => "wrong",
         rng: () => (n++ % 2 === 0 ? 0.01 : 0.99),
         now: () => clock.t,
       });

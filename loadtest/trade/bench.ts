@@ -19,6 +19,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { signServerToken } from "../../src/auth/tokens.js";
 import { syncItemDefinitions } from "../../entities/item-definitions.js";
@@ -337,6 +338,11 @@ async function benchProtocol(url: string, serverPid: number, afterSetup: () => P
   const settle = done.map((x) => x.r.settleMs!).filter((x) => Number.isFinite(x));
   const total = done.map((x) => x.r.totalMs!).filter((x) => Number.isFinite(x));
   const botIds = bots.map((b) => b.id);
+  const stalled: Record<string, number> = {};
+  for (const { r } of results) if (r.outcome === "timeout") stalled[r.lastEvent ?? "?"] = (stalled[r.lastEvent ?? "?"] ?? 0) + 1;
+  if (Object.keys(stalled).length > 0) log(`  timed-out trades by the last event seen: ${JSON.stringify(stalled)}`);
+  const dropped = bots.filter((b) => b.closedWith !== undefined);
+  if (dropped.length > 0) log(`  ${dropped.length} bots were disconnected by the server during the run (close codes ${[...new Set(dropped.map((b) => b.closedWith))].join(", ")})`);
   await Promise.all(bots.map((b) => b.close()));
   return {
     bots: BOTS,
@@ -392,9 +398,13 @@ async function main() {
       before = await totals(storage);
     });
   } finally {
+    const alive = server.proc.exitCode === null && server.proc.signalCode === null;
     server.proc.kill("SIGTERM");
     await server.exited;
     rmSync(world, { recursive: true, force: true });
+    const logFile = join(tmpdir(), "trade-bench-server.log");
+    writeFileSync(logFile, server.output());
+    log(`  server ${alive ? "was still running at the end" : "HAD EXITED before the end"}; its log (warnings and errors): ${logFile}`);
   }
   log(
     `  ${protocol.perSecond.toFixed(0)} completed trades/s; settlement p50 ${ms(protocol.settleP50)}, p99 ${ms(protocol.settleP99)}; ` +

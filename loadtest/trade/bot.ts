@@ -23,12 +23,17 @@ export interface BotOptions {
   transport?: "json" | "sdk";
 }
 
+/** Messages a bot sends per second at most (the server drops what exceeds 60 in a second). */
+export const SEND_PER_SECOND = 50;
+
 export class Bot {
   id = "";
   name = "";
   /** The last `player:sync`. */
   state: any;
   connected = false;
+  /** The close code when the server closed the connection (not set by `close()`). */
+  closedWith: number | undefined;
   readonly transport: "json" | "sdk";
   private ws: WebSocket | undefined;
   private room: Room | undefined;
@@ -65,8 +70,11 @@ export class Bot {
         }
         this.emit(f.event, f.data);
       });
-      ws.on("close", () => {
-        if (this.ws === ws) this.connected = false;
+      ws.on("close", (code) => {
+        if (this.ws === ws) {
+          this.connected = false;
+          this.closedWith = code;
+        }
       });
       ws.on("error", () => undefined);
       await new Promise<void>((resolve, reject) => {
@@ -79,8 +87,11 @@ export class Bot {
       const room = await client.joinOrCreate("world", {});
       this.room = room;
       room.onMessage("*", (type, data) => this.emit(String(type), data));
-      room.onLeave(() => {
-        if (this.room === room) this.connected = false;
+      room.onLeave((code) => {
+        if (this.room === room) {
+          this.connected = false;
+          this.closedWith = code;
+        }
       });
     }
     this.connected = true;
@@ -103,11 +114,43 @@ export class Bot {
     if (room) await room.leave().catch(() => undefined);
   }
 
+  /**
+   * Send an event, keeping to the server's message rate as a well-behaved client does: at most
+   * `SEND_PER_SECOND` in any second (below CONTRACT.md's 60, whose excess the server drops), the
+   * rest queued in order.
+   */
   send(event: string, data: unknown) {
     if (!this.connected) return;
-    if (this.ws) {
-      if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ event, data }));
-    } else this.room?.send(event, data);
+    this.outbox.push([event, data]);
+    this.flush();
+  }
+
+  private readonly outbox: [string, unknown][] = [];
+  /** Send times of the last `SEND_PER_SECOND` messages (oldest first). */
+  private readonly sentAt: number[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  private flush() {
+    while (this.outbox.length > 0) {
+      const now = performance.now();
+      if (this.sentAt.length >= SEND_PER_SECOND) {
+        const wait = this.sentAt[0]! + 1000 - now;
+        if (wait > 0) {
+          this.flushTimer ??= setTimeout(() => {
+            this.flushTimer = undefined;
+            this.flush();
+          }, wait + 1);
+          return;
+        }
+        this.sentAt.shift();
+      }
+      const [event, data] = this.outbox.shift()!;
+      this.sentAt.push(now);
+      if (!this.connected) continue;
+      if (this.ws) {
+        if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ event, data }));
+      } else this.room?.send(event, data);
+    }
   }
 
   on(event: string, fn: Handler): () => void {
@@ -168,6 +211,8 @@ export interface TradeResult {
   settleMs?: number;
   /** From the request to the later `tradeCompleted`. */
   totalMs?: number;
+  /** The last trade event either side received (tells where a timed-out trade stalled). */
+  lastEvent?: string;
 }
 
 export interface TradePlan {
@@ -209,8 +254,9 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
       finished = true;
       clearTimeout(timer);
       for (const off of offs) off();
-      resolve({ tradeId, ...r });
+      resolve({ tradeId, lastEvent, ...r });
     };
+    let lastEvent = "none";
     const mine = (d: any) => tradeId !== undefined && d?.tradeId === tradeId;
 
     offs.push(
@@ -218,6 +264,7 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
         if (tradeId === undefined && d.tradeId === undefined) finish({ outcome: "refused", reason: d.code });
       }),
       b.on("tradeIncoming", (d) => {
+        if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${b === a ? "A" : "B"} tradeIncoming${d?.code ? " " + d.code : ""}`;
         if (tradeId !== undefined || d.fromPlayerId !== a.id) return;
         tradeId = d.tradeId;
         b.send("tradeRequestRespond", { tradeId, accept: !plan.decline });
@@ -229,6 +276,7 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
     ] as const) {
       offs.push(
         me.on("tradeStarted", (d) => {
+          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeStarted${d?.code ? " " + d.code : ""}`;
           if (!mine(d)) return;
           const o = makeOffer(me);
           want.set(me, o);
@@ -242,6 +290,7 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
           }
         }),
         me.on("tradeUpdated", (d) => {
+          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeUpdated${d?.code ? " " + d.code : ""}`;
           if (!mine(d) || d.myOffer.accepted) return;
           const w = want.get(me);
           if (!w || !offered(d.myOffer, w)) return;
@@ -250,16 +299,19 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
           me.send("tradeAccept", { tradeId, revision: d.revision });
         }),
         me.on("tradeConfirmScreen", (d) => {
+          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeConfirmScreen${d?.code ? " " + d.code : ""}`;
           if (!mine(d)) return;
           confirmAcceptAt.set(me, performance.now());
           me.send("tradeAccept", { tradeId, revision: d.revision });
         }),
         me.on("tradeError", (d) => {
+          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeError${d?.code ? " " + d.code : ""}`;
           // A side that can't hold the offer, or an offer that no longer fits the inventory: give up.
           if (mine(d) && (d.code === "INVENTORY_FULL" || d.code === "INVALID_ITEM" || d.code === "INVALID_QUANTITY" || d.code === "INVALID_SLOT"))
             me.send("tradeCancel", { tradeId });
         }),
         me.on("tradeCompleted", (d) => {
+          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeCompleted${d?.code ? " " + d.code : ""}`;
           if (!mine(d)) return;
           completedAt.set(me, performance.now());
           if (completedAt.size === 2) {
@@ -269,6 +321,7 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
           }
         }),
         me.on("tradeCancelled", (d) => {
+          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeCancelled${d?.code ? " " + d.code : ""}`;
           if (mine(d)) finish({ outcome: "cancelled", reason: d.reason });
         }),
       );

@@ -20,7 +20,8 @@ import {
 import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.js";
 import { MAX_STACK } from "../../src/domain/types.js";
 import type { Orm } from "../../src/storage/orm.js";
-import type { TestPlayer } from "./players.js";
+import type { GameServer } from "../../src/server.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "./players.js";
 
 export const ADMIN_CODE = "test-admin-code";
 
@@ -45,6 +46,26 @@ export async function openTrade(a: TestPlayer, b: TestPlayer): Promise<{ tradeId
   const started = await a.next("tradeStarted", (d) => d.tradeId === incoming.tradeId, { after: ma });
   await b.next("tradeStarted", (d) => d.tradeId === incoming.tradeId, { after: mb });
   return { tradeId: incoming.tradeId, roomId: started.roomId };
+}
+
+/**
+ * A (SDK) offers its bronze axe and B (plain WebSocket) 10 coins: resolves with both on the offer
+ * screen at that revision, and the storage totals of both players from before the trade. The
+ * players are added to `players` so the caller's cleanup closes them.
+ */
+export async function axeForCoins(server: GameServer, players: TestPlayer[]) {
+  const a = await sdkPlayer(server);
+  const b = await jsonPlayer(server);
+  players.push(a, b);
+  const ids = [a.id, b.id];
+  const before = await totals(server.storage.orm, ids);
+  const { tradeId, roomId } = await openTrade(a, b);
+  const m = a.mark();
+  a.send("tradeAddItem", { tradeId, inventorySlot: slotOf(a, "bronze_axe"), quantity: 1 });
+  b.send("tradeAddItem", { tradeId, coins: 10 });
+  const upd = await a.next("tradeUpdated", (d) => d.myOffer.items.length === 1 && d.theirOffer.coins === 10, { after: m });
+  await b.next("tradeUpdated", (d) => d.revision === upd.revision);
+  return { a, b, ids, before, tradeId, roomId, revision: upd.revision as number };
 }
 
 /** Send a request and wait for the target's `tradeIncoming`; returns the trade id. */

@@ -23,7 +23,7 @@ import { settleTrade, type SettlementResult } from "../../src/trade/settlement.j
 import { sdkPlayer, jsonPlayer, type TestPlayer } from "../helpers/players.js";
 import { startTestServer } from "../helpers/server.js";
 import { postgresStorage, resetStorage, storageKinds, TEST_DATABASE_URL } from "../helpers/storage.js";
-import { audits, count, holdings, insertCharacter, marker, openTrade, roomGone, settlingSession, slotOf, totals, until, violations } from "../helpers/trade.js";
+import { audits, axeForCoins, count, holdings, insertCharacter, marker, openTrade, roomGone, settlingSession, slotOf, totals, until, violations } from "../helpers/trade.js";
 
 const ROUNDS = 10;
 
@@ -323,20 +323,7 @@ for (const kind of storageKinds()) {
     });
 
     /** A and B with a trade on the offer screen where A offers its axe and B 10 coins. */
-    async function offered() {
-      const a = await sdkPlayer(server);
-      const b = await jsonPlayer(server);
-      players.push(a, b);
-      const ids = [a.id, b.id];
-      const before = await totals(server.storage.orm, ids);
-      const { tradeId, roomId } = await openTrade(a, b);
-      const m = a.mark();
-      a.send("tradeAddItem", { tradeId, inventorySlot: slotOf(a, "bronze_axe"), quantity: 1 });
-      b.send("tradeAddItem", { tradeId, coins: 10 });
-      const upd = await a.next("tradeUpdated", (d) => d.myOffer.items.length === 1 && d.theirOffer.coins === 10, { after: m });
-      await b.next("tradeUpdated", (d) => d.revision === upd.revision);
-      return { a, b, ids, before, tradeId, roomId, revision: upd.revision as number };
-    }
+    const offered = () => axeForCoins(server, players);
 
     /** After the trade: one completion each, one audit, nothing cancelled, totals unchanged. */
     async function exactlyOnce(t: Awaited<ReturnType<typeof offered>>) {

@@ -19,7 +19,7 @@ import { TRADE_RELOAD_CLOSE_CODE } from "../../src/trade/service.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../helpers/players.js";
 import { startTestServer } from "../helpers/server.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
-import { audits, count, marker, openTrade, roomGone, slotOf, totals, until } from "../helpers/trade.js";
+import { audits, axeForCoins, count, marker, roomGone, totals, until } from "../helpers/trade.js";
 
 type PgClient = { processID: number; query: (...args: any[]) => Promise<any>; release: (e?: unknown) => void };
 type PgPool = { connect: (...args: any[]) => Promise<PgClient> };
@@ -118,20 +118,10 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
 
   /** A (SDK) offers its axe, B (plain WebSocket) 10 coins; on the confirmation screen A has accepted, `settle` sends B's accept. */
   async function onConfirm() {
-    const a = await sdkPlayer(server);
-    const b = await jsonPlayer(server);
-    players.push(a, b);
-    const ids = [a.id, b.id];
-    const before = await totals(server.storage.orm, ids);
-    const { tradeId, roomId } = await openTrade(a, b);
+    const { a, b, ids, before, tradeId, roomId, revision } = await axeForCoins(server, players);
     let m = a.mark();
-    a.send("tradeAddItem", { tradeId, inventorySlot: slotOf(a, "bronze_axe"), quantity: 1 });
-    b.send("tradeAddItem", { tradeId, coins: 10 });
-    const upd = await a.next("tradeUpdated", (d) => d.myOffer.items.length === 1 && d.theirOffer.coins === 10, { after: m });
-    await b.next("tradeUpdated", (d) => d.revision === upd.revision);
-    m = a.mark();
-    a.send("tradeAccept", { tradeId, revision: upd.revision });
-    b.send("tradeAccept", { tradeId, revision: upd.revision });
+    a.send("tradeAccept", { tradeId, revision });
+    b.send("tradeAccept", { tradeId, revision });
     const conf = await a.next("tradeConfirmScreen", () => true, { after: m });
     await b.next("tradeConfirmScreen", (d) => d.tradeId === tradeId);
     m = a.mark();

@@ -137,7 +137,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     world,
     auth,
     characters,
-    createCharacter: (accountId, opts) => characterService.createCharacter(accountId, opts),
+    createCharacter: (accountId, preferredName) => characterService.createForJoin(accountId, preferredName),
     blocklist,
     blockSeconds: config.rateLimitBlockSeconds,
     trustProxy: config.trustProxy,

@@ -167,6 +167,23 @@ export class CharacterService {
     return { id: created.id, ...record };
   }
 
+  /**
+   * The character an account gets when it joins the world without one: named after `preferredName`
+   * (the token's `name`, e.g. from `POST /api/auth/anonymous`) when that is a valid name nobody has,
+   * otherwise a generated one.
+   */
+  async createForJoin(accountId: string, preferredName: string | undefined): Promise<{ id: string }> {
+    const wanted = preferredName === undefined ? undefined : normalizeName(preferredName);
+    if (wanted !== undefined && nameProblem(wanted) === undefined) {
+      try {
+        return await this.createCharacter(accountId, { name: wanted });
+      } catch (e) {
+        if (!(e instanceof ServiceError && e.code === SERVICE_ERROR.NAME_TAKEN)) throw e;
+      }
+    }
+    return this.createCharacter(accountId, {});
+  }
+
   /** A character with its items, or null. */
   async load(characterId: string): Promise<CharacterRecord | null> {
     return this.repo.load(characterId);

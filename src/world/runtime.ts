@@ -13,8 +13,11 @@ import { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove
 import type { Player } from "./player.js";
 import type { World } from "./world.js";
 
-/** Creates a character for an account that has none (starter kit and defaults). */
-export type CharacterFactory = (accountId: string, opts: { name?: string; isAgent?: boolean }) => Promise<{ id: string }>;
+/**
+ * Creates a character for an account that joins without one (starter kit and defaults), named
+ * after `preferredName` when that is a valid free name.
+ */
+export type CharacterFactory = (accountId: string, preferredName: string | undefined) => Promise<{ id: string }>;
 
 /** Handles trade events (the trade system plugs in here). */
 export interface TradeEventHandler {
@@ -95,7 +98,7 @@ export class WorldRuntime {
     }
     if (!id) {
       const mine = await this.characters.listByAccount(principal.accountId);
-      id = mine[0]?.id ?? (await this.deps.createCharacter(principal.accountId, {})).id;
+      id = mine[0]?.id ?? (await this.deps.createCharacter(principal.accountId, principal.name)).id;
     }
     const record = await this.characters.load(id);
     if (!record) throw new ServerError(404, "no such character");

@@ -421,6 +421,22 @@ describe("WorldRoom (SDK clients)", function () {
   });
 
   describe("connections", () => {
+    it("a first join creates the account's character, named after the token's name when that name is valid and free", async () => {
+      const named = `Alda${Date.now() % 100000}`;
+      const first = tokenFor(undefined, { name: named });
+      const a = await join({ token: first.token, accountId: first.accountId });
+      assert.equal(lastSync(a).name, named);
+      const again = tokenFor(undefined, { name: named.toUpperCase() }); // taken, regardless of case
+      const b = await join({ token: again.token, accountId: again.accountId });
+      const invalid = tokenFor(undefined, { name: "no!" });
+      const c = await join({ token: invalid.token, accountId: invalid.accountId });
+      for (const p of [b, c]) {
+        assert.notEqual(lastSync(p).name.toLowerCase(), named.toLowerCase());
+        assert.match(lastSync(p).name, /^[A-Za-z0-9 _-]{3,12}$/);
+      }
+      assert.equal((await stored(a.id))!.character.name, named);
+    });
+
     it("a second join for the same character closes the first with 4009; the player stays", async () => {
       const first = await join();
       first.send("player:move", { x: 2, z: 2 });

@@ -60,7 +60,7 @@ export interface GameServer {
 /** Start the server. */
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<GameServer> {
   const logger = opts.logger ?? createLogger(config.logLevel);
-  logger.info({ env: config.env, port: opts.port ?? config.port, world: config.worldDir }, "stage 1/6 config loaded");
+  logger.info({ node: process.version, env: config.env, port: opts.port ?? config.port, world: config.worldDir }, "stage 1/6 config loaded");
   for (const w of configWarnings(config)) logger.warn(w);
 
   // Stage 2: manifests (content pipeline). SKIP_MANIFESTS (refused in production by the sync)

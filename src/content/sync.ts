@@ -17,8 +17,9 @@
  *   2. download each changed file into the staging directory `<dir>/.cache/staging/`, 6 at a time,
  *      each within 10 s, the whole sync within `SYNC_DEADLINE_MS` (60 s);
  *   3. validate the staged files merged with the cached ones using the real loader (schemas and
- *      cross references). When that fails, nothing is applied: a warning lists the problems, the
- *      cached copies and their ETags stay, and start-up continues on the cache;
+ *      cross references). When that fails (a content problem or any other error), nothing is
+ *      applied: a warning lists the problems, the cached copies and their ETags stay, and start-up
+ *      continues on the cache;
  *   4. otherwise write a commit marker listing the staged files and the new ETags, rename each
  *      staged file over its cached copy, store the ETags and remove the staging directory. A crash
  *      after the marker is rolled forward by the next start; a crash before it leaves the cache as
@@ -366,8 +367,9 @@ export async function syncManifests(opts: SyncOptions): Promise<SyncReport> {
       try {
         await loadContent(opts.dir, { overlayDir: staging });
       } catch (err) {
-        if (!(err instanceof ContentError)) throw err;
-        rejected = err.problems;
+        // Whatever stops the load (a content problem, or anything else the staged set provokes)
+        // rejects the set: a bad push must never stop a server that has a cache.
+        rejected = err instanceof ContentError ? err.problems : [`validation stopped: ${(err as Error).message}`];
         log?.warn({ problems: rejected, files: [...s.fetched] }, "manifests from the CDN failed validation; nothing applied, keeping the cached copies");
         source = "cache";
       }

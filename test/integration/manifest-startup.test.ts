@@ -158,6 +158,21 @@ describe("manifest stage of the real server", function () {
     assert.equal((await fetch(`${s.url}/manifests/npcs.json`).then((r) => r.text())), cached);
   });
 
+  it("production: a pushed world-areas.json with bounds of a billion tiles does not stop the server", async () => {
+    await (await startProduction()).server.close();
+    server = undefined;
+    const cached = await readFile(path.join(world, "manifests", "world-areas.json"), "utf8");
+    await editJson(path.join(cdnRoot, "world-areas.json"), (w) => (w.worldBounds = { minX: -1e9, maxX: 1e9, minZ: -1e9, maxZ: 1e9 }));
+
+    const { server: s, lines } = await startProduction();
+    assert.equal(await readFile(path.join(world, "manifests", "world-areas.json"), "utf8"), cached);
+    const warning = lines.find((l) => l.level === 40 && /failed validation/.test(l.msg));
+    assert.ok(warning, JSON.stringify(lines));
+    assert.match(warning.problems[0], /^world-areas\.json: worldBounds: /);
+    assert.equal(synced(lines).source, "cache");
+    assert.deepEqual(s.content.worldBounds, JSON.parse(cached).worldBounds);
+  });
+
   it("production refuses SKIP_MANIFESTS before touching anything", async () => {
     const { logger, lines } = memoryLogger();
     const config = testConfig({

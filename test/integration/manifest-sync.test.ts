@@ -365,6 +365,39 @@ describe("manifest sync", function () {
       assert.ok((await loadContent(dir)).stores.size >= 1);
     });
 
+    it("world bounds too large to build keep the previous cache instead of stopping start-up", async () => {
+      await syncManifests(opts({}));
+      const before = await readFile(path.join(dir, "world-areas.json"), "utf8");
+      edit(cdn, "world-areas.json", (w) => (w.worldBounds = { minX: -1e9, maxX: 1e9, minZ: -1e9, maxZ: 1e9 }));
+      const log = memoryLogger();
+      const report = await syncManifests(opts({ logger: log }));
+      assert.equal(report.source, "cache");
+      assert.deepEqual(report.rejected, ["world-areas.json: worldBounds: the world may be at most 4096 tiles wide and 4096 deep"]);
+      assert.ok(log.warnings.some((w) => /failed validation/.test(w.msg ?? "")));
+      assert.equal(await readFile(path.join(dir, "world-areas.json"), "utf8"), before);
+      assert.deepEqual((await allFiles(dir)).filter((f) => f.includes("staging")), []);
+    });
+
+    it("any error while validating the staged set rejects it and keeps the cache, not only content problems", async () => {
+      await syncManifests(opts({}));
+      // The cache holds a directory where prayers.json should be, and the CDN no longer has that
+      // file: reading it fails with EISDIR, which is no ContentError.
+      await rm(path.join(dir, "prayers.json"));
+      await mkdir(path.join(dir, "prayers.json"));
+      cdn.files.delete("prayers.json");
+      const before = await readFile(path.join(dir, "biomes.json"), "utf8");
+      edit(cdn, "biomes.json", (b) => (b[0].description = "Freshly mown."));
+      const log = memoryLogger();
+      const report = await syncManifests(opts({ logger: log }));
+      assert.equal(report.source, "cache");
+      assert.deepEqual(report.fetched, []);
+      assert.equal(report.rejected.length, 1);
+      assert.match(report.rejected[0]!, /^validation stopped: EISDIR/);
+      assert.ok(log.warnings.some((w) => /failed validation/.test(w.msg ?? "")));
+      assert.equal(await readFile(path.join(dir, "biomes.json"), "utf8"), before);
+      assert.deepEqual((await allFiles(dir)).filter((f) => f.includes("staging")), []);
+    });
+
     it("a mid-deploy mix is not half-applied: nothing moves until the whole set agrees", async () => {
       await syncManifests(opts({}));
       const oldBiomes = await readFile(path.join(dir, "biomes.json"), "utf8");

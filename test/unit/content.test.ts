@@ -278,6 +278,17 @@ describe("content validation", () => {
     });
   }
 
+  it("rejects world bounds wider or deeper than 4096 tiles, naming the field, instead of failing to allocate", async () => {
+    await editJson(dir, "world-areas.json", (w) => (w.worldBounds = { minX: -1e9, maxX: 1e9, minZ: -1e9, maxZ: 1e9 }));
+    const err = await loadError(dir);
+    assert.match(err.message, /^world-areas\.json: worldBounds: the world may be at most 4096 tiles wide and 4096 deep$/m);
+    // The largest world allowed loads.
+    await editJson(dir, "world-areas.json", (w) => (w.worldBounds = { minX: -2048, maxX: 2047, minZ: -2048, maxZ: 2047 }));
+    assert.equal((await loadContent(dir)).isBlocked(2047, 2047), false);
+    await editJson(dir, "world-areas.json", (w) => (w.worldBounds = { minX: -2048, maxX: 2048, minZ: -128, maxZ: 127 }));
+    assert.match((await loadError(dir)).message, /^world-areas\.json: worldBounds: the world may be at most 4096 tiles/m);
+  });
+
   it("names a model id without a bounds entry", async () => {
     await editJson(dir, "vegetation.json", (v) => (v[0].modelId = "vegetation/palm"));
     assert.match((await loadError(dir)).message, /^vegetation\.json: \[0\]\.modelId: unknown model "vegetation\/palm": model-bounds\.json has no entry \(add models\/vegetation\/palm\.glb/m);

@@ -265,7 +265,8 @@ export const StationSchema = z.strictObject({
   x: z.int(),
   z: z.int(),
   modelId: ModelIdSchema,
-  /** Scale applied to the model; the model-bounds footprint multiplies by it. */
+  /** Scale applied to the model; the model-bounds footprint multiplies by it. Stations sharing a
+   * model must give it the same scale (one footprint per model). */
   modelScale: z.number().positive().max(10),
 });
 export type Station = z.infer<typeof StationSchema>;

@@ -120,6 +120,18 @@ describe("model-bounds script", function () {
     assert.match(output, /model-bounds: .*stations\.json: \[0\]\.modelScale: /);
   });
 
+  it("stations giving one model two scales fail naming both: the manifest holds one footprint per model", async () => {
+    await writeBoxGlb(path.join(world, "models", "stations", "furnace.glb"), { x: 2.27, y: 1.9, z: 2.18 });
+    await writeFile(
+      path.join(world, "manifests", "stations.json"),
+      JSON.stringify([STATIONS[0], { ...STATIONS[0], id: "second_furnace", x: 4, modelScale: 2 }]),
+    );
+    const { code, output } = await runToEnd(world);
+    assert.equal(code, 1, output);
+    assert.match(output, /model-bounds: stations\.json: station "smithy_furnace" has modelScale 1 but station "second_furnace" 2 for the same model "stations\/furnace"/);
+    await assert.rejects(stat(outFile()), { code: "ENOENT" });
+  });
+
   it("watch mode re-runs on a stations.json change and on a new model, even in a models directory created later", async () => {
     const run = runScript(world, ["--watch"]);
     try {

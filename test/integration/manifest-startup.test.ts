@@ -128,6 +128,8 @@ describe("manifest stage of the real server", function () {
     const etags = JSON.parse(await readFile(path.join(world, "manifests", ETAG_FILE), "utf8"));
     assert.equal(Object.keys(etags).length, MANIFEST_FILES.length);
     assert.ok(first.server.content.items.size >= 60);
+    // The content the sync validated before moving the files in is the one the server runs on.
+    assert.equal(first.lines.find((l) => l.msg === "stage 2/6 manifests ready")?.contentLoadedBy, "sync");
     await first.server.close();
     server = undefined;
 
@@ -141,6 +143,8 @@ describe("manifest stage of the real server", function () {
     assert.equal(synced(second.lines).notModified, MANIFEST_FILES.length);
     assert.equal(synced(second.lines).fetched, 0);
     assert.ok(second.lines.some((l) => l.msg === "stage 2/6 manifests ready" && l.items === first.server.content.items.size));
+    // Nothing was applied, so start-up loaded the cache itself.
+    assert.equal(second.lines.find((l) => l.msg === "stage 2/6 manifests ready")?.contentLoadedBy, "start-up");
   });
 
   it("production: a bad CDN push does not stop the server; it starts on the cached copy and warns", async () => {

@@ -330,6 +330,25 @@ describe("manifest sync", function () {
     assert.equal(cdn.requests.length, 0);
   });
 
+  it("returns the content it validated when it applied downloads: what loading the directory afterwards gives", async () => {
+    edit(cdn, "biomes.json", (b) => (b[0].description = "Freshly mown."));
+    const first = await syncManifests(opts({}));
+    assert.ok(first.content, "content of the applied set");
+    const onDisk = await loadContent(dir);
+    assert.equal(first.content.biomes.get(JSON.parse(cdn.files.get("biomes.json")!)[0].id)?.description, "Freshly mown.");
+    assert.deepEqual([...first.content.files].sort(), [...onDisk.files].sort());
+    for (const key of ["items", "npcs", "biomes", "stores", "areas", "worldBounds", "stations", "stationTiles", "blockedTiles", "skillUnlocks", "starterKit", "modelBounds"] as const)
+      assert.deepEqual(first.content[key], onDisk[key], key);
+
+    // Nothing fetched (every file 304), a rejected set, or local files in development: the caller loads.
+    assert.equal((await syncManifests(opts({}))).content, undefined);
+    edit(cdn, "npcs.json", (npcs) => (npcs[2].maxHit = "lots"));
+    const rejected = await syncManifests(opts({}));
+    assert.equal(rejected.rejected.length, 1);
+    assert.equal(rejected.content, undefined);
+    assert.equal((await syncManifests(opts({ mode: "development" }))).content, undefined);
+  });
+
   describe("validation before anything is applied", () => {
     it("a schema-invalid file keeps the previous cache and its ETags, warns, and start-up proceeds", async () => {
       await syncManifests(opts({}));

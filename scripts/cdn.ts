@@ -9,14 +9,19 @@
  */
 import path from "node:path";
 import express from "express";
+import { ConfigError, loadBuildEnv, type BuildEnv } from "../src/config.js";
 import { createManifestRouter, createStaticRouter } from "../src/content/http.js";
 
-const port = Number(process.env.PORT_CDN ?? 8080);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`cdn: PORT_CDN must be a port number, got "${process.env.PORT_CDN}"`);
+let env: BuildEnv;
+try {
+  env = loadBuildEnv();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`cdn: ${err.message}`);
   process.exit(1);
 }
-const world = path.resolve(process.env.WORLD ?? "world");
+const port = env.cdnPort;
+const world = path.resolve(env.worldDir);
 
 const app = express();
 app.disable("x-powered-by");

@@ -9,6 +9,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Document, NodeIO } from "@gltf-transform/core";
+import { loadBuildEnv } from "../src/config.js";
 
 export interface BoxOptions {
   /** Node translation, metres. */
@@ -93,7 +94,7 @@ export const SAMPLE_MODELS: readonly { id: string; size: { x: number; y: number;
 ];
 
 async function main(): Promise<void> {
-  const dir = path.resolve(process.argv[2] ?? path.join(process.env.WORLD ?? "world", "models"));
+  const dir = path.resolve(process.argv[2] ?? path.join(loadBuildEnv().worldDir, "models"));
   for (const m of SAMPLE_MODELS) await writeBoxGlb(path.join(dir, `${m.id}.glb`), m.size);
   console.log(`wrote ${SAMPLE_MODELS.length} sample models to ${dir}`);
 }

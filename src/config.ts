@@ -53,10 +53,20 @@ const int = (def: number, min: number, max: number) =>
     .pipe(z.string().regex(/^-?\d+$/, "must be an integer").transform(Number))
     .pipe(z.number().int().min(min).max(max));
 
+/** `WORLD`: the world directory (manifests, models, the embedded database). */
+const world = z.string().min(1).default("world");
+
+/** Settings of the build steps and developer tools (`scripts/`), parsed by `loadBuildEnv`. */
+const buildEnvSchema = z.object({
+  WORLD: world,
+  SKIP_ASSETS: bool.default(false),
+  PORT_CDN: int(8080, 0, 65535),
+});
+
 const envSchema = z.object({
   PORT: int(5555, 0, 65535),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  WORLD: z.string().min(1).default("world"),
+  WORLD: world,
   DATABASE_URL: optionalString,
   TEST_DATABASE_URL: optionalString,
   USE_LOCAL_POSTGRES: bool.default(false),
@@ -80,7 +90,6 @@ const envSchema = z.object({
   SAVE_INTERVAL: int(60, 1, 3600),
   DISABLE_RATE_LIMIT: bool.default(false),
   SKIP_MANIFESTS: bool.default(false),
-  SKIP_ASSETS: bool.default(false),
   CI: bool.default(false),
   TRUST_PROXY: bool.default(false),
   RATE_LIMIT_BLOCK_SECONDS: int(60, 1, 86400),
@@ -121,7 +130,6 @@ export interface Config {
   readonly rateLimitBlockSeconds: number;
   readonly trustProxy: boolean;
   readonly skipManifests: boolean;
-  readonly skipAssets: boolean;
   readonly tickMs: number;
   readonly redisUrl?: string;
   /** A pending trade request expires after this long (CONTRACT.md: 30 s). */
@@ -148,19 +156,9 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Each setting is parsed on its own so that one bad value does not hide the other problems:
   // the schema problems and the cross-field rules below are reported together.
-  const problems: string[] = [];
-  const values: Record<string, unknown> = {};
-  const invalid = new Set<string>();
-  for (const [name, schema] of Object.entries(envSchema.shape)) {
-    const r = (schema as z.ZodType).safeParse(env[name]);
-    if (r.success) values[name] = r.data;
-    else {
-      invalid.add(name);
-      for (const i of r.error.issues) problems.push(`${[name, ...i.path].join(".")}: ${i.message}`);
-    }
-  }
+  const { values, problems, invalid } = parseEach(envSchema, env);
   // Settings that failed to parse are undefined here; the rules below only use what parsed.
-  const e = values as Partial<z.output<typeof envSchema>>;
+  const e = values;
   const isProduction = e.NODE_ENV === "production";
 
   if (isProduction) {
@@ -201,7 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     isProduction,
     ci: v.CI,
     worldDir: v.WORLD,
-    manifestsDir: `${v.WORLD.replace(/\/+$/, "")}/manifests`,
+    manifestsDir: manifestsDirOf(v.WORLD),
     databaseUrl: v.DATABASE_URL,
     testDatabaseUrl: v.TEST_DATABASE_URL,
     useLocalPostgres: v.USE_LOCAL_POSTGRES && !isProduction,
@@ -229,7 +227,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitBlockSeconds: v.RATE_LIMIT_BLOCK_SECONDS,
     trustProxy: v.TRUST_PROXY,
     skipManifests: v.SKIP_MANIFESTS,
-    skipAssets: v.SKIP_ASSETS,
     tickMs: v.TICK_MS,
     redisUrl: v.REDIS_URL,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
@@ -238,6 +235,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientDist: v.CLIENT_DIST,
   };
   return deepFreeze(config);
+}
+
+/** The settings of the build steps and developer tools. */
+export interface BuildEnv {
+  readonly worldDir: string;
+  readonly manifestsDir: string;
+  /** `SKIP_ASSETS`: the model-bounds step does nothing. */
+  readonly skipAssets: boolean;
+  /** `PORT_CDN`: port of the local CDN (`npm run cdn`). */
+  readonly cdnPort: number;
+}
+
+/**
+ * Parse the settings of the build steps and developer tools (`WORLD`, `SKIP_ASSETS`, `PORT_CDN`)
+ * with the same rules as the server's configuration, into a frozen object. Scripts call this
+ * instead of reading `process.env` themselves.
+ * @throws ConfigError listing every bad setting.
+ */
+export function loadBuildEnv(env: NodeJS.ProcessEnv = process.env): BuildEnv {
+  const { values, problems } = parseEach(buildEnvSchema, env);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const v = values as z.output<typeof buildEnvSchema>;
+  return Object.freeze({ worldDir: v.WORLD, manifestsDir: manifestsDirOf(v.WORLD), skipAssets: v.SKIP_ASSETS, cdnPort: v.PORT_CDN });
+}
+
+/** `<WORLD>/manifests`. */
+function manifestsDirOf(worldDir: string): string {
+  return `${worldDir.replace(/\/+$/, "")}/manifests`;
+}
+
+/** Parses each setting of `schema` on its own, so one bad value does not hide the others. */
+function parseEach<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv) {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  const invalid = new Set<string>();
+  for (const [name, field] of Object.entries(schema.shape)) {
+    const r = (field as z.ZodType).safeParse(env[name]);
+    if (r.success) values[name] = r.data;
+    else {
+      invalid.add(name);
+      for (const i of r.error.issues) problems.push(`${[name, ...i.path].join(".")}: ${i.message}`);
+    }
+  }
+  return { values: values as Partial<z.output<S>>, problems, invalid };
 }
 
 function deepFreeze<T extends object>(o: T): T {

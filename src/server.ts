@@ -81,7 +81,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     for (const problem of lenient.skipped) logger.warn({ problem: formatIssue(problem) }, "SKIP_MANIFESTS: manifest problem ignored, entry left out");
     content = lenient.content;
   } else {
-    content = await loadContent(config.manifestsDir);
+    // A sync that applied downloaded files already built the content from them.
+    content = report.content ?? (await loadContent(config.manifestsDir));
   }
   logger.info(
     {
@@ -91,6 +92,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       failed: report.failed.length,
       rejected: report.rejected.length,
       items: content.items.size,
+      contentLoadedBy: report.content ? "sync" : "start-up",
     },
     "stage 2/6 manifests ready",
   );

@@ -8,24 +8,22 @@
  *   identity transform. `applyNodeTransforms: true` instead measures the default scene in world
  *   space (node translation, rotation and scale applied).
  * - The footprint is `dimensions.x * scale` by `dimensions.z * scale`, rounded to the nearest
- *   whole tile and at least 1, where `scale` is the `modelScale` of the station using the model
- *   (the largest one if several stations share it; 1 when none does).
+ *   whole tile and at least 1, where `scale` is the `modelScale` of the stations using the model
+ *   (1 when none does). Stations sharing a model must share its scale, so that the footprint
+ *   written here is the one the loader places (it checks the same rule).
  * - Model id: the path below the models directory without `.glb`, with `/` separators
  *   (`stations/furnace`); `assetPath` is `asset://models/<relative path>`.
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { NodeIO, getBounds, type Document } from "@gltf-transform/core";
-import { TILE_SIZE, footprintOf } from "./footprint.js";
+import { TILE_SIZE, footprintOf, stationModelScales, type StationScale } from "./footprint.js";
 import type { ModelBoundsEntry, ModelBoundsManifest } from "./schemas.js";
 
 export { TILE_SIZE, footprintOf } from "./footprint.js";
 
-/** What the footprint needs from a station: its model and scale. */
-export interface ModelScaleRef {
-  modelId: string;
-  modelScale: number;
-}
+/** What the footprint needs from a station: its model and scale (and its id, to name it). */
+export type ModelScaleRef = StationScale;
 
 export interface ModelBoundsOptions {
   /** Measure in world space through the scene graph. Default false (accessor min/max). */
@@ -36,7 +34,8 @@ export interface ModelBoundsOptions {
   onSkip?: (file: string, reason: string) => void;
 }
 
-/** A model that could not be read; the message (and the one line of `problems`) names the file. */
+/** A model that could not be read, or stations giving one model two scales; the message (and the
+ * one line of `problems`) names the file. */
 export class ModelBoundsError extends Error {
   override readonly name = "ModelBoundsError";
   readonly problems: string[];
@@ -44,6 +43,23 @@ export class ModelBoundsError extends Error {
     super(message);
     this.problems = [message];
   }
+}
+
+/**
+ * The one scale of each model used by stations (`stationModelScales`).
+ * @throws ModelBoundsError when two stations give the same model different scales.
+ */
+function modelScales(stations: readonly ModelScaleRef[]): Map<string, number> {
+  const { scales, conflicts } = stationModelScales(stations);
+  const [c] = conflicts;
+  if (c) {
+    const name = (r: ModelScaleRef) => (r.id ? `station "${r.id}"` : "a station");
+    throw new ModelBoundsError(
+      `stations.json: ${name(c.first)} has modelScale ${c.first.modelScale} but ${name(c.station)} ${c.station.modelScale} for the same model ` +
+        `"${c.station.modelId}": stations sharing a model need the same modelScale`,
+    );
+  }
+  return scales;
 }
 
 type Vec3 = { x: number; y: number; z: number };
@@ -97,14 +113,14 @@ export async function listGlbFiles(dir: string): Promise<string[]> {
 }
 
 /** Reads every model under `modelsDir` and builds the model bounds manifest (an empty model list
- * when the directory does not exist). */
+ * when the directory does not exist). @throws ModelBoundsError for a model it cannot read, or
+ * stations giving one model two scales. */
 export async function computeModelBounds(
   modelsDir: string,
   stations: readonly ModelScaleRef[],
   opts: ModelBoundsOptions = {},
 ): Promise<ModelBoundsManifest> {
-  const scales = new Map<string, number>();
-  for (const s of stations) scales.set(s.modelId, Math.max(scales.get(s.modelId) ?? 0, s.modelScale));
+  const scales = modelScales(stations);
 
   const io = new NodeIO();
   const models: ModelBoundsEntry[] = [];

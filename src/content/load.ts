@@ -23,7 +23,7 @@
 import { readFile, access } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { centredFootprintTiles, footprintOf } from "./footprint.js";
+import { centredFootprintTiles, footprintOf, stationModelScales } from "./footprint.js";
 import { INVENTORY_SIZE, SKILLS, STARTING_LEVELS, type ItemDef, type SkillName, type Tile } from "../domain/types.js";
 import {
   AmmunitionListSchema,
@@ -185,8 +185,9 @@ export interface GameContent {
   /** From model-bounds.json when present. */
   readonly modelBounds?: ModelBoundsManifest;
   /** Tiles covered by buildings and by station footprints, keyed `${x},${z}`. A station blocks
-   * the footprint of its model (model-bounds.json dimensions times its `modelScale`, centred on
-   * its tile, see `centredFootprintTiles`), or its own tile when the model has no bounds entry. */
+   * the footprint model-bounds.json gives its model (the model's dimensions times the stations'
+   * one `modelScale`, centred on its tile, see `centredFootprintTiles`), or its own tile when the
+   * model has no bounds entry. */
   readonly blockedTiles: ReadonlySet<string>;
   /** Tiles each station covers, keyed by station id. */
   readonly stationTiles: ReadonlyMap<string, readonly Tile[]>;
@@ -573,9 +574,9 @@ function crossCheck(p: Parsed, checkModels: boolean): Checked {
   const buildingTiles = blockedTilesOf(p.buildings);
 
   // Models: every model id must have a bounds entry, when the bounds manifest is present.
-  const modelDims = new Map((p.modelBounds?.models ?? []).map((m) => [m.id, m.dimensions]));
+  const modelEntries = new Map((p.modelBounds?.models ?? []).map((m) => [m.id, m]));
   const checkModel = (file: string, at: string, modelId: string) => {
-    if (checkModels && p.modelBounds && !modelDims.has(modelId))
+    if (checkModels && p.modelBounds && !modelEntries.has(modelId))
       issue(file, at, `unknown model "${modelId}": model-bounds.json has no entry (add models/${modelId}.glb to the world and run npm run bounds)`);
   };
   p.stations.forEach((s, i) => checkModel("stations.json", `[${i}].modelId`, s.modelId));
@@ -583,13 +584,37 @@ function crossCheck(p: Parsed, checkModels: boolean): Checked {
   p.vegetation.forEach((v, i) => checkModel("vegetation.json", `[${i}].modelId`, v.modelId));
   for (const { file, list } of p.gathering) list.forEach((n, i) => checkModel(file, `[${i}].modelId`, n.modelId));
 
-  // Stations stand on their tile and block their model's footprint (its own tile without bounds).
+  // Stations stand on their tile and block their model's footprint as model-bounds.json gives it
+  // (its own tile without an entry). One model, one scale, so that footprint is the one for every
+  // station of the model; a footprint that is not the model's dimensions times that scale was
+  // written for another scale (stations.json changed since `npm run bounds`).
   byId("stations.json", p.stations, (s) => s.id, (i) => `[${i}].id`);
+  const conflicts = new Set<number>();
+  for (const c of stationModelScales(p.stations).conflicts) {
+    conflicts.add(c.index);
+    issue(
+      "stations.json",
+      `[${c.index}].modelScale`,
+      `${c.station.modelScale} differs from the modelScale ${c.first.modelScale} of station "${c.first.id}", which uses the same model "${c.station.modelId}": stations sharing a model need the same modelScale`,
+    );
+  }
   const stationTiles = new Map<string, Tile[]>();
   const stationAt = new Map<string, string>();
   p.stations.forEach((s, i) => {
-    const dims = modelDims.get(s.modelId);
-    const tiles = dims ? centredFootprintTiles(s.x, s.z, footprintOf(dims, s.modelScale)) : [{ x: s.x, z: s.z }];
+    if (conflicts.has(i)) return;
+    const entry = modelEntries.get(s.modelId);
+    if (entry) {
+      const expected = footprintOf(entry.dimensions, s.modelScale);
+      const { width, depth } = entry.footprint;
+      if (expected.width !== width || expected.depth !== depth)
+        return issue(
+          "stations.json",
+          `[${i}].modelScale`,
+          `model-bounds.json gives model "${s.modelId}" a ${width} by ${depth} footprint, but its dimensions times modelScale ${s.modelScale} ` +
+            `make ${expected.width} by ${expected.depth}: model-bounds.json is stale (run npm run bounds)`,
+        );
+    }
+    const tiles = entry ? centredFootprintTiles(s.x, s.z, entry.footprint) : [{ x: s.x, z: s.z }];
     let bad = false;
     // The station's own tile first, so its problem is the one named.
     for (const t of [{ x: s.x, z: s.z }, ...tiles.filter((t) => t.x !== s.x || t.z !== s.z)]) {

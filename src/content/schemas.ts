@@ -233,10 +233,19 @@ export const AreaSchema = z.strictObject({
 });
 export type WorldArea = z.infer<typeof AreaSchema>;
 
+/** Largest world side in tiles. The loader keeps one byte per tile of the world for pathing
+ * (4096 x 4096 is 16 MiB), so a pushed world-areas.json cannot make it allocate without limit. */
+export const MAX_WORLD_SIDE = 4096;
+
+/** World bounds: a tile rectangle at most `MAX_WORLD_SIDE` tiles on each side. */
+export const WorldBoundsSchema = BoundsSchema.refine((b) => b.maxX - b.minX < MAX_WORLD_SIDE && b.maxZ - b.minZ < MAX_WORLD_SIDE, {
+  message: `the world may be at most ${MAX_WORLD_SIDE} tiles wide and ${MAX_WORLD_SIDE} deep`,
+});
+
 /** `world-areas.json`: world bounds, the spawn tile, and non-overlapping areas. */
 export const WorldAreasSchema = z.strictObject({
-  /** Every position must lie inside these bounds. */
-  worldBounds: BoundsSchema,
+  /** Every position must lie inside these bounds (at most `MAX_WORLD_SIDE` tiles a side). */
+  worldBounds: WorldBoundsSchema,
   tileSize: z.literal(1),
   /** Where new characters appear (SPEC.md default position 0, 0). */
   spawn: TileSchema,
@@ -256,7 +265,8 @@ export const StationSchema = z.strictObject({
   x: z.int(),
   z: z.int(),
   modelId: ModelIdSchema,
-  /** Scale applied to the model; the model-bounds footprint multiplies by it. */
+  /** Scale applied to the model; the model-bounds footprint multiplies by it. Stations sharing a
+   * model must give it the same scale (one footprint per model). */
   modelScale: z.number().positive().max(10),
 });
 export type Station = z.infer<typeof StationSchema>;

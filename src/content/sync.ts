@@ -17,8 +17,9 @@
  *   2. download each changed file into the staging directory `<dir>/.cache/staging/`, 6 at a time,
  *      each within 10 s, the whole sync within `SYNC_DEADLINE_MS` (60 s);
  *   3. validate the staged files merged with the cached ones using the real loader (schemas and
- *      cross references). When that fails, nothing is applied: a warning lists the problems, the
- *      cached copies and their ETags stay, and start-up continues on the cache;
+ *      cross references). When that fails (a content problem or any other error), nothing is
+ *      applied: a warning lists the problems, the cached copies and their ETags stay, and start-up
+ *      continues on the cache;
  *   4. otherwise write a commit marker listing the staged files and the new ETags, rename each
  *      staged file over its cached copy, store the ETags and remove the staging directory. A crash
  *      after the marker is rolled forward by the next start; a crash before it leaves the cache as
@@ -28,7 +29,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { ContentError, MANIFEST_FILES, itemIndexFiles, loadContent, missingRequired } from "./load.js";
+import { ContentError, MANIFEST_FILES, itemIndexFiles, loadContent, missingRequired, type GameContent } from "./load.js";
 
 export { MANIFEST_FILES, REQUIRED_MANIFESTS, missingRequired } from "./load.js";
 
@@ -86,6 +87,10 @@ export interface SyncReport {
   failed: { file: string; reason: string }[];
   /** When the downloaded files failed validation: one line per problem. Nothing was applied. */
   rejected: string[];
+  /** When this sync applied downloaded files: the content it validated them with, built from
+   * exactly the files now in the directory, so start-up need not load it again. Otherwise
+   * (nothing fetched, nothing applied, or skipped) undefined: load the directory. */
+  content?: GameContent;
 }
 
 /** The manifest stage cannot go on; `problems` holds one readable line per problem. */
@@ -336,6 +341,7 @@ export async function syncManifests(opts: SyncOptions): Promise<SyncReport> {
   let source: SyncReport["source"] = "cache";
   let rejected: string[] = [];
   let committing = false;
+  let applied: GameContent | undefined;
 
   try {
     let cdnUp = false;
@@ -363,11 +369,13 @@ export async function syncManifests(opts: SyncOptions): Promise<SyncReport> {
 
     if (s.fetched.size > 0) {
       // Step 3: the staged files merged with the cache must load exactly as start-up will load them.
+      let validated: GameContent | undefined;
       try {
-        await loadContent(opts.dir, { overlayDir: staging });
+        validated = await loadContent(opts.dir, { overlayDir: staging });
       } catch (err) {
-        if (!(err instanceof ContentError)) throw err;
-        rejected = err.problems;
+        // Whatever stops the load (a content problem, or anything else the staged set provokes)
+        // rejects the set: a bad push must never stop a server that has a cache.
+        rejected = err instanceof ContentError ? err.problems : [`validation stopped: ${(err as Error).message}`];
         log?.warn({ problems: rejected, files: [...s.fetched] }, "manifests from the CDN failed validation; nothing applied, keeping the cached copies");
         source = "cache";
       }
@@ -382,6 +390,8 @@ export async function syncManifests(opts: SyncOptions): Promise<SyncReport> {
         await writeFileAtomic(path.join(staging, COMMIT_MARKER), JSON.stringify(plan));
         committing = true;
         await applyStaged(opts.dir, plan);
+        // The directory now holds the very files the validation read (staged ones moved in place).
+        applied = validated;
       }
     }
   } finally {
@@ -395,6 +405,7 @@ export async function syncManifests(opts: SyncOptions): Promise<SyncReport> {
     notModified: [...s.notModified],
     failed: [...s.failed].map(([file, reason]) => ({ file, reason })),
     rejected,
+    content: applied,
   };
   log?.info(
     { source, fetched: report.fetched.length, notModified: report.notModified.length, failed: report.failed.length, rejected: rejected.length },

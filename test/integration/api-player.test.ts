@@ -114,6 +114,21 @@ for (const kind of storageKinds()) {
         assert.equal(renamed.status, 200);
       });
 
+      it("POST and PATCH with the name the character already has change nothing and are allowed in the world", async () => {
+        const p = await h.player();
+        h.world.setOnline(p.characterId);
+        const post = await h.request("POST", "/api/v1/player", { token: p.token, body: { name: p.name } });
+        assert.equal(post.status, 200);
+        assert.equal(post.body.name, p.name);
+        const patch = await h.request("PATCH", `/api/character/${p.characterId}`, { token: p.token, body: { name: p.name } });
+        assert.equal(patch.status, 200);
+        assert.equal(patch.body.name, p.name);
+        // Another name is a rename on either route: refused while in the world.
+        assert.equal(code(await h.request("POST", "/api/v1/player", { token: p.token, body: { name: uniqueName() } })), "CONFLICT");
+        assert.equal(code(await h.request("PATCH", `/api/character/${p.characterId}`, { token: p.token, body: { name: uniqueName() } })), "CONFLICT");
+        h.world.setOffline(p.characterId);
+      });
+
       it("POST: 401 without a token, 403 for another account's characterId, 404 for an unknown one, 409 NAME_TAKEN when renaming", async () => {
         const p = await h.player();
         const other = await h.player();

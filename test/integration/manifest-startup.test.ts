@@ -128,6 +128,8 @@ describe("manifest stage of the real server", function () {
     const etags = JSON.parse(await readFile(path.join(world, "manifests", ETAG_FILE), "utf8"));
     assert.equal(Object.keys(etags).length, MANIFEST_FILES.length);
     assert.ok(first.server.content.items.size >= 60);
+    // The content the sync validated before moving the files in is the one the server runs on.
+    assert.equal(first.lines.find((l) => l.msg === "stage 2/6 manifests ready")?.contentLoadedBy, "sync");
     await first.server.close();
     server = undefined;
 
@@ -141,6 +143,8 @@ describe("manifest stage of the real server", function () {
     assert.equal(synced(second.lines).notModified, MANIFEST_FILES.length);
     assert.equal(synced(second.lines).fetched, 0);
     assert.ok(second.lines.some((l) => l.msg === "stage 2/6 manifests ready" && l.items === first.server.content.items.size));
+    // Nothing was applied, so start-up loaded the cache itself.
+    assert.equal(second.lines.find((l) => l.msg === "stage 2/6 manifests ready")?.contentLoadedBy, "start-up");
   });
 
   it("production: a bad CDN push does not stop the server; it starts on the cached copy and warns", async () => {
@@ -156,6 +160,21 @@ describe("manifest stage of the real server", function () {
     assert.deepEqual(warning.problems, ['npcs.json: [0].drops.table[0].itemId: unknown item "golden_goose"']);
     assert.equal(synced(lines).source, "cache");
     assert.equal((await fetch(`${s.url}/manifests/npcs.json`).then((r) => r.text())), cached);
+  });
+
+  it("production: a pushed world-areas.json with bounds of a billion tiles does not stop the server", async () => {
+    await (await startProduction()).server.close();
+    server = undefined;
+    const cached = await readFile(path.join(world, "manifests", "world-areas.json"), "utf8");
+    await editJson(path.join(cdnRoot, "world-areas.json"), (w) => (w.worldBounds = { minX: -1e9, maxX: 1e9, minZ: -1e9, maxZ: 1e9 }));
+
+    const { server: s, lines } = await startProduction();
+    assert.equal(await readFile(path.join(world, "manifests", "world-areas.json"), "utf8"), cached);
+    const warning = lines.find((l) => l.level === 40 && /failed validation/.test(l.msg));
+    assert.ok(warning, JSON.stringify(lines));
+    assert.match(warning.problems[0], /^world-areas\.json: worldBounds: /);
+    assert.equal(synced(lines).source, "cache");
+    assert.deepEqual(s.content.worldBounds, JSON.parse(cached).worldBounds);
   });
 
   it("production refuses SKIP_MANIFESTS before touching anything", async () => {

@@ -330,6 +330,25 @@ describe("manifest sync", function () {
     assert.equal(cdn.requests.length, 0);
   });
 
+  it("returns the content it validated when it applied downloads: what loading the directory afterwards gives", async () => {
+    edit(cdn, "biomes.json", (b) => (b[0].description = "Freshly mown."));
+    const first = await syncManifests(opts({}));
+    assert.ok(first.content, "content of the applied set");
+    const onDisk = await loadContent(dir);
+    assert.equal(first.content.biomes.get(JSON.parse(cdn.files.get("biomes.json")!)[0].id)?.description, "Freshly mown.");
+    assert.deepEqual([...first.content.files].sort(), [...onDisk.files].sort());
+    for (const key of ["items", "npcs", "biomes", "stores", "areas", "worldBounds", "stations", "stationTiles", "blockedTiles", "skillUnlocks", "starterKit", "modelBounds"] as const)
+      assert.deepEqual(first.content[key], onDisk[key], key);
+
+    // Nothing fetched (every file 304), a rejected set, or local files in development: the caller loads.
+    assert.equal((await syncManifests(opts({}))).content, undefined);
+    edit(cdn, "npcs.json", (npcs) => (npcs[2].maxHit = "lots"));
+    const rejected = await syncManifests(opts({}));
+    assert.equal(rejected.rejected.length, 1);
+    assert.equal(rejected.content, undefined);
+    assert.equal((await syncManifests(opts({ mode: "development" }))).content, undefined);
+  });
+
   describe("validation before anything is applied", () => {
     it("a schema-invalid file keeps the previous cache and its ETags, warns, and start-up proceeds", async () => {
       await syncManifests(opts({}));
@@ -363,6 +382,39 @@ describe("manifest sync", function () {
       assert.deepEqual(report.rejected, ['stores.json: [0].stock[2].itemId: unknown item "golden_net"']);
       assert.equal(await readFile(path.join(dir, "stores.json"), "utf8"), before);
       assert.ok((await loadContent(dir)).stores.size >= 1);
+    });
+
+    it("world bounds too large to build keep the previous cache instead of stopping start-up", async () => {
+      await syncManifests(opts({}));
+      const before = await readFile(path.join(dir, "world-areas.json"), "utf8");
+      edit(cdn, "world-areas.json", (w) => (w.worldBounds = { minX: -1e9, maxX: 1e9, minZ: -1e9, maxZ: 1e9 }));
+      const log = memoryLogger();
+      const report = await syncManifests(opts({ logger: log }));
+      assert.equal(report.source, "cache");
+      assert.deepEqual(report.rejected, ["world-areas.json: worldBounds: the world may be at most 4096 tiles wide and 4096 deep"]);
+      assert.ok(log.warnings.some((w) => /failed validation/.test(w.msg ?? "")));
+      assert.equal(await readFile(path.join(dir, "world-areas.json"), "utf8"), before);
+      assert.deepEqual((await allFiles(dir)).filter((f) => f.includes("staging")), []);
+    });
+
+    it("any error while validating the staged set rejects it and keeps the cache, not only content problems", async () => {
+      await syncManifests(opts({}));
+      // The cache holds a directory where prayers.json should be, and the CDN no longer has that
+      // file: reading it fails with EISDIR, which is no ContentError.
+      await rm(path.join(dir, "prayers.json"));
+      await mkdir(path.join(dir, "prayers.json"));
+      cdn.files.delete("prayers.json");
+      const before = await readFile(path.join(dir, "biomes.json"), "utf8");
+      edit(cdn, "biomes.json", (b) => (b[0].description = "Freshly mown."));
+      const log = memoryLogger();
+      const report = await syncManifests(opts({ logger: log }));
+      assert.equal(report.source, "cache");
+      assert.deepEqual(report.fetched, []);
+      assert.equal(report.rejected.length, 1);
+      assert.match(report.rejected[0]!, /^validation stopped: EISDIR/);
+      assert.ok(log.warnings.some((w) => /failed validation/.test(w.msg ?? "")));
+      assert.equal(await readFile(path.join(dir, "biomes.json"), "utf8"), before);
+      assert.deepEqual((await allFiles(dir)).filter((f) => f.includes("staging")), []);
     });
 
     it("a mid-deploy mix is not half-applied: nothing moves until the whole set agrees", async () => {

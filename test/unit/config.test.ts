@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, loadConfig } from "../../src/config.js";
+import { ConfigError, loadBuildEnv, loadConfig } from "../../src/config.js";
 
 const prodBase = {
   NODE_ENV: "production",
@@ -129,5 +129,30 @@ describe("config", () => {
   it("takes TICK_MS, SAVE_INTERVAL, TRUST_PROXY and RATE_LIMIT_BLOCK_SECONDS", () => {
     const c = loadConfig({ TICK_MS: "50", SAVE_INTERVAL: "5", TRUST_PROXY: "true", RATE_LIMIT_BLOCK_SECONDS: "2" });
     assert.deepEqual([c.tickMs, c.saveIntervalSeconds, c.trustProxy, c.rateLimitBlockSeconds], [50, 5, true, 2]);
+  });
+
+  describe("build steps (loadBuildEnv)", () => {
+    it("parses WORLD and SKIP_ASSETS with the server's rules, into a frozen object", () => {
+      const b = loadBuildEnv({});
+      assert.deepEqual(b, { worldDir: "world", manifestsDir: "world/manifests", skipAssets: false, cdnPort: 8080 });
+      assert.equal(loadBuildEnv({ PORT_CDN: "8181" }).cdnPort, 8181);
+      assert.ok(Object.isFrozen(b));
+      assert.equal(loadBuildEnv({ WORLD: "/srv/realm/", SKIP_ASSETS: "" }).manifestsDir, "/srv/realm/manifests");
+      assert.equal(loadConfig({ WORLD: "/srv/realm/" }).manifestsDir, loadBuildEnv({ WORLD: "/srv/realm/" }).manifestsDir);
+      for (const [v, skip] of [["true", true], ["1", true], ["yes", true], ["false", false], ["0", false], ["no", false]] as const)
+        assert.equal(loadBuildEnv({ SKIP_ASSETS: v }).skipAssets, skip, v);
+    });
+
+    it("fails with one line per bad setting", () => {
+      assert.throws(
+        () => loadBuildEnv({ SKIP_ASSETS: "TRUE", WORLD: "", PORT_CDN: "http" }),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          e.problems.length === 3 &&
+          /^WORLD: /.test(e.problems[0]!) &&
+          /^SKIP_ASSETS: /.test(e.problems[1]!) &&
+          /^PORT_CDN: must be an integer/.test(e.problems[2]!),
+      );
+    });
   });
 });

@@ -46,11 +46,11 @@ describe("model bounds", () => {
     assert.deepEqual(manifest.models.find((m) => m.id === "props/pebble")!.footprint, { width: 1, depth: 1 });
   });
 
-  it("multiplies by the station's model scale (the largest when shared)", async () => {
+  it("multiplies by the model scale its stations share", async () => {
     const manifest = await computeModelBounds(
       dir,
       [
-        { modelId: "props/crate", modelScale: 1.5 },
+        { modelId: "props/crate", modelScale: 2 },
         { modelId: "props/crate", modelScale: 2 },
         { modelId: "stations/furnace", modelScale: 1.5 },
       ],
@@ -62,6 +62,18 @@ describe("model bounds", () => {
     assert.deepEqual(manifest.models.find((m) => m.id === "stations/furnace")!.footprint, { width: 3, depth: 3 });
     // Scale does not change the measured dimensions.
     near(manifest.models.find((m) => m.id === "props/crate")!.dimensions.x, 1.3, "crate x");
+  });
+
+  it("refuses stations giving one model two scales, naming both", async () => {
+    await assert.rejects(
+      computeModelBounds(dir, [
+        { id: "crate_a", modelId: "props/crate", modelScale: 1.5 },
+        { id: "crate_b", modelId: "props/crate", modelScale: 2 },
+      ]),
+      (err: Error) =>
+        err instanceof ModelBoundsError &&
+        err.message === 'stations.json: station "crate_a" has modelScale 1.5 but station "crate_b" 2 for the same model "props/crate": stations sharing a model need the same modelScale',
+    );
   });
 
   it("uses accessor min/max by default and node transforms on request", async () => {

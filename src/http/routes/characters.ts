@@ -150,7 +150,7 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
       },
       async ({ principal, params, body }) => {
         const c = await access.character(who(principal), params.characterId);
-        if (c.name !== body.name) await access.outOfWorld(c.id, "rename", () => characters.rename(c.id, body.name));
+        await access.rename(c, body.name);
         return characters.currentView(c.id, world);
       },
     );

@@ -122,6 +122,16 @@ export class Access {
     if (!r.ok) throw new ApiError("CONFLICT", `log the character out of the world before you ${action} it`);
     return r.value;
   }
+
+  /**
+   * Rename a character the request already loaded. The name it already has changes nothing (and
+   * is allowed in the world); another name needs the character out of the world (`outOfWorld`).
+   * @throws 409 CONFLICT while it is in the world, 409 NAME_TAKEN for a taken name.
+   */
+  async rename(character: Character, name: string): Promise<void> {
+    if (character.name === name) return;
+    await this.outOfWorld(character.id, "rename", () => this.deps.characters.rename(character.id, name));
+  }
 }
 
 // ---- shared schemas ---------------------------------------------------------------------------

@@ -89,20 +89,16 @@ export function playerRoutes(deps: ApiDeps): RouteModule {
       },
       async ({ principal, body, res }) => {
         const p = who(principal);
-        let targetId: string | undefined;
-        if (body.characterId) targetId = (await access.character(p, body.characterId)).id;
-        else if (p.characterId) targetId = (await access.character(p, p.characterId)).id;
-        else targetId = (await characters.listByAccount(p.accountId))[0]?.id;
+        const boundId = body.characterId ?? p.characterId;
+        const target = boundId ? await access.character(p, boundId) : (await characters.listByAccount(p.accountId))[0];
 
-        if (!targetId) {
+        if (!target) {
           const record = await characters.createCharacter(p.accountId, { name: body.name, templateId: body.templateId });
           res.status(201).json(characters.toPlayerView(record, false));
           return;
         }
-        const current = await characters.find(targetId);
-        if (!current) throw notFound("character");
-        if (current.name !== body.name) await access.outOfWorld(targetId, "rename", () => characters.rename(targetId, body.name));
-        return characters.currentView(targetId, world);
+        await access.rename(target, body.name);
+        return characters.currentView(target.id, world);
       },
     );
 

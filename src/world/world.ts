@@ -193,7 +193,7 @@ export class World implements WorldPort {
       existing.sync();
       return { player: existing, resumed: true };
     }
-    this.assertMayJoin(record);
+    this.assertMayJoin(record.character.id, record);
     const player = new Player(record);
     player.connection = connection;
     if (!this.content.inBounds(player.x, player.z) || this.content.isBlocked(player.x, player.z)) {
@@ -1052,11 +1052,27 @@ export class World implements WorldPort {
     return this.players.has(characterId);
   }
 
+  /**
+   * The change runs inside the character's storage queue, where joins read and build their player
+   * (`WorldRuntime.resolveCharacter`): a join queued before it is in the world when it starts (the
+   * change is then refused), one queued after it reads what it wrote. Joins asked for while it is
+   * queued or running are refused at once (`assertMayJoin`).
+   */
   async whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
     if (this.players.has(characterId)) return { ok: false };
     this.outOfWorldWork.set(characterId, (this.outOfWorldWork.get(characterId) ?? 0) + 1);
     try {
-      return { ok: true, value: await work() };
+      // A failed change comes back as a value: thrown, it would be logged as a failed storage job.
+      const r = await this.queues.run(characterId, async (): Promise<{ ok: true; value: T } | { ok: false } | { failed: unknown }> => {
+        if (this.players.has(characterId)) return { ok: false };
+        try {
+          return { ok: true, value: await work() };
+        } catch (e) {
+          return { failed: e };
+        }
+      });
+      if ("failed" in r) throw r.failed;
+      return r;
     } finally {
       const left = this.outOfWorldWork.get(characterId)! - 1;
       if (left > 0) this.outOfWorldWork.set(characterId, left);
@@ -1067,20 +1083,28 @@ export class World implements WorldPort {
     }
   }
 
-  /** Refuse a join while an out-of-world change of the character runs, or built from a record read before one ended. */
-  private assertMayJoin(record: CharacterRecord) {
-    const id = record.character.id;
-    const ended = this.outOfWorldEnded.get(id);
-    if (this.outOfWorldWork.has(id) || (ended !== undefined && (record.loadedAt === undefined || record.loadedAt <= ended))) {
-      throw new ServerError(409, "this character is being changed; try again");
-    }
+  /**
+   * Refuse a join (409) while an out-of-world change of the character is queued or running, or one
+   * built from a record read before such a change ended (`record.loadedAt`).
+   */
+  assertMayJoin(characterId: string, record?: CharacterRecord) {
+    const ended = this.outOfWorldEnded.get(characterId);
+    const stale = record !== undefined && ended !== undefined && (record.loadedAt === undefined || record.loadedAt <= ended);
+    if (this.outOfWorldWork.has(characterId) || stale) throw new ServerError(409, "this character is being changed; try again");
   }
 
+  /**
+   * Applied in the character's storage queue, after the caller's write: a join that read the
+   * character before that write is in the world by then and gets the new flag; one that reads after
+   * it reads the new flag.
+   */
   setAgentFlag(characterId: string, isAgent: boolean): void {
-    const p = this.players.get(characterId);
-    if (!p || p.isAgent === isAgent) return;
-    p.isAgent = isAgent;
-    p.sync();
+    void this.queues.run(characterId, async () => {
+      const p = this.players.get(characterId);
+      if (!p || p.isAgent === isAgent) return;
+      p.isAgent = isAgent;
+      p.sync();
+    });
   }
 
   livePlayer(characterId: string): LivePlayerSummary | undefined {

@@ -723,37 +723,44 @@ export class World implements WorldPort {
     let deathId: string | null = null;
     void this.queues
       .run(p.id, async () => {
-        const plan = this.planDeath(p);
-        const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
-          inventory: plan.inventory,
-          equipment: {},
-          x: this.content.spawn.x,
-          z: this.content.spawn.z,
-          health: p.maxHealth,
-        });
-        deathId = await this.deps.characters.recordDeath(
-          { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
-          candidate.snapshot(true),
-        );
-        // A death already open: storage changes nothing (the player still respawns, below).
-        if (!deathId) return;
-        p.inventory = plan.inventory;
-        p.equipment = {};
-        p.itemsDirty = false;
-        dropped = plan.dropped;
+        try {
+          const plan = this.planDeath(p);
+          const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
+            inventory: plan.inventory,
+            equipment: {},
+            x: this.content.spawn.x,
+            z: this.content.spawn.z,
+            health: p.maxHealth,
+          });
+          deathId = await this.deps.characters.recordDeath(
+            { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
+            candidate.snapshot(true),
+          );
+          // A death already open: storage changes nothing (the player still respawns, below).
+          if (!deathId) return;
+          p.inventory = plan.inventory;
+          p.equipment = {};
+          p.itemsDirty = false;
+          dropped = plan.dropped;
+        } finally {
+          // Respawn, whatever storage said: the recorded post-death state, or (no death recorded)
+          // everything the player had, healed in town. Still in the queue, so a save queued after
+          // the death (the player left meanwhile) writes the respawned state.
+          p.x = this.content.spawn.x;
+          p.z = this.content.spawn.z;
+          p.health = p.maxHealth;
+          p.progressDirty = true;
+          p.dead = false;
+        }
       })
       .catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "death transaction failed; nothing changed"))
       .finally(() => {
-        // Respawn, whatever storage said: the recorded post-death state, or (no death recorded)
-        // everything the player had, healed in town.
-        p.x = this.content.spawn.x;
-        p.z = this.content.spawn.z;
-        p.health = p.maxHealth;
-        p.progressDirty = true;
-        p.dead = false;
-        this.playerGrid.set(p, p.x, p.z);
-        this.system(p, "Oh dear, you are dead! You wake up in Lumbrook.");
-        p.sync();
+        // A player that left meanwhile is not put back in the world (it would linger in the grid).
+        if (this.players.get(p.id) === p) {
+          this.playerGrid.set(p, p.x, p.z);
+          this.system(p, "Oh dear, you are dead! You wake up in Lumbrook.");
+          p.sync();
+        }
         if (deathId && dropped) {
           const pending: PendingDeath = { deathId, ownerId: p.id, tile: deathTile, dropped, nextTick: this.tick, attempts: 0, inFlight: false };
           this.pendingDeaths.push(pending);

@@ -447,6 +447,24 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(world.groundItems.size, 0);
     });
 
+    it("a player who leaves during its death transaction is not put back in the world; its death still resolves and its save is the respawn", async () => {
+      let open!: () => void;
+      repo.gate = new Promise((r) => (open = r));
+      const { player, conn } = join("leaves-dead", { x: 0, z: 100 });
+      const { player: witness } = join("witness", { x: 1, z: 100 });
+      world.killPlayer(player, "npc:ash_bandit:0");
+      const leaving = world.leave(player.id, "left");
+      open();
+      await leaving;
+      await until(() => world.groundItems.size > 0, "the dropped items on the ground");
+      assert.ok(!world.visibleFor(witness).players.has(player.id), "no ghost in view of the witness");
+      assert.ok(![...world.viewersOf(0, 0)].some((p) => p.id === player.id), "no ghost in the grid at the respawn");
+      assert.ok(!conn.systemLines().some((l) => /you are dead/.test(l)), "the gone player is not told it respawned");
+      assert.equal(repo.deaths[0]!.resolved, true);
+      const last = repo.saves.at(-1)!;
+      assert.deepEqual({ id: last.characterId, x: last.x, z: last.z, health: last.health }, { id: player.id, x: 0, z: 0, health: 100 }, "saved respawned");
+    });
+
     it("item transactions are refused while the death transaction runs", async () => {
       let open!: () => void;
       repo.gate = new Promise((r) => (open = r));

@@ -16,7 +16,7 @@ import type { NpcDef } from "../content/schemas.js";
 import { applyDamage, combatXp, maxHealth, playerCombatant, rollAttack, sumBonuses, DEFAULT_ATTACK_SPEED } from "../domain/combat.js";
 import { advanceGoal, type GoalEvent } from "../domain/goal-progress.js";
 import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../domain/inventory.js";
-import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
+import { canStep, chebyshev, findPath, NEIGHBOURS, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
 import { MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
 import { addXp } from "../domain/xp.js";
 import type { ChatMessage, CombatHit } from "../events.js";
@@ -36,8 +36,6 @@ export const GROUND_ITEM_PRIVATE_TICKS = 100;
 export const GROUND_ITEM_LIFETIME_TICKS = 300;
 /** Ticks between gathering attempts. */
 export const GATHER_INTERVAL_TICKS = 4;
-/** The eight neighbouring tile offsets, straight ones first. */
-const NEIGHBOURS: readonly [number, number][] = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
 /** Players saved in parallel at shutdown (`leaveAll`). */
 export const SHUTDOWN_SAVE_BATCH = 16;
 /** Ground items with this item id are coins: `pickup` adds them to the character's coins. */
@@ -416,8 +414,10 @@ export class World implements WorldPort {
     const action = p.action!;
     let found: boolean;
     if (p.x === target.x && p.z === target.z) {
-      // Standing on the target's tile: step off to any free neighbour to fight from there.
-      const off = NEIGHBOURS.map(([dx, dz]) => ({ x: p.x + dx, z: p.z + dz })).find((t) => this.walkable(t.x, t.z));
+      // Standing on the target's tile: step off to a neighbour a path could take, to fight from there.
+      const walkable = (x: number, z: number) => this.walkable(x, z);
+      const step = NEIGHBOURS.find(([dx, dz]) => canStep(p.x, p.z, dx, dz, walkable));
+      const off = step && { x: p.x + step[0], z: p.z + step[1] };
       p.path = off ? [off] : [];
       found = off !== undefined;
     } else found = this.pathTo(p, target, true);

@@ -587,6 +587,27 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(chebyshev(player, npc), 1);
       assert.ok(conn.sent.some((s) => s.event === "combat:hit"), "attacked from the next tile");
     });
+
+    it("standing on the target's tile with its four straight neighbours blocked: no corner is cut to a diagonal; it can't reach", () => {
+      const walls = new Set(["6,3", "4,3", "5,4", "5,2"]);
+      const walled = Object.create(content, { isBlocked: { value: (x: number, z: number) => walls.has(`${x},${z}`) || content.isBlocked(x, z) } });
+      world = new World({
+        content: walled,
+        characters: repo as unknown as CharacterRepository,
+        logger: createLogger("silent"),
+        saveIntervalSeconds: 60,
+        checkAdminCode: () => "wrong",
+        rng: () => 0.5,
+        now: () => clock.t,
+      });
+      const npc = placeChicken({ x: 5, z: 3 });
+      const { player, conn } = join("boxed", { x: 5, z: 3 });
+      player.action = { kind: "attack", targetId: npc.id };
+      world.step();
+      assert.deepEqual(player.tile, { x: 5, z: 3 }, "did not squeeze between two blocked tiles");
+      assert.equal(player.action, null);
+      assert.ok(conn.systemLines().some((l) => /can't reach/.test(l)));
+    });
   });
 
   describe("NPC coin drops", () => {

@@ -17,7 +17,7 @@ import { applyDamage, combatXp, maxHealth, playerCombatant, rollAttack, sumBonus
 import { advanceGoal, type GoalEvent } from "../domain/goal-progress.js";
 import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../domain/inventory.js";
 import { canStep, chebyshev, findPath, NEIGHBOURS, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
-import { MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
+import { COINS_ITEM_ID, MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
 import { addXp } from "../domain/xp.js";
 import type { ChatMessage, CombatHit } from "../events.js";
 import type { Logger } from "../logger.js";
@@ -38,8 +38,6 @@ export const GROUND_ITEM_LIFETIME_TICKS = 300;
 export const GATHER_INTERVAL_TICKS = 4;
 /** Players saved in parallel at shutdown (`leaveAll`). */
 export const SHUTDOWN_SAVE_BATCH = 16;
-/** Ground items with this item id are coins: `pickup` adds them to the character's coins. */
-export const COINS = "coins";
 /** Items kept on death (most valuable units). */
 export const ITEMS_KEPT_ON_DEATH = 3;
 /** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
@@ -528,7 +526,7 @@ export class World implements WorldPort {
       this.system(p, "You can't do that right now.");
       return;
     }
-    if (g.itemId === COINS) {
+    if (g.itemId === COINS_ITEM_ID) {
       // All or nothing: a pile that would pass the coin cap stays on the ground.
       if (p.coins + g.quantity > MAX_STACK) {
         this.system(p, "You can't carry that many coins.");
@@ -676,7 +674,7 @@ export class World implements WorldPort {
     }
     let coins = 0;
     for (const d of drops) {
-      if (d.itemId === COINS) coins += d.quantity;
+      if (d.itemId === COINS_ITEM_ID) coins += d.quantity;
       else this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
     }
     // Coins go to the killer's coins, unless an item transaction of its own is running (it would
@@ -685,7 +683,7 @@ export class World implements WorldPort {
       if (!killer.itemsLocked && killer.coins + coins <= MAX_STACK) {
         killer.coins += coins;
         killer.itemsDirty = true;
-      } else this.dropToGround(COINS, Math.min(coins, MAX_STACK), n.x, n.z, killer.id);
+      } else this.dropToGround(COINS_ITEM_ID, Math.min(coins, MAX_STACK), n.x, n.z, killer.id);
     }
     this.countGoal(killer, { type: "combat", npcId: n.def.id });
     killer.sync();

@@ -74,7 +74,7 @@ export class WorldRoom extends Room {
     if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
     const principal = await rt.authenticate(token, address);
     if (!principal) throw new ServerError(401, "missing or invalid token");
-    if (rt.blockedFor(principal.accountId, undefined) > 0) throw new ServerError(429, "temporarily blocked for flooding");
+    if (rt.blockedFor(principal.accountId) > 0) throw new ServerError(429, "temporarily blocked for flooding");
     return { ...principal, address };
   }
 
@@ -223,13 +223,14 @@ export class WorldRoom extends Room {
   }
 
   /**
-   * A dropped SDK client is back within the window. Colyseus skips `onAuth` here, so the blocks
-   * are checked again. Throwing refuses the reconnection (the client gets an error).
+   * A dropped SDK client is back within the window. Colyseus skips `onAuth` here, so the account's
+   * block is checked again (the upgrade filter already refused a blocked address). Throwing refuses
+   * the reconnection (the client gets an error).
    */
   override onReconnect(client: Client) {
     const s = this.sessions.get(client.sessionId);
     if (!s) throw new ServerError(410, "that session is gone; join again");
-    if (this.rt.blockedFor(s.accountId, s.remoteAddress) > 0) throw new ServerError(429, "temporarily blocked");
+    if (this.rt.blockedFor(s.accountId) > 0) throw new ServerError(429, "temporarily blocked");
     const previous = s.client;
     s.client = client;
     // Only the connection that dropped, while nobody else plays the character (a fresh join wins).

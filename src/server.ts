@@ -12,7 +12,7 @@ import { openStorage, type Storage } from "./storage/orm.js";
 import { AuthService } from "./auth/service.js";
 import { createApp } from "./http/app.js";
 import { CorsPolicy } from "./http/cors.js";
-import { addressKey, Blocklist, createLimits } from "./http/limits.js";
+import { Blocklist, createLimits } from "./http/limits.js";
 import { setupColyseus } from "./net/colyseus.js";
 import { syncManifests } from "./content/sync.js";
 import { formatIssue, loadContent, loadContentLenient, type GameContent } from "./content/load.js";
@@ -127,7 +127,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     saveIntervalSeconds: config.saveIntervalSeconds,
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
-      if (address && blocklist.retryAfter(addressKey(address)) > 0) return "blocked";
+      if (runtime.blockedFor(undefined, address) > 0) return "blocked";
       if (auth.checkAdminCode(code)) return "ok";
       if (address && (await limits.countAuthAttempt(address))) return "blocked";
       return "wrong";

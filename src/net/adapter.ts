@@ -91,7 +91,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       if (runtime.blockedFor(undefined, address) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
       const principal = await runtime.authenticate(token, address);
       if (!principal) return ws.close(CLOSE_CODES.BAD_TOKEN, "invalid token");
-      if (runtime.blockedFor(principal.accountId, undefined) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (runtime.blockedFor(principal.accountId) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
       const r = room();
       if (!r) return ws.close(1013, "world not ready");
       const s = await r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {

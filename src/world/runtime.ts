@@ -171,8 +171,11 @@ export class WorldRuntime {
     if (address) this.deps.blocklist.block(addressKey(address), this.deps.blockSeconds);
   }
 
-  /** Seconds left on a block of the account or address (0 when neither is blocked). */
-  blockedFor(accountId: string | undefined, address: string | undefined): number {
+  /**
+   * Seconds left on a block of the account or address (0 when neither is blocked): the one block
+   * check of every WebSocket path (matchmaking, room upgrades, `/ws`, reconnection, `/admin`).
+   */
+  blockedFor(accountId?: string, address?: string): number {
     return Math.max(
       accountId ? this.deps.blocklist.retryAfter(`account:${accountId}`) : 0,
       address ? this.deps.blocklist.retryAfter(addressKey(address)) : 0,

@@ -140,7 +140,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     createCharacter: (accountId, preferredName) => characterService.createForJoin(accountId, preferredName),
     blocklist,
     blockSeconds: config.rateLimitBlockSeconds,
-    trustProxy: config.trustProxy,
     countAuthAttempt: (address) => limits.countAuthAttempt(address),
     tickMs: config.tickMs,
     logger,
@@ -158,7 +157,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   runtime.trade = trades;
   TradeRoom.env = trades.env;
   let worldRoom: WorldRoom | undefined;
-  const adapter = createAdapter(() => worldRoom, runtime, logger, opts.adapter);
+  const adapter = createAdapter(() => worldRoom, runtime, logger, { trustProxy: config.trustProxy, ...opts.adapter });
 
   // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
   const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {

@@ -31,8 +31,6 @@ export interface WorldRuntimeDeps {
   createCharacter: CharacterFactory;
   blocklist: Blocklist;
   blockSeconds: number;
-  /** Honour the proxy's X-Forwarded-For when working out client addresses (TRUST_PROXY). */
-  trustProxy?: boolean;
   /**
    * Count an authentication attempt from an address against the HTTP authentication limit
    * (`Limits.countAuthAttempt`); true when the address is now over it. Absent: nothing is counted.
@@ -47,7 +45,6 @@ export class WorldRuntime {
   readonly characters: CharacterRepository;
   readonly tickMs: number;
   readonly logger: Logger;
-  readonly trustProxy: boolean;
   trade: TradeEventHandler | undefined;
 
   constructor(private readonly deps: WorldRuntimeDeps) {
@@ -55,7 +52,6 @@ export class WorldRuntime {
     this.characters = deps.characters;
     this.tickMs = deps.tickMs;
     this.logger = deps.logger;
-    this.trustProxy = deps.trustProxy ?? false;
   }
 
   /**

@@ -148,7 +148,7 @@ export class WorldRoom extends Room {
    * ignored.
    */
   receiveJson(session: Session, raw: string) {
-    const player = this.livePlayer(session);
+    const player = this.rt.world.connectedPlayer(session.playerId, session.id);
     if (!player) return;
     let frame: { event?: unknown; data?: unknown };
     try {
@@ -158,7 +158,7 @@ export class WorldRoom extends Room {
       else this.rt.world.system(player, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
       return;
     }
-    this.dispatch(session, typeof frame?.event === "string" ? frame.event : "", frame?.data);
+    this.route(session, player, typeof frame?.event === "string" ? frame.event : "", frame?.data);
   }
 
   /** The plain-WebSocket connection closed. */
@@ -178,12 +178,6 @@ export class WorldRoom extends Room {
       s.closedCode ??= code ?? 1000;
       return leave(code, data);
     };
-  }
-
-  /** The session's player, if this session is still its live connection. */
-  private livePlayer(s: Session): Player | undefined {
-    const p = this.rt.world.player(s.playerId);
-    return p && p.connection?.id === s.id ? p : undefined;
   }
 
   /**
@@ -217,7 +211,7 @@ export class WorldRoom extends Room {
   override onDrop(client: Client) {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
-    if (s.closedCode !== undefined || !this.rt.world.isCurrentConnection(s.playerId, s.id)) return;
+    if (s.closedCode !== undefined || !this.rt.world.connectedPlayer(s.playerId, s.id)) return;
     this.rt.world.drop(s.playerId, s.id);
     this.allowReconnection(client, this.rt.world.reconnectSeconds).catch(() => undefined);
   }
@@ -249,7 +243,7 @@ export class WorldRoom extends Room {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
     this.sessions.delete(client.sessionId);
-    const live = this.rt.world.isCurrentConnection(s.playerId, s.id);
+    const live = this.rt.world.connectedPlayer(s.playerId, s.id) !== undefined;
     await this.rt.world.leave(s.playerId, live ? "left" : "reconnect_timeout", s.id);
   }
 
@@ -259,13 +253,17 @@ export class WorldRoom extends Room {
 
   // ------------------------------------------------------------------ events
 
+  /** An SDK message: routed only while the session is its player's live connection. */
+  private dispatch(s: Session, event: string, payload: unknown) {
+    const player = this.rt.world.connectedPlayer(s.playerId, s.id);
+    if (player) this.route(s, player, event, payload);
+  }
+
   /**
-   * Every event from either transport: rate limit, validate, route. A bad payload changes nothing
-   * and never disconnects; the sender is told why.
+   * Every event from either transport, from the player's live connection: rate limit, validate,
+   * route. A bad payload changes nothing and never disconnects; the sender is told why.
    */
-  dispatch(s: Session, event: string, payload: unknown) {
-    const player = this.livePlayer(s);
-    if (!player) return;
+  private route(s: Session, player: Player, event: string, payload: unknown) {
     if (s.flood.count()) return this.tooMany(s);
     const schema = (CLIENT_EVENTS as Record<string, (typeof CLIENT_EVENTS)[ClientEventName]>)[event];
     if (!schema) return this.rt.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
@@ -298,8 +296,8 @@ export class WorldRoom extends Room {
     this.state.tick = world.tick;
     this.syncSchema();
     for (const s of this.sessions.values()) {
-      const p = world.player(s.playerId);
-      if (!p || p.connection?.id !== s.id) continue;
+      const p = world.connectedPlayer(s.playerId, s.id);
+      if (!p) continue;
       if (s.kind === "sdk") this.refreshView(s, p);
       else this.sendWorldUpdate(s, p, false);
     }

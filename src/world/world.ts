@@ -231,9 +231,13 @@ export class World implements WorldPort {
     return p;
   }
 
-  /** Is `connectionId` still the player's live connection? */
-  isCurrentConnection(playerId: string, connectionId: string): boolean {
-    return this.players.get(playerId)?.connection?.id === connectionId;
+  /**
+   * The player if `connectionId` is still its live connection; undefined when the player is gone
+   * or the connection was replaced or dropped.
+   */
+  connectedPlayer(playerId: string, connectionId: string): Player | undefined {
+    const p = this.players.get(playerId);
+    return p?.connection?.id === connectionId ? p : undefined;
   }
 
   /**

@@ -23,9 +23,8 @@ const SCHEMA = { players: PlayerState, npcs: NpcState, resources: ResourceState,
 export interface Session extends Connection {
   playerId: string;
   accountId: string;
-  remoteAddress: string | undefined;
   flood: FloodMeter;
-  /** The close code, once the server has closed this connection (no reconnection seat then). */
+  /** SDK sessions: the close code, once the server has closed this connection (no reconnection seat then). */
   closedCode?: number;
   /** SDK sessions: the client whose view is kept in step with the world. */
   client?: Client;
@@ -131,10 +130,7 @@ export class WorldRoom extends Room {
       flood: new FloodMeter(),
       sent: { players: new Map(), npcs: new Map(), resources: new Map(), groundItems: new Map() },
       send: (event, data) => io.send(JSON.stringify({ event, data })),
-      close: (code, reason) => {
-        session.closedCode ??= code;
-        io.close(code, reason);
-      },
+      close: (code, reason) => io.close(code, reason),
     };
     const player = await this.enter(session, principal, characterId);
     this.sessions.set(session.id, session);
@@ -245,10 +241,6 @@ export class WorldRoom extends Room {
     this.sessions.delete(client.sessionId);
     const live = this.rt.world.connectedPlayer(s.playerId, s.id) !== undefined;
     await this.rt.world.leave(s.playerId, live ? "left" : "reconnect_timeout", s.id);
-  }
-
-  override async onDispose() {
-    await this.rt.world.saveAll();
   }
 
   // ------------------------------------------------------------------ events

@@ -53,7 +53,7 @@ export interface ColyseusOptions {
 export interface ColyseusHandle {
   transport: WebSocketTransport;
   matchmaking: RequestHandler;
-  /** Dispose every room (rooms save in onDispose) and close room sockets. */
+  /** Dispose every room (each client still in one leaves, and its player is saved) and close room sockets. */
   shutdown(): Promise<void>;
 }
 

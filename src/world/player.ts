@@ -74,10 +74,11 @@ export class Player {
   itemsStale = false;
   /** Position, health or XP changed since the last save. */
   progressDirty = false;
-  /** When the connection dropped, if it did (ms); the player lingers for reconnection. */
-  droppedAt: number | undefined;
-  /** The connection that dropped: the only one that may reconnect (`World.reconnect`). */
-  droppedConnectionId: string | undefined;
+  /**
+   * Set while the player lingers after its connection dropped: when (ms), and which connection —
+   * the only one that may reconnect (`World.reconnect`).
+   */
+  dropped: { at: number; connectionId: string } | undefined;
   /** Last time this player requested a trade with each partner (ms). */
   readonly tradeRequestTimes = new Map<string, number>();
 

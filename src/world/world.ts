@@ -183,8 +183,7 @@ export class World implements WorldPort {
     if (existing) {
       const old = existing.connection;
       existing.connection = connection;
-      existing.droppedAt = undefined;
-      existing.droppedConnectionId = undefined;
+      existing.dropped = undefined;
       if (old && old.id !== connection.id) old.close(replacedCode, "replaced by a new connection");
       existing.sync();
       return { player: existing, resumed: true };
@@ -208,8 +207,7 @@ export class World implements WorldPort {
     const p = this.players.get(playerId);
     if (!p || p.connection?.id !== connectionId) return;
     p.connection = undefined;
-    p.droppedAt = this.now();
-    p.droppedConnectionId = connectionId;
+    p.dropped = { at: this.now(), connectionId };
     p.path = [];
     p.action = null;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
@@ -223,10 +221,9 @@ export class World implements WorldPort {
    */
   reconnect(playerId: string, connection: Connection): Player | undefined {
     const p = this.players.get(playerId);
-    if (!p || p.connection || p.droppedConnectionId !== connection.id) return undefined;
+    if (!p || p.connection || p.dropped?.connectionId !== connection.id) return undefined;
     p.connection = connection;
-    p.droppedAt = undefined;
-    p.droppedConnectionId = undefined;
+    p.dropped = undefined;
     p.sync();
     return p;
   }
@@ -248,7 +245,7 @@ export class World implements WorldPort {
   async leave(playerId: string, reason: string, connectionId?: string): Promise<void> {
     const p = this.players.get(playerId);
     if (!p) return;
-    if (connectionId && (p.connection ? p.connection.id : p.droppedConnectionId) !== connectionId) return;
+    if (connectionId && (p.connection ? p.connection.id : p.dropped?.connectionId) !== connectionId) return;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
     this.players.delete(playerId);
     this.playerGrid.delete(playerId);
@@ -266,7 +263,7 @@ export class World implements WorldPort {
     this.tick++;
     const now = this.now();
     for (const p of this.players.values()) {
-      if (p.droppedAt !== undefined && now - p.droppedAt > this.reconnectSeconds * 1000) {
+      if (p.dropped && now - p.dropped.at > this.reconnectSeconds * 1000) {
         void this.leave(p.id, "reconnect_timeout");
         continue;
       }
@@ -574,7 +571,7 @@ export class World implements WorldPort {
     const leash = n.def.wanderRadius + 10;
     if (
       target &&
-      (target.dead || target.droppedAt !== undefined || this.content.isSafe(target.x, target.z) || chebyshev(target, n.spawn) > leash)
+      (target.dead || target.dropped !== undefined || this.content.isSafe(target.x, target.z) || chebyshev(target, n.spawn) > leash)
     ) {
       target = undefined;
       n.targetId = undefined;
@@ -582,7 +579,7 @@ export class World implements WorldPort {
     }
     if (!target && n.def.aggressive && n.def.aggroRadius > 0) {
       for (const p of this.playerGrid.near(n.x, n.z, n.def.aggroRadius)) {
-        if (p.dead || p.droppedAt !== undefined || this.content.isSafe(p.x, p.z)) continue;
+        if (p.dead || p.dropped !== undefined || this.content.isSafe(p.x, p.z)) continue;
         if (chebyshev(p, n) <= n.def.aggroRadius && p.combatLevel <= n.def.combatLevel * 2) {
           target = p;
           n.targetId = p.id;
@@ -991,12 +988,6 @@ export class World implements WorldPort {
     for (let i = 0; i < ids.length; i += batch) {
       await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason)));
     }
-    await this.queues.drain();
-  }
-
-  /** Save everyone and wait. */
-  async saveAll(): Promise<void> {
-    await Promise.allSettled([...this.players.values()].map((p) => this.queues.run(p.id, () => this.savePlayer(p))));
     await this.queues.drain();
   }
 

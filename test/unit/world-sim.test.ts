@@ -242,7 +242,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       clock.t += RECONNECT_SECONDS * 1000;
       world.step();
       assert.ok(world.players.has(player.id));
-      assert.equal(player.droppedAt, undefined);
+      assert.equal(player.dropped, undefined);
     });
 
     it("only the connection that dropped may reconnect, and only while nobody else plays the character", () => {
@@ -261,7 +261,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(world.reconnect(player.id, conn), undefined);
       assert.equal(world.reconnect(player.id, fresh), player);
       assert.equal(player.connection, fresh);
-      assert.equal(player.droppedAt, undefined);
+      assert.equal(player.dropped, undefined);
       assert.equal(fresh.sent.at(-1)?.event, "player:sync", "the returning client is synced");
     });
 

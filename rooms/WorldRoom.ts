@@ -208,7 +208,8 @@ export class WorldRoom extends Room {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
     if (s.closedCode !== undefined || !this.rt.world.connectedPlayer(s.playerId, s.id)) return;
-    this.rt.world.drop(s.playerId, s.id);
+    // The seat's timer alone ends the window: when it expires, onLeave removes the player.
+    this.rt.world.drop(s.playerId, s.id, true);
     this.allowReconnection(client, this.rt.world.reconnectSeconds).catch(() => undefined);
   }
 
@@ -219,7 +220,7 @@ export class WorldRoom extends Room {
    */
   override onReconnect(client: Client) {
     const s = this.sessions.get(client.sessionId);
-    if (!s) throw new ServerError(410, "that session is gone; join again");
+    if (!s || !this.rt.world.player(s.playerId)) throw new ServerError(410, "that session is gone; join again");
     if (this.rt.blockedFor(s.accountId) > 0) throw new ServerError(429, "temporarily blocked");
     const previous = s.client;
     s.client = client;

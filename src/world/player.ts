@@ -75,10 +75,11 @@ export class Player {
   /** Position, health or XP changed since the last save. */
   progressDirty = false;
   /**
-   * Set while the player lingers after its connection dropped: when (ms), and which connection —
-   * the only one that may reconnect (`World.reconnect`).
+   * Set while the player lingers after its connection dropped: when (ms), which connection — the
+   * only one that may reconnect (`World.reconnect`) — and whether that connection holds a
+   * reconnection seat whose own timer ends the wait (`World.drop`).
    */
-  dropped: { at: number; connectionId: string } | undefined;
+  dropped: { at: number; connectionId: string; seat: boolean } | undefined;
   /** Last time this player requested a trade with each partner (ms). */
   readonly tradeRequestTimes = new Map<string, number>();
 

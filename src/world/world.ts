@@ -202,12 +202,17 @@ export class World implements WorldPort {
     return { player, resumed: false };
   }
 
-  /** The connection dropped; the player stays for `reconnectSeconds` unless it reconnects. */
-  drop(playerId: string, connectionId: string) {
+  /**
+   * The connection dropped; the player stays for `reconnectSeconds` unless it reconnects. The tick
+   * ends that window, unless `seat`: the connection holds a reconnection seat whose own timer ends
+   * it (an SDK client's `allowReconnection`; its expiry calls `leave`), so one timer owns the window
+   * and a reconnection within the seat always finds its player.
+   */
+  drop(playerId: string, connectionId: string, seat = false) {
     const p = this.players.get(playerId);
     if (!p || p.connection?.id !== connectionId) return;
     p.connection = undefined;
-    p.dropped = { at: this.now(), connectionId };
+    p.dropped = { at: this.now(), connectionId, seat };
     p.path = [];
     p.action = null;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
@@ -263,7 +268,7 @@ export class World implements WorldPort {
     this.tick++;
     const now = this.now();
     for (const p of this.players.values()) {
-      if (p.dropped && now - p.dropped.at > this.reconnectSeconds * 1000) {
+      if (p.dropped && !p.dropped.seat && now - p.dropped.at > this.reconnectSeconds * 1000) {
         void this.leave(p.id, "reconnect_timeout");
         continue;
       }

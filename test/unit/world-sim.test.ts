@@ -233,6 +233,18 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.deepEqual(repo.closedSessions, [{ sessionId: "session-1", reason: "reconnect_timeout" }]);
     });
 
+    it("a drop holding a reconnection seat is left to the seat: the tick does not end it, leave does", async () => {
+      const { player, conn } = join("seated");
+      world.drop(player.id, conn.id, true);
+      clock.t += (RECONNECT_SECONDS + 5) * 1000;
+      world.step();
+      assert.ok(world.players.has(player.id), "the seat's timer, not the tick, ends the window");
+      assert.equal(world.reconnect(player.id, conn), player);
+      world.drop(player.id, conn.id, true);
+      await world.leave(player.id, "reconnect_timeout", conn.id);
+      assert.ok(!world.players.has(player.id));
+    });
+
     it("a reconnect within the window keeps the player", () => {
       const { player, conn } = join("returner");
       world.drop(player.id, conn.id);

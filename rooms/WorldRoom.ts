@@ -23,9 +23,8 @@ const SCHEMA = { players: PlayerState, npcs: NpcState, resources: ResourceState,
 export interface Session extends Connection {
   playerId: string;
   accountId: string;
-  remoteAddress: string | undefined;
   flood: FloodMeter;
-  /** The close code, once the server has closed this connection (no reconnection seat then). */
+  /** SDK sessions: the close code, once the server has closed this connection (no reconnection seat then). */
   closedCode?: number;
   /** SDK sessions: the client whose view is kept in step with the world. */
   client?: Client;
@@ -74,7 +73,7 @@ export class WorldRoom extends Room {
     if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
     const principal = await rt.authenticate(token, address);
     if (!principal) throw new ServerError(401, "missing or invalid token");
-    if (rt.blockedFor(principal.accountId, undefined) > 0) throw new ServerError(429, "temporarily blocked for flooding");
+    if (rt.blockedFor(principal.accountId) > 0) throw new ServerError(429, "temporarily blocked for flooding");
     return { ...principal, address };
   }
 
@@ -131,10 +130,7 @@ export class WorldRoom extends Room {
       flood: new FloodMeter(),
       sent: { players: new Map(), npcs: new Map(), resources: new Map(), groundItems: new Map() },
       send: (event, data) => io.send(JSON.stringify({ event, data })),
-      close: (code, reason) => {
-        session.closedCode ??= code;
-        io.close(code, reason);
-      },
+      close: (code, reason) => io.close(code, reason),
     };
     const player = await this.enter(session, principal, characterId);
     this.sessions.set(session.id, session);
@@ -148,7 +144,7 @@ export class WorldRoom extends Room {
    * ignored.
    */
   receiveJson(session: Session, raw: string) {
-    const player = this.livePlayer(session);
+    const player = this.rt.world.connectedPlayer(session.playerId, session.id);
     if (!player) return;
     let frame: { event?: unknown; data?: unknown };
     try {
@@ -158,7 +154,7 @@ export class WorldRoom extends Room {
       else this.rt.world.system(player, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
       return;
     }
-    this.dispatch(session, typeof frame?.event === "string" ? frame.event : "", frame?.data);
+    this.route(session, player, typeof frame?.event === "string" ? frame.event : "", frame?.data);
   }
 
   /** The plain-WebSocket connection closed. */
@@ -180,12 +176,6 @@ export class WorldRoom extends Room {
     };
   }
 
-  /** The session's player, if this session is still its live connection. */
-  private livePlayer(s: Session): Player | undefined {
-    const p = this.rt.world.player(s.playerId);
-    return p && p.connection?.id === s.id ? p : undefined;
-  }
-
   /**
    * Colyseus calls this for an exception in a message handler, timer or lifecycle method instead
    * of letting it escape a socket listener (which would end the process). Logged, never rethrown
@@ -198,9 +188,11 @@ export class WorldRoom extends Room {
   }
 
   private async enter(session: Session, principal: Principal, requested: string | undefined): Promise<Player> {
-    const record = await this.rt.resolveCharacter(principal, requested);
-    session.playerId = record.character.id;
-    const { player, resumed } = this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
+    // Read and joined in the character's storage queue (see resolveCharacter).
+    const { player, resumed } = await this.rt.resolveCharacter(principal, requested, (record) => {
+      session.playerId = record.character.id;
+      return this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
+    });
     if (!resumed || !player.sessionId) player.sessionId = await this.rt.characters.openSession(player.id, principal.accountId, session.kind);
     if (principal.roles.includes("admin")) player.admin = true;
     this.upsertSchema("players", player.id);
@@ -215,19 +207,21 @@ export class WorldRoom extends Room {
   override onDrop(client: Client) {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
-    if (s.closedCode !== undefined || !this.rt.world.isCurrentConnection(s.playerId, s.id)) return;
-    this.rt.world.drop(s.playerId, s.id);
+    if (s.closedCode !== undefined || !this.rt.world.connectedPlayer(s.playerId, s.id)) return;
+    // The seat's timer alone ends the window: when it expires, onLeave removes the player.
+    this.rt.world.drop(s.playerId, s.id, true);
     this.allowReconnection(client, this.rt.world.reconnectSeconds).catch(() => undefined);
   }
 
   /**
-   * A dropped SDK client is back within the window. Colyseus skips `onAuth` here, so the blocks
-   * are checked again. Throwing refuses the reconnection (the client gets an error).
+   * A dropped SDK client is back within the window. Colyseus skips `onAuth` here, so the account's
+   * block is checked again (the upgrade filter already refused a blocked address). Throwing refuses
+   * the reconnection (the client gets an error).
    */
   override onReconnect(client: Client) {
     const s = this.sessions.get(client.sessionId);
-    if (!s) throw new ServerError(410, "that session is gone; join again");
-    if (this.rt.blockedFor(s.accountId, s.remoteAddress) > 0) throw new ServerError(429, "temporarily blocked");
+    if (!s || !this.rt.world.player(s.playerId)) throw new ServerError(410, "that session is gone; join again");
+    if (this.rt.blockedFor(s.accountId) > 0) throw new ServerError(429, "temporarily blocked");
     const previous = s.client;
     s.client = client;
     // Only the connection that dropped, while nobody else plays the character (a fresh join wins).
@@ -246,23 +240,23 @@ export class WorldRoom extends Room {
     const s = this.sessions.get(client.sessionId);
     if (!s) return;
     this.sessions.delete(client.sessionId);
-    const live = this.rt.world.isCurrentConnection(s.playerId, s.id);
+    const live = this.rt.world.connectedPlayer(s.playerId, s.id) !== undefined;
     await this.rt.world.leave(s.playerId, live ? "left" : "reconnect_timeout", s.id);
-  }
-
-  override async onDispose() {
-    await this.rt.world.saveAll();
   }
 
   // ------------------------------------------------------------------ events
 
+  /** An SDK message: routed only while the session is its player's live connection. */
+  private dispatch(s: Session, event: string, payload: unknown) {
+    const player = this.rt.world.connectedPlayer(s.playerId, s.id);
+    if (player) this.route(s, player, event, payload);
+  }
+
   /**
-   * Every event from either transport: rate limit, validate, route. A bad payload changes nothing
-   * and never disconnects; the sender is told why.
+   * Every event from either transport, from the player's live connection: rate limit, validate,
+   * route. A bad payload changes nothing and never disconnects; the sender is told why.
    */
-  dispatch(s: Session, event: string, payload: unknown) {
-    const player = this.livePlayer(s);
-    if (!player) return;
+  private route(s: Session, player: Player, event: string, payload: unknown) {
     if (s.flood.count()) return this.tooMany(s);
     const schema = (CLIENT_EVENTS as Record<string, (typeof CLIENT_EVENTS)[ClientEventName]>)[event];
     if (!schema) return this.rt.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
@@ -295,8 +289,8 @@ export class WorldRoom extends Room {
     this.state.tick = world.tick;
     this.syncSchema();
     for (const s of this.sessions.values()) {
-      const p = world.player(s.playerId);
-      if (!p || p.connection?.id !== s.id) continue;
+      const p = world.connectedPlayer(s.playerId, s.id);
+      if (!p) continue;
       if (s.kind === "sdk") this.refreshView(s, p);
       else this.sendWorldUpdate(s, p, false);
     }

@@ -12,7 +12,7 @@ import { openStorage, type Storage } from "./storage/orm.js";
 import { AuthService } from "./auth/service.js";
 import { createApp } from "./http/app.js";
 import { CorsPolicy } from "./http/cors.js";
-import { addressKey, Blocklist, createLimits } from "./http/limits.js";
+import { Blocklist, createLimits } from "./http/limits.js";
 import { setupColyseus } from "./net/colyseus.js";
 import { syncManifests } from "./content/sync.js";
 import { formatIssue, loadContent, loadContentLenient, type GameContent } from "./content/load.js";
@@ -129,7 +129,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     saveIntervalSeconds: config.saveIntervalSeconds,
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
-      if (address && blocklist.retryAfter(addressKey(address)) > 0) return "blocked";
+      if (runtime.blockedFor(undefined, address) > 0) return "blocked";
       if (auth.checkAdminCode(code)) return "ok";
       if (address && (await limits.countAuthAttempt(address))) return "blocked";
       return "wrong";
@@ -142,7 +142,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     createCharacter: (accountId, preferredName) => characterService.createForJoin(accountId, preferredName),
     blocklist,
     blockSeconds: config.rateLimitBlockSeconds,
-    trustProxy: config.trustProxy,
     countAuthAttempt: (address) => limits.countAuthAttempt(address),
     tickMs: config.tickMs,
     logger,
@@ -160,7 +159,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   runtime.trade = trades;
   TradeRoom.env = trades.env;
   let worldRoom: WorldRoom | undefined;
-  const adapter = createAdapter(() => worldRoom, runtime, logger, opts.adapter);
+  const adapter = createAdapter(() => worldRoom, runtime, logger, { trustProxy: config.trustProxy, ...opts.adapter });
 
   // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
   const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {

@@ -128,9 +128,26 @@ class OpenHeap {
   }
 }
 
-/** Straight neighbours first so that ties prefer straight steps. */
-const DX = [1, -1, 0, 0, 1, 1, -1, -1] as const;
-const DZ = [0, 0, 1, -1, 1, -1, 1, -1] as const;
+/** The eight neighbouring tile offsets `[dx, dz]`, straight ones first so that ties prefer straight steps. */
+export const NEIGHBOURS: readonly (readonly [dx: number, dz: number])[] = [
+  [1, 0],
+  [-1, 0],
+  [0, 1],
+  [0, -1],
+  [1, 1],
+  [1, -1],
+  [-1, 1],
+  [-1, -1],
+];
+
+/**
+ * May a mover on (x, z) step by (dx, dz) to a neighbouring tile? The tile must be free, and a
+ * diagonal step also needs both tiles it passes beside free (no corner cutting).
+ */
+export function canStep(x: number, z: number, dx: number, dz: number, free: (x: number, z: number) => boolean): boolean {
+  if (!free(x + dx, z + dz)) return false;
+  return dx === 0 || dz === 0 || (free(x + dx, z) && free(x, z + dz));
+}
 /**
  * How far beyond the start–target distance a detour may reach. The search window is a square of
  * radius (distance + margin) around the start; with the scratch below its size costs nothing (only
@@ -271,12 +288,10 @@ export function findPath(
     if (h <= goalH) break;
 
     for (let d = 0; d < 8; d++) {
-      const dx = DX[d]!;
-      const dz = DZ[d]!;
+      const [dx, dz] = NEIGHBOURS[d]!;
+      if (!canStep(x, z, dx, dz, free)) continue;
       const nx = x + dx;
       const nz = z + dz;
-      if (!free(nx, nz)) continue;
-      if (dx !== 0 && dz !== 0 && (!free(x + dx, z) || !free(x, z + dz))) continue;
       const nIdx = (nx - x0) * depth + (nz - z0);
       if (flags[nIdx]! & CLOSED) continue;
       const known = gPlusOne[nIdx]!;

@@ -37,13 +37,14 @@ export function guardedMatchmaking(matchmaking: RequestHandler, limitBytes = MAT
         }
       }
       // Colyseus reads the body from the request stream, which is consumed: hand it a request that
-      // replays the same bytes (it uses the URL, method, headers and body of the request; the
-      // socket carries the client address that the world's `onAuth` counts and blocks by).
+      // replays the same bytes (it uses the URL, method, headers and body of the request; `ip` is
+      // the client address that the world's `onAuth` counts and blocks by).
       const replay = Object.assign(Readable.from(raw.length > 0 ? [raw] : []), {
         url: req.url,
         method: req.method,
         headers: req.headers,
         socket: req.socket,
+        ip: req.ip,
       });
       return matchmaking(replay as unknown as Request, res, next);
     },

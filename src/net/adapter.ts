@@ -32,6 +32,8 @@ export const ADAPTER_HEARTBEAT_MS = 15_000;
 export const ADAPTER_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface AdapterOptions {
+  /** Honour the proxy's X-Forwarded-For when working out client addresses (TRUST_PROXY). */
+  trustProxy?: boolean;
   heartbeatMs?: number;
   maxBufferedBytes?: number;
 }
@@ -62,7 +64,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     const url = new URL(req.url ?? "/ws", "http://localhost");
     const header = req.headers.authorization;
     const token = url.searchParams.get("token") ?? (header?.match(/^Bearer\s+(\S+)$/i)?.[1] || undefined);
-    const address = clientAddress(req, runtime.trustProxy);
+    const address = clientAddress(req, opts.trustProxy ?? false);
     const early: string[] = [];
     let session: Session | undefined;
     let closed = false;
@@ -91,7 +93,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       if (runtime.blockedFor(undefined, address) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
       const principal = await runtime.authenticate(token, address);
       if (!principal) return ws.close(CLOSE_CODES.BAD_TOKEN, "invalid token");
-      if (runtime.blockedFor(principal.accountId, undefined) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (runtime.blockedFor(principal.accountId) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
       const r = room();
       if (!r) return ws.close(1013, "world not ready");
       const s = await r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {

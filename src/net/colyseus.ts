@@ -53,7 +53,7 @@ export interface ColyseusOptions {
 export interface ColyseusHandle {
   transport: WebSocketTransport;
   matchmaking: RequestHandler;
-  /** Dispose every room (rooms save in onDispose) and close room sockets. */
+  /** Dispose every room (each client still in one leaves, and its player is saved) and close room sockets. */
   shutdown(): Promise<void>;
 }
 
@@ -96,7 +96,7 @@ export async function setupColyseus(
   setTransport(transport);
   return {
     transport,
-    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler, trustProxy),
+    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler),
     accept: () => matchMaker.accept(),
     async shutdown() {
       try {
@@ -109,10 +109,14 @@ export async function setupColyseus(
   };
 }
 
-/** Put the client address where `onAuth` finds it (CLIENT_ADDRESS_HEADER), replacing any sent. */
-function withClientAddress(matchmaking: RequestHandler, trustProxy: boolean): RequestHandler {
+/**
+ * Put the client address where `onAuth` finds it (CLIENT_ADDRESS_HEADER), replacing any sent. It
+ * is Express's `req.ip` (the app's `trust proxy` setting follows TRUST_PROXY, the same rule as
+ * `clientAddress`).
+ */
+function withClientAddress(matchmaking: RequestHandler): RequestHandler {
   return (req, res, next) => {
-    const address = clientAddress(req, trustProxy);
+    const address = req.ip;
     if (address) req.headers[CLIENT_ADDRESS_HEADER] = address;
     else delete req.headers[CLIENT_ADDRESS_HEADER];
     return matchmaking(req, res, next);

@@ -74,10 +74,12 @@ export class Player {
   itemsStale = false;
   /** Position, health or XP changed since the last save. */
   progressDirty = false;
-  /** When the connection dropped, if it did (ms); the player lingers for reconnection. */
-  droppedAt: number | undefined;
-  /** The connection that dropped: the only one that may reconnect (`World.reconnect`). */
-  droppedConnectionId: string | undefined;
+  /**
+   * Set while the player lingers after its connection dropped: when (ms), which connection — the
+   * only one that may reconnect (`World.reconnect`) — and whether that connection holds a
+   * reconnection seat whose own timer ends the wait (`World.drop`).
+   */
+  dropped: { at: number; connectionId: string; seat: boolean } | undefined;
   /** Last time this player requested a trade with each partner (ms). */
   readonly tradeRequestTimes = new Map<string, number>();
 

@@ -42,12 +42,16 @@ export interface WorldPort {
   isInWorld(characterId: string): boolean;
   /**
    * Run `work`, a change of the stored character that needs it out of the world (rename, delete),
-   * while no join of that character can complete; a join that read the character before `work`
-   * ended is refused too. Resolves `{ ok: false }` without running `work` when the character is in
-   * the world.
+   * in the character's storage queue, where joins read the character: no join of it can complete
+   * while `work` runs or is queued, and a join that read it before `work` ended is refused.
+   * Resolves `{ ok: false }` without running `work` when the character is in the world.
    */
   whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }>;
-  /** Set the agent flag of a character in the world (its `player:sync` and public state). */
+  /**
+   * Set the agent flag of a character in the world (its `player:sync` and public state). Call it
+   * after the stored flag is written: it applies after whatever is queued for the character, so a
+   * join that read the old flag still ends up with the new one.
+   */
   setAgentFlag(characterId: string, isAgent: boolean): void;
   /** The live summary of an online character. */
   livePlayer(characterId: string): LivePlayerSummary | undefined;

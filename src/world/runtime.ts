@@ -31,8 +31,6 @@ export interface WorldRuntimeDeps {
   createCharacter: CharacterFactory;
   blocklist: Blocklist;
   blockSeconds: number;
-  /** Honour the proxy's X-Forwarded-For when working out client addresses (TRUST_PROXY). */
-  trustProxy?: boolean;
   /**
    * Count an authentication attempt from an address against the HTTP authentication limit
    * (`Limits.countAuthAttempt`); true when the address is now over it. Absent: nothing is counted.
@@ -47,7 +45,6 @@ export class WorldRuntime {
   readonly characters: CharacterRepository;
   readonly tickMs: number;
   readonly logger: Logger;
-  readonly trustProxy: boolean;
   trade: TradeEventHandler | undefined;
 
   constructor(private readonly deps: WorldRuntimeDeps) {
@@ -55,7 +52,6 @@ export class WorldRuntime {
     this.characters = deps.characters;
     this.tickMs = deps.tickMs;
     this.logger = deps.logger;
-    this.trustProxy = deps.trustProxy ?? false;
   }
 
   /**
@@ -88,10 +84,21 @@ export class WorldRuntime {
   }
 
   /**
-   * Which character a join plays: the one its token is bound to, the one requested (it must belong
-   * to the account), the account's first, or a new one with the starter kit.
+   * Which character a join plays — the one its token is bound to, the one requested (it must belong
+   * to the account), the account's first, or a new one with the starter kit — and its record, read
+   * inside the character's storage queue after every write already queued for it (a leave's save, a
+   * death, a settlement), so a player is never built from rows read before those landed. An open
+   * death lock is recovered there first. `enter` (the join) runs in the same queue job with the
+   * record: nothing queued after the read (a save, an agent flag change, a rename) can come between
+   * the read and the join.
+   * @throws ServerError 404 (no such character), 403 (another account's, or the token is bound to
+   * another character), 409 (an out-of-world change of the character is queued or running).
    */
-  async resolveCharacter(principal: Principal, requested: string | undefined): Promise<CharacterRecord> {
+  async resolveCharacter<T = CharacterRecord>(
+    principal: Principal,
+    requested: string | undefined,
+    enter: (record: CharacterRecord) => T = (record) => record as T,
+  ): Promise<T> {
     let id = principal.characterId ?? requested;
     if (principal.characterId && requested && requested !== principal.characterId) {
       throw new ServerError(403, "this token is bound to another character");
@@ -100,24 +107,36 @@ export class WorldRuntime {
       const mine = await this.characters.listByAccount(principal.accountId);
       id = mine[0]?.id ?? (await this.deps.createCharacter(principal.accountId, principal.name)).id;
     }
-    const record = await this.characters.load(id);
-    if (!record) throw new ServerError(404, "no such character");
-    if (record.character.accountId !== principal.accountId) throw new ServerError(403, "that character belongs to another account");
-    return (await this.recoverDeath(id)) ?? record;
+    const characterId = id;
+    // Refused at once rather than queued behind the change (which may take a while).
+    this.world.assertMayJoin(characterId);
+    // Refusals come back as values: a thrown one would be logged as a failed storage job.
+    const entered = await this.world.queues.run(characterId, async (): Promise<{ value: T } | ServerError> => {
+      const record = await this.characters.load(characterId);
+      if (!record) return new ServerError(404, "no such character");
+      if (record.character.accountId !== principal.accountId) return new ServerError(403, "that character belongs to another account");
+      try {
+        return { value: enter((await this.recoverDeath(characterId)) ?? record) };
+      } catch (e) {
+        if (e instanceof ServerError) return e;
+        throw e;
+      }
+    });
+    if (entered instanceof ServerError) throw entered;
+    return entered.value;
   }
 
   /**
    * A death lock left open (the process ended, or could not resolve it, before the dropped items
    * went on the ground) gives those items to the bank. Only for a character that is not live in
-   * this world — a live one's death is still being resolved by the world — and inside its storage
-   * queue, after its pending saves. Returns the reloaded record when something was restored.
+   * this world — a live one's death is still being resolved by the world. Runs inside the
+   * character's storage queue (`resolveCharacter`). Returns the reloaded record when something was
+   * restored.
    */
-  private recoverDeath(characterId: string): Promise<CharacterRecord | undefined> {
-    return this.world.queues.run(characterId, async () => {
-      if (this.world.player(characterId)) return undefined;
-      if ((await this.characters.recoverOpenDeath(characterId)) === 0) return undefined;
-      return (await this.characters.load(characterId)) ?? undefined;
-    });
+  private async recoverDeath(characterId: string): Promise<CharacterRecord | undefined> {
+    if (this.world.player(characterId)) return undefined;
+    if ((await this.characters.recoverOpenDeath(characterId)) === 0) return undefined;
+    return (await this.characters.load(characterId)) ?? undefined;
   }
 
   /** Route a validated event to its handler. */
@@ -148,8 +167,11 @@ export class WorldRuntime {
     if (address) this.deps.blocklist.block(addressKey(address), this.deps.blockSeconds);
   }
 
-  /** Seconds left on a block of the account or address (0 when neither is blocked). */
-  blockedFor(accountId: string | undefined, address: string | undefined): number {
+  /**
+   * Seconds left on a block of the account or address (0 when neither is blocked): the one block
+   * check of every WebSocket path (matchmaking, room upgrades, `/ws`, reconnection, `/admin`).
+   */
+  blockedFor(accountId?: string, address?: string): number {
     return Math.max(
       accountId ? this.deps.blocklist.retryAfter(`account:${accountId}`) : 0,
       address ? this.deps.blocklist.retryAfter(addressKey(address)) : 0,

@@ -16,8 +16,8 @@ import type { NpcDef } from "../content/schemas.js";
 import { applyDamage, combatXp, maxHealth, playerCombatant, rollAttack, sumBonuses, DEFAULT_ATTACK_SPEED } from "../domain/combat.js";
 import { advanceGoal, type GoalEvent } from "../domain/goal-progress.js";
 import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../domain/inventory.js";
-import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
-import { MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
+import { canStep, chebyshev, findPath, NEIGHBOURS, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
+import { COINS_ITEM_ID, MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
 import { addXp } from "../domain/xp.js";
 import type { ChatMessage, CombatHit } from "../events.js";
 import type { Logger } from "../logger.js";
@@ -36,12 +36,8 @@ export const GROUND_ITEM_PRIVATE_TICKS = 100;
 export const GROUND_ITEM_LIFETIME_TICKS = 300;
 /** Ticks between gathering attempts. */
 export const GATHER_INTERVAL_TICKS = 4;
-/** The eight neighbouring tile offsets, straight ones first. */
-const NEIGHBOURS: readonly [number, number][] = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]];
 /** Players saved in parallel at shutdown (`leaveAll`). */
 export const SHUTDOWN_SAVE_BATCH = 16;
-/** Ground items with this item id are coins: `pickup` adds them to the character's coins. */
-export const COINS = "coins";
 /** Items kept on death (most valuable units). */
 export const ITEMS_KEPT_ON_DEATH = 3;
 /** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
@@ -187,13 +183,12 @@ export class World implements WorldPort {
     if (existing) {
       const old = existing.connection;
       existing.connection = connection;
-      existing.droppedAt = undefined;
-      existing.droppedConnectionId = undefined;
+      existing.dropped = undefined;
       if (old && old.id !== connection.id) old.close(replacedCode, "replaced by a new connection");
       existing.sync();
       return { player: existing, resumed: true };
     }
-    this.assertMayJoin(record);
+    this.assertMayJoin(record.character.id, record);
     const player = new Player(record);
     player.connection = connection;
     if (!this.content.inBounds(player.x, player.z) || this.content.isBlocked(player.x, player.z)) {
@@ -207,13 +202,17 @@ export class World implements WorldPort {
     return { player, resumed: false };
   }
 
-  /** The connection dropped; the player stays for `reconnectSeconds` unless it reconnects. */
-  drop(playerId: string, connectionId: string) {
+  /**
+   * The connection dropped; the player stays for `reconnectSeconds` unless it reconnects. The tick
+   * ends that window, unless `seat`: the connection holds a reconnection seat whose own timer ends
+   * it (an SDK client's `allowReconnection`; its expiry calls `leave`), so one timer owns the window
+   * and a reconnection within the seat always finds its player.
+   */
+  drop(playerId: string, connectionId: string, seat = false) {
     const p = this.players.get(playerId);
     if (!p || p.connection?.id !== connectionId) return;
     p.connection = undefined;
-    p.droppedAt = this.now();
-    p.droppedConnectionId = connectionId;
+    p.dropped = { at: this.now(), connectionId, seat };
     p.path = [];
     p.action = null;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
@@ -227,17 +226,20 @@ export class World implements WorldPort {
    */
   reconnect(playerId: string, connection: Connection): Player | undefined {
     const p = this.players.get(playerId);
-    if (!p || p.connection || p.droppedConnectionId !== connection.id) return undefined;
+    if (!p || p.connection || p.dropped?.connectionId !== connection.id) return undefined;
     p.connection = connection;
-    p.droppedAt = undefined;
-    p.droppedConnectionId = undefined;
+    p.dropped = undefined;
     p.sync();
     return p;
   }
 
-  /** Is `connectionId` still the player's live connection? */
-  isCurrentConnection(playerId: string, connectionId: string): boolean {
-    return this.players.get(playerId)?.connection?.id === connectionId;
+  /**
+   * The player if `connectionId` is still its live connection; undefined when the player is gone
+   * or the connection was replaced or dropped.
+   */
+  connectedPlayer(playerId: string, connectionId: string): Player | undefined {
+    const p = this.players.get(playerId);
+    return p?.connection?.id === connectionId ? p : undefined;
   }
 
   /**
@@ -248,7 +250,7 @@ export class World implements WorldPort {
   async leave(playerId: string, reason: string, connectionId?: string): Promise<void> {
     const p = this.players.get(playerId);
     if (!p) return;
-    if (connectionId && (p.connection ? p.connection.id : p.droppedConnectionId) !== connectionId) return;
+    if (connectionId && (p.connection ? p.connection.id : p.dropped?.connectionId) !== connectionId) return;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
     this.players.delete(playerId);
     this.playerGrid.delete(playerId);
@@ -266,7 +268,7 @@ export class World implements WorldPort {
     this.tick++;
     const now = this.now();
     for (const p of this.players.values()) {
-      if (p.droppedAt !== undefined && now - p.droppedAt > this.reconnectSeconds * 1000) {
+      if (p.dropped && !p.dropped.seat && now - p.dropped.at > this.reconnectSeconds * 1000) {
         void this.leave(p.id, "reconnect_timeout");
         continue;
       }
@@ -416,8 +418,10 @@ export class World implements WorldPort {
     const action = p.action!;
     let found: boolean;
     if (p.x === target.x && p.z === target.z) {
-      // Standing on the target's tile: step off to any free neighbour to fight from there.
-      const off = NEIGHBOURS.map(([dx, dz]) => ({ x: p.x + dx, z: p.z + dz })).find((t) => this.walkable(t.x, t.z));
+      // Standing on the target's tile: step off to a neighbour a path could take, to fight from there.
+      const walkable = (x: number, z: number) => this.walkable(x, z);
+      const step = NEIGHBOURS.find(([dx, dz]) => canStep(p.x, p.z, dx, dz, walkable));
+      const off = step && { x: p.x + step[0], z: p.z + step[1] };
       p.path = off ? [off] : [];
       found = off !== undefined;
     } else found = this.pathTo(p, target, true);
@@ -528,7 +532,7 @@ export class World implements WorldPort {
       this.system(p, "You can't do that right now.");
       return;
     }
-    if (g.itemId === COINS) {
+    if (g.itemId === COINS_ITEM_ID) {
       // All or nothing: a pile that would pass the coin cap stays on the ground.
       if (p.coins + g.quantity > MAX_STACK) {
         this.system(p, "You can't carry that many coins.");
@@ -572,7 +576,7 @@ export class World implements WorldPort {
     const leash = n.def.wanderRadius + 10;
     if (
       target &&
-      (target.dead || target.droppedAt !== undefined || this.content.isSafe(target.x, target.z) || chebyshev(target, n.spawn) > leash)
+      (target.dead || target.dropped !== undefined || this.content.isSafe(target.x, target.z) || chebyshev(target, n.spawn) > leash)
     ) {
       target = undefined;
       n.targetId = undefined;
@@ -580,7 +584,7 @@ export class World implements WorldPort {
     }
     if (!target && n.def.aggressive && n.def.aggroRadius > 0) {
       for (const p of this.playerGrid.near(n.x, n.z, n.def.aggroRadius)) {
-        if (p.dead || p.droppedAt !== undefined || this.content.isSafe(p.x, p.z)) continue;
+        if (p.dead || p.dropped !== undefined || this.content.isSafe(p.x, p.z)) continue;
         if (chebyshev(p, n) <= n.def.aggroRadius && p.combatLevel <= n.def.combatLevel * 2) {
           target = p;
           n.targetId = p.id;
@@ -676,7 +680,7 @@ export class World implements WorldPort {
     }
     let coins = 0;
     for (const d of drops) {
-      if (d.itemId === COINS) coins += d.quantity;
+      if (d.itemId === COINS_ITEM_ID) coins += d.quantity;
       else this.dropToGround(d.itemId, d.quantity, n.x, n.z, killer.id);
     }
     // Coins go to the killer's coins, unless an item transaction of its own is running (it would
@@ -685,7 +689,7 @@ export class World implements WorldPort {
       if (!killer.itemsLocked && killer.coins + coins <= MAX_STACK) {
         killer.coins += coins;
         killer.itemsDirty = true;
-      } else this.dropToGround(COINS, Math.min(coins, MAX_STACK), n.x, n.z, killer.id);
+      } else this.dropToGround(COINS_ITEM_ID, Math.min(coins, MAX_STACK), n.x, n.z, killer.id);
     }
     this.countGoal(killer, { type: "combat", npcId: n.def.id });
     killer.sync();
@@ -723,37 +727,44 @@ export class World implements WorldPort {
     let deathId: string | null = null;
     void this.queues
       .run(p.id, async () => {
-        const plan = this.planDeath(p);
-        const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
-          inventory: plan.inventory,
-          equipment: {},
-          x: this.content.spawn.x,
-          z: this.content.spawn.z,
-          health: p.maxHealth,
-        });
-        deathId = await this.deps.characters.recordDeath(
-          { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
-          candidate.snapshot(true),
-        );
-        // A death already open: storage changes nothing (the player still respawns, below).
-        if (!deathId) return;
-        p.inventory = plan.inventory;
-        p.equipment = {};
-        p.itemsDirty = false;
-        dropped = plan.dropped;
+        try {
+          const plan = this.planDeath(p);
+          const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
+            inventory: plan.inventory,
+            equipment: {},
+            x: this.content.spawn.x,
+            z: this.content.spawn.z,
+            health: p.maxHealth,
+          });
+          deathId = await this.deps.characters.recordDeath(
+            { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
+            candidate.snapshot(true),
+          );
+          // A death already open: storage changes nothing (the player still respawns, below).
+          if (!deathId) return;
+          p.inventory = plan.inventory;
+          p.equipment = {};
+          p.itemsDirty = false;
+          dropped = plan.dropped;
+        } finally {
+          // Respawn, whatever storage said: the recorded post-death state, or (no death recorded)
+          // everything the player had, healed in town. Still in the queue, so a save queued after
+          // the death (the player left meanwhile) writes the respawned state.
+          p.x = this.content.spawn.x;
+          p.z = this.content.spawn.z;
+          p.health = p.maxHealth;
+          p.progressDirty = true;
+          p.dead = false;
+        }
       })
       .catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "death transaction failed; nothing changed"))
       .finally(() => {
-        // Respawn, whatever storage said: the recorded post-death state, or (no death recorded)
-        // everything the player had, healed in town.
-        p.x = this.content.spawn.x;
-        p.z = this.content.spawn.z;
-        p.health = p.maxHealth;
-        p.progressDirty = true;
-        p.dead = false;
-        this.playerGrid.set(p, p.x, p.z);
-        this.system(p, "Oh dear, you are dead! You wake up in Lumbrook.");
-        p.sync();
+        // A player that left meanwhile is not put back in the world (it would linger in the grid).
+        if (this.players.get(p.id) === p) {
+          this.playerGrid.set(p, p.x, p.z);
+          this.system(p, "Oh dear, you are dead! You wake up in Lumbrook.");
+          p.sync();
+        }
         if (deathId && dropped) {
           const pending: PendingDeath = { deathId, ownerId: p.id, tile: deathTile, dropped, nextTick: this.tick, attempts: 0, inFlight: false };
           this.pendingDeaths.push(pending);
@@ -985,12 +996,6 @@ export class World implements WorldPort {
     await this.queues.drain();
   }
 
-  /** Save everyone and wait. */
-  async saveAll(): Promise<void> {
-    await Promise.allSettled([...this.players.values()].map((p) => this.queues.run(p.id, () => this.savePlayer(p))));
-    await this.queues.drain();
-  }
-
   /**
    * Commit an item change immediately (bank, store, admin): `plan` returns the new inventory, coins
    * and bank, or an error message. The change is written in one transaction; memory is updated
@@ -1052,11 +1057,27 @@ export class World implements WorldPort {
     return this.players.has(characterId);
   }
 
+  /**
+   * The change runs inside the character's storage queue, where joins read and build their player
+   * (`WorldRuntime.resolveCharacter`): a join queued before it is in the world when it starts (the
+   * change is then refused), one queued after it reads what it wrote. Joins asked for while it is
+   * queued or running are refused at once (`assertMayJoin`).
+   */
   async whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
     if (this.players.has(characterId)) return { ok: false };
     this.outOfWorldWork.set(characterId, (this.outOfWorldWork.get(characterId) ?? 0) + 1);
     try {
-      return { ok: true, value: await work() };
+      // A failed change comes back as a value: thrown, it would be logged as a failed storage job.
+      const r = await this.queues.run(characterId, async (): Promise<{ ok: true; value: T } | { ok: false } | { failed: unknown }> => {
+        if (this.players.has(characterId)) return { ok: false };
+        try {
+          return { ok: true, value: await work() };
+        } catch (e) {
+          return { failed: e };
+        }
+      });
+      if ("failed" in r) throw r.failed;
+      return r;
     } finally {
       const left = this.outOfWorldWork.get(characterId)! - 1;
       if (left > 0) this.outOfWorldWork.set(characterId, left);
@@ -1067,20 +1088,28 @@ export class World implements WorldPort {
     }
   }
 
-  /** Refuse a join while an out-of-world change of the character runs, or built from a record read before one ended. */
-  private assertMayJoin(record: CharacterRecord) {
-    const id = record.character.id;
-    const ended = this.outOfWorldEnded.get(id);
-    if (this.outOfWorldWork.has(id) || (ended !== undefined && (record.loadedAt === undefined || record.loadedAt <= ended))) {
-      throw new ServerError(409, "this character is being changed; try again");
-    }
+  /**
+   * Refuse a join (409) while an out-of-world change of the character is queued or running, or one
+   * built from a record read before such a change ended (`record.loadedAt`).
+   */
+  assertMayJoin(characterId: string, record?: CharacterRecord) {
+    const ended = this.outOfWorldEnded.get(characterId);
+    const stale = record !== undefined && ended !== undefined && (record.loadedAt === undefined || record.loadedAt <= ended);
+    if (this.outOfWorldWork.has(characterId) || stale) throw new ServerError(409, "this character is being changed; try again");
   }
 
+  /**
+   * Applied in the character's storage queue, after the caller's write: a join that read the
+   * character before that write is in the world by then and gets the new flag; one that reads after
+   * it reads the new flag.
+   */
   setAgentFlag(characterId: string, isAgent: boolean): void {
-    const p = this.players.get(characterId);
-    if (!p || p.isAgent === isAgent) return;
-    p.isAgent = isAgent;
-    p.sync();
+    void this.queues.run(characterId, async () => {
+      const p = this.players.get(characterId);
+      if (!p || p.isAgent === isAgent) return;
+      p.isAgent = isAgent;
+      p.sync();
+    });
   }
 
   livePlayer(characterId: string): LivePlayerSummary | undefined {

@@ -501,6 +501,27 @@ describe("WorldRoom (SDK clients)", function () {
       await fresh.log.waitFor("chat:message", (c) => c.text === "still mine", { since: m });
     });
 
+    it("a dropped client's seat alone ends its window: the tick never removes a player whose seat is still valid", async () => {
+      const before = server.world.reconnectSeconds;
+      try {
+        const p = await join();
+        await cut(p); // the seat was given the full window
+        // The world's own reconnection timeout would now have run out: it must leave this player to its seat.
+        server.world.reconnectSeconds = 0;
+        const tick = server.world.tick;
+        await eventually(() => server.world.tick >= tick + 3, "three ticks");
+        assert.ok(server.world.players.has(p.id), "still waiting for its seat");
+        const m = p.log.mark();
+        const back = await p.client.reconnect(p.room.reconnectionToken);
+        back.reconnection.enabled = false;
+        p.attach(back);
+        assert.equal((await p.log.waitFor("player:sync", () => true, { since: m })).id, p.id);
+        assert.ok(server.world.isOnline(p.id));
+      } finally {
+        server.world.reconnectSeconds = before;
+      }
+    });
+
     it("a dropped client that does not come back within the window leaves, is saved, and cannot reconnect after", async () => {
       const before = server.world.reconnectSeconds;
       server.world.reconnectSeconds = 1;

@@ -233,6 +233,18 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.deepEqual(repo.closedSessions, [{ sessionId: "session-1", reason: "reconnect_timeout" }]);
     });
 
+    it("a drop holding a reconnection seat is left to the seat: the tick does not end it, leave does", async () => {
+      const { player, conn } = join("seated");
+      world.drop(player.id, conn.id, true);
+      clock.t += (RECONNECT_SECONDS + 5) * 1000;
+      world.step();
+      assert.ok(world.players.has(player.id), "the seat's timer, not the tick, ends the window");
+      assert.equal(world.reconnect(player.id, conn), player);
+      world.drop(player.id, conn.id, true);
+      await world.leave(player.id, "reconnect_timeout", conn.id);
+      assert.ok(!world.players.has(player.id));
+    });
+
     it("a reconnect within the window keeps the player", () => {
       const { player, conn } = join("returner");
       world.drop(player.id, conn.id);
@@ -242,7 +254,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       clock.t += RECONNECT_SECONDS * 1000;
       world.step();
       assert.ok(world.players.has(player.id));
-      assert.equal(player.droppedAt, undefined);
+      assert.equal(player.dropped, undefined);
     });
 
     it("only the connection that dropped may reconnect, and only while nobody else plays the character", () => {
@@ -261,7 +273,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(world.reconnect(player.id, conn), undefined);
       assert.equal(world.reconnect(player.id, fresh), player);
       assert.equal(player.connection, fresh);
-      assert.equal(player.droppedAt, undefined);
+      assert.equal(player.dropped, undefined);
       assert.equal(fresh.sent.at(-1)?.event, "player:sync", "the returning client is synced");
     });
 
@@ -447,6 +459,24 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(world.groundItems.size, 0);
     });
 
+    it("a player who leaves during its death transaction is not put back in the world; its death still resolves and its save is the respawn", async () => {
+      let open!: () => void;
+      repo.gate = new Promise((r) => (open = r));
+      const { player, conn } = join("leaves-dead", { x: 0, z: 100 });
+      const { player: witness } = join("witness", { x: 1, z: 100 });
+      world.killPlayer(player, "npc:ash_bandit:0");
+      const leaving = world.leave(player.id, "left");
+      open();
+      await leaving;
+      await until(() => world.groundItems.size > 0, "the dropped items on the ground");
+      assert.ok(!world.visibleFor(witness).players.has(player.id), "no ghost in view of the witness");
+      assert.ok(![...world.viewersOf(0, 0)].some((p) => p.id === player.id), "no ghost in the grid at the respawn");
+      assert.ok(!conn.systemLines().some((l) => /you are dead/.test(l)), "the gone player is not told it respawned");
+      assert.equal(repo.deaths[0]!.resolved, true);
+      const last = repo.saves.at(-1)!;
+      assert.deepEqual({ id: last.characterId, x: last.x, z: last.z, health: last.health }, { id: player.id, x: 0, z: 0, health: 100 }, "saved respawned");
+    });
+
     it("item transactions are refused while the death transaction runs", async () => {
       let open!: () => void;
       repo.gate = new Promise((r) => (open = r));
@@ -568,6 +598,27 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       for (let i = 0; i < 5; i++) world.step();
       assert.equal(chebyshev(player, npc), 1);
       assert.ok(conn.sent.some((s) => s.event === "combat:hit"), "attacked from the next tile");
+    });
+
+    it("standing on the target's tile with its four straight neighbours blocked: no corner is cut to a diagonal; it can't reach", () => {
+      const walls = new Set(["6,3", "4,3", "5,4", "5,2"]);
+      const walled = Object.create(content, { isBlocked: { value: (x: number, z: number) => walls.has(`${x},${z}`) || content.isBlocked(x, z) } });
+      world = new World({
+        content: walled,
+        characters: repo as unknown as CharacterRepository,
+        logger: createLogger("silent"),
+        saveIntervalSeconds: 60,
+        checkAdminCode: () => "wrong",
+        rng: () => 0.5,
+        now: () => clock.t,
+      });
+      const npc = placeChicken({ x: 5, z: 3 });
+      const { player, conn } = join("boxed", { x: 5, z: 3 });
+      player.action = { kind: "attack", targetId: npc.id };
+      world.step();
+      assert.deepEqual(player.tile, { x: 5, z: 3 }, "did not squeeze between two blocked tiles");
+      assert.equal(player.action, null);
+      assert.ok(conn.systemLines().some((l) => /can't reach/.test(l)));
     });
   });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { unwrap } from "../../../src/domain/errors.js";
 import {
-  chebyshev, findPath, MAX_MOVE_DISTANCE, MOVE_ERROR, PATH_SEARCH_MARGIN, pathScratchBytes, stepAlong, validateMoveTarget, type BlockedFn, type WorldBounds,
+  canStep, chebyshev, findPath, MAX_MOVE_DISTANCE, NEIGHBOURS, MOVE_ERROR, PATH_SEARCH_MARGIN, pathScratchBytes, stepAlong, validateMoveTarget, type BlockedFn, type WorldBounds,
 } from "../../../src/domain/movement.js";
 import type { Tile } from "../../../src/domain/types.js";
 
@@ -238,6 +238,29 @@ describe("domain/movement", () => {
       }
       assert.equal(pathScratchBytes(), bytes, "no new buffers for smaller searches");
     });
+  });
+
+  describe("canStep and NEIGHBOURS", () => {
+    it("NEIGHBOURS are the eight offsets, straight ones first", () => {
+      assert.equal(new Set(NEIGHBOURS.map(([dx, dz]) => `${dx},${dz}`)).size, 8);
+      assert.ok(NEIGHBOURS.every(([dx, dz]) => chebyshev({ x: 0, z: 0 }, { x: dx, z: dz }) === 1));
+      assert.ok(NEIGHBOURS.slice(0, 4).every(([dx, dz]) => dx === 0 || dz === 0));
+    });
+
+    const free = (blocked: [number, number][]) => {
+      const b = blockedSet(blocked);
+      return (x: number, z: number) => !b(x, z);
+    };
+    const cases: [string, [number, number][], number, number, boolean][] = [
+      ["a straight step to a free tile", [], 1, 0, true],
+      ["a straight step to a blocked tile", [[1, 0]], 1, 0, false],
+      ["a diagonal with both sides free", [], 1, 1, true],
+      ["a diagonal past one blocked side", [[1, 0]], 1, 1, false],
+      ["a diagonal past the other blocked side", [[0, 1]], 1, 1, false],
+      ["a diagonal to a blocked tile", [[1, 1]], 1, 1, false],
+      ["a straight step beside a blocked diagonal", [[1, 1]], 1, 0, true],
+    ];
+    for (const [name, blocked, dx, dz, expected] of cases) it(name, () => assert.equal(canStep(0, 0, dx, dz, free(blocked)), expected));
   });
 
   describe("stepAlong", () => {

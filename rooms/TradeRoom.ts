@@ -18,17 +18,36 @@ import {
   TRADE_ERROR,
   viewFor,
   type TradeAction,
+  type TradeOffer,
   type TradeSession,
+  type TradeState,
   type TradeStep,
-  type TradeCancelReason,
+  type TradeValues,
 } from "../src/domain/trade.js";
-import { CANCEL_MESSAGES, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/service.js";
+import { CANCEL_MESSAGES, type SettleOutcome, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/service.js";
 import { StateView } from "@colyseus/schema";
 import { TradeOfferLineState, TradeOfferState, TradeRoomState, TradeValuesState, TraderViewState } from "../schema/trade.js";
 import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { WorldRoom } from "./WorldRoom.js";
 
 type Refusal = { code: string; message: string };
+
+/**
+ * The trade from one trader's side: what `tradeUpdated` and `tradeConfirmScreen` send to that
+ * player and what its watcher's `TraderViewState` holds. `values` from the confirmation screen on.
+ */
+export interface TraderView {
+  readonly revision: number;
+  readonly myOffer: TradeOffer;
+  readonly theirOffer: TradeOffer;
+  readonly partnerFreeSlots: number;
+  readonly values?: TradeValues;
+}
+
+/** Screens that show the offers' values: the confirmation screen and what follows it when completing. */
+function showsValues(state: TradeState): boolean {
+  return state === "confirm" || state === "settling" || state === "completed";
+}
 
 /** Turn a validated trade event into a domain action, or a refusal with CONTRACT.md's codes. */
 export function toTradeAction(playerId: string, event: string, data: Record<string, unknown>): TradeAction | Refusal {
@@ -85,7 +104,9 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     this.setPrivate(true);
     this.syncState();
     // Routed from now on, before either player can know of the room: nothing is lost in between.
-    const early = this.env.opened(this.session.id, this);
+    // (`handleCreateRoom` calls `onCreate` synchronously from the service's `respond`, so nothing
+    // can reach the trade before this.)
+    this.env.opened(this.session.id, this);
     const { a, b } = this.session;
     for (const [me, partner] of [
       [a, b],
@@ -101,18 +122,15 @@ export class TradeRoom extends Room implements TradeRoomHandle {
       });
     }
     this.clock.setInterval(() => this.apply(tickTrade(this.session, this.env.now(), this.env.params)), 250);
-    // A move, death or disconnect reported while the room was being created ends it at once.
-    if (early) this.interrupt(early.playerId, early.reason);
   }
 
   /** Watchers: only the traders' own characters, each seeing the trade from its own side. */
   override async onJoin(client: Client, options: { characterId?: string }, principal: Principal) {
     const characterId = principal.characterId ?? options?.characterId;
     if (!characterId || !isParty(this.session, characterId)) throw new ServerError(403, "you are not part of this trade");
-    const c = await WorldRoom.runtime.characters.findById(characterId);
-    if (!c || c.accountId !== principal.accountId) throw new ServerError(403, "you are not part of this trade");
+    if ((await this.env.accountOf(characterId)) !== principal.accountId) throw new ServerError(403, "you are not part of this trade");
     // The state is kept only while someone watches: bring it up to date for the first full state.
-    this.syncState(true);
+    this.syncState(undefined, true);
     client.view = new StateView();
     client.view.add(this.state.traders.get(characterId)!);
   }
@@ -145,31 +163,27 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     const effect = step.effect;
     switch (effect.kind) {
       case "none":
+      case "started":
+      case "completed":
         return;
       case "updated":
-        this.syncState();
-        return this.sendUpdated();
-      case "refused":
-        this.syncState();
+        return this.sendUpdated(this.publish());
+      case "refused": {
+        const views = this.publish();
         for (const id of this.ids()) this.refuse(id, effect.error);
-        return this.sendUpdated();
-      case "confirmScreen":
-        this.syncState();
+        return this.sendUpdated(views);
+      }
+      case "confirmScreen": {
+        const views = this.publish();
         for (const id of this.ids()) {
-          const view = viewFor(this.session, id);
-          this.env.send(id, "tradeConfirmScreen", {
-            tradeId: this.session.id,
-            revision: this.session.revision,
-            ...view,
-            values: computeValues(view.myOffer, view.theirOffer, (itemId) => this.env.itemValue(itemId)),
-          });
+          const { revision, myOffer, theirOffer, values } = views.get(id)!;
+          this.env.send(id, "tradeConfirmScreen", { tradeId: this.session.id, revision, myOffer, theirOffer, values });
         }
         return;
+      }
       case "settle":
         this.syncState();
         void this.settle();
-        return;
-      case "completed":
         return;
       case "cancelled":
         this.syncState();
@@ -177,50 +191,61 @@ export class TradeRoom extends Room implements TradeRoomHandle {
           this.env.send(id, "tradeCancelled", { tradeId: this.session.id, reason: effect.reason, message: CANCEL_MESSAGES[effect.reason] });
         void this.finish();
         return;
-      case "started":
-        return;
     }
   }
 
+  /**
+   * Run the settlement, then end the trade:
+   * 1. committed: `tradeCompleted` to both, both freed, `player:sync` to both;
+   * 2. not committed: `tradeCancelled` (invalid_items, or server_error) to both;
+   * 3. players whose items in memory can't be trusted are evicted — only now, so they were told;
+   * 4. the room finishes (audit, `ended`, close) whatever threw before.
+   */
   private async settle() {
-    let result: Awaited<ReturnType<TradeEnv["settle"]>>;
+    let outcome: SettleOutcome;
     try {
-      result = await this.env.settle(this.session);
+      outcome = await this.env.settle(this.session);
     } catch (e) {
       // Nothing was committed (the settlement itself never throws): end the trade, never leave it settling.
       this.env.logger.error({ err: e, tradeId: this.session.id }, "settlement failed");
-      result = { ok: false, failure: "server_error", message: "The trade could not be completed." };
+      outcome = { result: { ok: false, failure: "server_error", message: "The trade could not be completed." }, stale: [] };
     }
-    const now = this.env.now();
-    if (result.ok) {
-      const done = completeTrade(this.session, now);
-      if (done.ok) this.session = done.value.session;
-      this.syncState();
-      for (const id of this.ids()) {
-        this.env.send(id, "tradeCompleted", { tradeId: this.session.id, receivedItems: result.received[id] ?? [] });
+    const { result, stale } = outcome;
+    try {
+      const now = this.env.now();
+      if (result.ok) {
+        const done = completeTrade(this.session, now);
+        if (done.ok) this.session = done.value.session;
+        this.syncState();
+        for (const id of this.ids()) {
+          this.env.send(id, "tradeCompleted", { tradeId: this.session.id, receivedItems: result.received[id] ?? [] });
+        }
+        this.env.setTrading(this.session.a.playerId, undefined);
+        this.env.setTrading(this.session.b.playerId, undefined);
+        for (const id of this.ids()) this.env.sync(id);
+      } else {
+        // The re-check failed: invalid_items. Anything else (nothing committed, or an outcome storage
+        // could not confirm): server_error.
+        const reason = result.failure === "invalid_items" || result.failure === "inventory_full" ? "invalid_items" : "server_error";
+        const failed = failSettlement(this.session, reason, now);
+        if (failed.ok) this.apply(failed.value);
       }
-      this.env.setTrading(this.session.a.playerId, undefined);
-      this.env.setTrading(this.session.b.playerId, undefined);
-      for (const id of this.ids()) WorldRoom.runtime.world.player(id)?.sync();
+    } catch (e) {
+      this.env.logger.error({ err: e, tradeId: this.session.id }, "ending a settled trade failed");
+    } finally {
+      try {
+        if (stale.length > 0) this.env.evict(this.session, stale, result);
+      } catch (e) {
+        this.env.logger.error({ err: e, tradeId: this.session.id }, "evicting players after a trade failed");
+      }
       await this.finish();
-      return;
     }
-    // The re-check failed: invalid_items. Anything else (nothing committed, or an outcome storage could
-    // not confirm — those players were told and disconnected to reload): server_error.
-    const reason = result.failure === "invalid_items" || result.failure === "inventory_full" ? "invalid_items" : "server_error";
-    const failed = failSettlement(this.session, reason, now);
-    if (failed.ok) this.apply(failed.value);
   }
 
-  private sendUpdated() {
+  private sendUpdated(views: Map<string, TraderView>) {
     for (const id of this.ids()) {
-      const partner = partnerOf(this.session, id);
-      this.env.send(id, "tradeUpdated", {
-        tradeId: this.session.id,
-        revision: this.session.revision,
-        ...viewFor(this.session, id),
-        partnerFreeSlots: this.env.freeSlots(partner.playerId),
-      });
+      const { revision, myOffer, theirOffer, partnerFreeSlots } = views.get(id)!;
+      this.env.send(id, "tradeUpdated", { tradeId: this.session.id, revision, myOffer, theirOffer, partnerFreeSlots });
     }
   }
 
@@ -228,14 +253,32 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     return [this.session.a.playerId, this.session.b.playerId];
   }
 
-  /** Copy the session onto the synchronised state — only while someone watches (or when forced). */
-  private syncState(force = false) {
+  /** The trade from `id`'s side, built once per change for the event and the synchronised state. */
+  private traderView(id: string): TraderView {
+    const { myOffer, theirOffer } = viewFor(this.session, id);
+    const view = { revision: this.session.revision, myOffer, theirOffer, partnerFreeSlots: this.env.freeSlots(partnerOf(this.session, id).playerId) };
+    if (!showsValues(this.session.state)) return view;
+    return { ...view, values: computeValues(myOffer, theirOffer, (itemId) => this.env.itemValue(itemId)) };
+  }
+
+  /** Both traders' views, copied onto the synchronised state (while someone watches). */
+  private publish(): Map<string, TraderView> {
+    const views = new Map(this.ids().map((id) => [id, this.traderView(id)] as const));
+    this.syncState(views);
+    return views;
+  }
+
+  /**
+   * Copy the session onto the synchronised state — only while someone watches (or when forced),
+   * from `views` when the caller has built them. Values, once shown, stay: a trade cancelled on the
+   * confirmation screen keeps them, one cancelled on the offer screen never had them.
+   */
+  private syncState(views?: Map<string, TraderView>, force = false) {
     if (!force && this.clients.length === 0) return;
     const s = this.state;
     s.tradeId = this.session.id;
     s.screen = this.session.state;
     s.revision = this.session.revision;
-    const showValues = this.session.state !== "offer" && this.session.state !== "pending";
     for (const me of [this.session.a, this.session.b]) {
       const partner = partnerOf(this.session, me.playerId);
       let v = s.traders.get(me.playerId);
@@ -245,36 +288,44 @@ export class TradeRoom extends Room implements TradeRoomHandle {
         v.partnerId = partner.playerId;
         v.myOffer = new TradeOfferState();
         v.theirOffer = new TradeOfferState();
+        // `schema()` instantiates child schemas: values stay absent until a screen shows them.
+        v.values = undefined as unknown as TradeValuesState;
         s.traders.set(me.playerId, v);
       }
-      const view = viewFor(this.session, me.playerId);
+      const view = views?.get(me.playerId) ?? this.traderView(me.playerId);
       copyOffer(v.myOffer, me.playerId, me.name, view.myOffer);
       copyOffer(v.theirOffer, partner.playerId, partner.name, view.theirOffer);
-      v.partnerFreeSlots = this.env.freeSlots(partner.playerId);
-      if (showValues) {
-        const values = computeValues(view.myOffer, view.theirOffer, (itemId) => this.env.itemValue(itemId));
+      v.partnerFreeSlots = view.partnerFreeSlots;
+      if (view.values) {
         v.values ??= new TradeValuesState();
-        v.values.myOfferValue = values.myOfferValue;
-        v.values.theirOfferValue = values.theirOfferValue;
-        v.values.wealthTransfer = values.wealthTransfer;
-      } else if (v.values) {
-        v.values = undefined as unknown as TradeValuesState;
+        v.values.myOfferValue = view.values.myOfferValue;
+        v.values.theirOfferValue = view.values.theirOfferValue;
+        v.values.wealthTransfer = view.values.wealthTransfer;
       }
     }
   }
 
-  /** End of the trade: free both players, audit a cancelled trade, close the room. */
+  /**
+   * End of the trade: free both players, audit a cancelled trade, send watchers the final state,
+   * resolve `ended` and close the room. Never throws: `ended` always resolves.
+   */
   private async finish() {
     if (this.finished) return;
     this.finished = true;
-    this.env.setTrading(this.session.a.playerId, undefined);
-    this.env.setTrading(this.session.b.playerId, undefined);
-    this.env.closed(this.session.id);
-    if (this.session.state === "cancelled") {
-      await this.env.auditCancelled(this.session).catch((e) => this.env.logger.error({ err: e }, "trade audit failed"));
+    try {
+      this.env.setTrading(this.session.a.playerId, undefined);
+      this.env.setTrading(this.session.b.playerId, undefined);
+      this.env.closed(this.session.id);
+      if (this.session.state === "cancelled") {
+        await this.env.auditCancelled(this.session).catch((e) => this.env.logger.error({ err: e }, "trade audit failed"));
+      }
+      if (this.clients.length > 0) this.broadcastPatch(); // watchers see the final screen before the room closes
+    } catch (e) {
+      this.env.logger.error({ err: e, tradeId: this.session.id }, "ending the trade room failed");
+    } finally {
+      this.markEnded();
+      this.clock.setTimeout(() => void this.disconnect(), 50);
     }
-    this.markEnded();
-    this.clock.setTimeout(() => void this.disconnect(), 50);
   }
 }
 

@@ -98,9 +98,12 @@ export class Bot {
     await synced;
   }
 
-  /** Close the connection: a plain socket drops (the player lingers), an SDK client leaves. */
+  /** Close the connection: a plain socket drops (the player lingers), an SDK client leaves. Queued messages are dropped. */
   async close(): Promise<void> {
     this.connected = false;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.outbox.length = 0;
     const ws = this.ws;
     const room = this.room;
     this.ws = undefined;
@@ -258,13 +261,18 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
     };
     let lastEvent = "none";
     const mine = (d: any) => tradeId !== undefined && d?.tradeId === tradeId;
+    /** `bot.on(event, fn)`, first recording the event as `lastEvent` when it is (or may be) this trade's. */
+    const track = (bot: Bot, event: string, fn: Handler) =>
+      bot.on(event, (d) => {
+        if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${bot === a ? "A" : "B"} ${event}${event === "tradeError" ? ` ${d?.code}` : ""}`;
+        fn(d);
+      });
 
     offs.push(
       a.on("tradeError", (d) => {
         if (tradeId === undefined && d.tradeId === undefined) finish({ outcome: "refused", reason: d.code });
       }),
-      b.on("tradeIncoming", (d) => {
-        if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${b === a ? "A" : "B"} tradeIncoming${d?.code ? " " + d.code : ""}`;
+      track(b, "tradeIncoming", (d) => {
         if (tradeId !== undefined || d.fromPlayerId !== a.id) return;
         tradeId = d.tradeId;
         b.send("tradeRequestRespond", { tradeId, accept: !plan.decline });
@@ -275,8 +283,7 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
       [b, plan.offerB],
     ] as const) {
       offs.push(
-        me.on("tradeStarted", (d) => {
-          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeStarted${d?.code ? " " + d.code : ""}`;
+        track(me, "tradeStarted", (d) => {
           if (!mine(d)) return;
           const o = makeOffer(me);
           want.set(me, o);
@@ -289,8 +296,7 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
             me.send("tradeAccept", { tradeId, revision: 0 });
           }
         }),
-        me.on("tradeUpdated", (d) => {
-          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeUpdated${d?.code ? " " + d.code : ""}`;
+        track(me, "tradeUpdated", (d) => {
           if (!mine(d) || d.myOffer.accepted) return;
           const w = want.get(me);
           if (!w || !offered(d.myOffer, w)) return;
@@ -298,20 +304,17 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
           acceptedRevision.set(me, d.revision);
           me.send("tradeAccept", { tradeId, revision: d.revision });
         }),
-        me.on("tradeConfirmScreen", (d) => {
-          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeConfirmScreen${d?.code ? " " + d.code : ""}`;
+        track(me, "tradeConfirmScreen", (d) => {
           if (!mine(d)) return;
           confirmAcceptAt.set(me, performance.now());
           me.send("tradeAccept", { tradeId, revision: d.revision });
         }),
-        me.on("tradeError", (d) => {
-          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeError${d?.code ? " " + d.code : ""}`;
+        track(me, "tradeError", (d) => {
           // A side that can't hold the offer, or an offer that no longer fits the inventory: give up.
           if (mine(d) && (d.code === "INVENTORY_FULL" || d.code === "INVALID_ITEM" || d.code === "INVALID_QUANTITY" || d.code === "INVALID_SLOT"))
             me.send("tradeCancel", { tradeId });
         }),
-        me.on("tradeCompleted", (d) => {
-          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeCompleted${d?.code ? " " + d.code : ""}`;
+        track(me, "tradeCompleted", (d) => {
           if (!mine(d)) return;
           completedAt.set(me, performance.now());
           if (completedAt.size === 2) {
@@ -320,8 +323,7 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
             finish({ outcome: "completed", settleMs: done - lastAccept, totalMs: done - started });
           }
         }),
-        me.on("tradeCancelled", (d) => {
-          if (tradeId === undefined || d?.tradeId === tradeId) lastEvent = `${me === a ? "A" : "B"} tradeCancelled${d?.code ? " " + d.code : ""}`;
+        track(me, "tradeCancelled", (d) => {
           if (mine(d)) finish({ outcome: "cancelled", reason: d.reason });
         }),
       );

@@ -5,12 +5,15 @@
  * - An accepted request creates a `TradeRoom` in this process (`matchMaker.handleCreateRoom`: the
  *   room reads and changes this world's players in memory, so it lives where the world lives); from
  *   then on that room owns the session, and every trade event the world receives is handed to it by
- *   `tradeId` with a direct call. The room registers itself (`TradeEnv.opened`) before it sends
- *   `tradeStarted`, so no event or interruption can arrive for a trade that has no route yet.
+ *   `tradeId` with a direct call. The room registers itself (`TradeEnv.opened`) in `onCreate`,
+ *   which `handleCreateRoom` calls synchronously, before it sends `tradeStarted`: no event or
+ *   interruption can arrive for a trade that has no route yet.
  * - The world reports moves, deaths and disconnects (`TradeHooks`); the room is told to cancel.
  * - Settlement runs in the players' storage queues: both players' pending progress is saved, the
  *   settlement transaction commits (or not), and both players' items are reloaded from what was
  *   committed.
+ * - Shutdown (`cancelAll`) refuses new requests and answers from then on, cancels every trade and
+ *   waits until each has ended and is audited.
  */
 import { randomUUID } from "node:crypto";
 import { matchMaker } from "@colyseus/core";
@@ -61,20 +64,40 @@ export interface TradeEnv {
   holdingsOf(playerId: string): TradeHoldings;
   freeSlots(playerId: string): number;
   send(playerId: string, event: string, data: unknown): void;
+  /** Send the player's `player:sync` (after a completed trade). */
+  sync(playerId: string): void;
+  /** The account owning a character, if it exists (who may watch a trade). */
+  accountOf(characterId: string): Promise<string | undefined>;
   /** Mark a player as trading (blocks interfaces) or free. */
   setTrading(playerId: string, tradeId: string | undefined): void;
-  /** Run the settlement transaction and refresh both players from what committed. */
-  settle(session: TradeSession): Promise<SettlementResult>;
+  /**
+   * Run the settlement transaction and refresh both players from what committed. Players whose
+   * items in memory can't be trusted afterwards come back in `stale`: the room tells them the
+   * trade ended, then removes them (`evict`).
+   */
+  settle(session: TradeSession): Promise<SettleOutcome>;
+  /**
+   * Remove players whose items in memory may differ from storage: tell them (`tradeError
+   * TRADE_FAILED`), remove them from the world and disconnect them, so they reload from storage.
+   */
+  evict(session: TradeSession, players: readonly Player[], result: SettlementResult): void;
   /** Audit a trade that ended without completing. */
   auditCancelled(session: TradeSession): Promise<void>;
   /**
    * The room of `tradeId` exists: route its trade's events and interruptions to it from now on.
-   * Called before `tradeStarted` goes out. Returns an interruption that arrived before, if any.
+   * Called from `onCreate`, before `tradeStarted` goes out.
    */
-  opened(tradeId: string, room: TradeRoomHandle): { playerId: string; reason: TradeInterruption } | undefined;
+  opened(tradeId: string, room: TradeRoomHandle): void;
   /** The room is gone; forget its routing. */
   closed(tradeId: string): void;
   logger: Logger;
+}
+
+/** What `TradeEnv.settle` reports: the settlement's result and the players to evict after it. */
+export interface SettleOutcome {
+  result: SettlementResult;
+  /** Players whose items in memory may differ from storage (the outcome is unknown, or a reload failed). */
+  stale: readonly Player[];
 }
 
 /** Why the world interrupts a trade. */
@@ -82,7 +105,6 @@ export type TradeInterruption = "moved_away" | "player_died" | "disconnected" | 
 
 /** What the service calls on a trade room (in this process). */
 export interface TradeRoomHandle {
-  readonly roomId: string;
   /** Resolves once the trade has ended and its audit record is written. */
   readonly ended: Promise<void>;
   act(playerId: string, event: string, data: Record<string, unknown>): void;
@@ -106,13 +128,13 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   private readonly pendingTiles = new Map<string, { a: Tile; b: Tile }>();
   /** Open trades (offer screen onwards): trade id to its room. */
   private readonly rooms = new Map<string, TradeRoomHandle>();
-  /** Trades whose room is being created, with an interruption that arrived meanwhile. */
-  private readonly opening = new Map<string, { playerId: string; reason: TradeInterruption } | undefined>();
   /** Player id to the trade it takes part in (pending or open). */
   private readonly byPlayer = new Map<string, string>();
   /** Last request time per unordered pair. */
   private readonly pairRequests = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
+  /** Set once shutdown has begun (`cancelAll`): no new request or trade from then on. */
+  private closing = false;
   readonly env: TradeEnv;
 
   constructor(private readonly deps: TradeServiceDeps) {
@@ -132,6 +154,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
         return p ? freeSlots(p.inventory) : 0;
       },
       send: (id, event, data) => world.player(id)?.send(event, data),
+      sync: (id) => world.player(id)?.sync(),
+      accountOf: async (id) => (await deps.characters.findById(id))?.accountId,
       setTrading: (id, tradeId) => {
         const p = world.player(id);
         if (tradeId) this.byPlayer.set(id, tradeId);
@@ -145,12 +169,10 @@ export class TradeService implements TradeEventHandler, TradeHooks {
         }
       },
       settle: (session) => this.settle(session),
+      evict: (session, players, result) => this.evict(session, players, result),
       auditCancelled: (session) => auditCancelled(deps.orm, session, items),
       opened: (tradeId, room) => {
         this.rooms.set(tradeId, room);
-        const early = this.opening.get(tradeId);
-        this.opening.delete(tradeId);
-        return early;
       },
       closed: (tradeId) => {
         this.rooms.delete(tradeId);
@@ -183,12 +205,20 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     this.env.send(playerId, "tradeError", { ...(tradeId ? { tradeId } : {}), code, message });
   }
 
+  /** Shutdown has begun: a trade started now would be ended at once (or missed by `cancelAll`). */
+  private refuseWhileClosing(playerId: string, tradeId: string | undefined): boolean {
+    if (this.closing) this.error(playerId, tradeId, TRADE_ERROR.TRADE_FAILED, "The server is shutting down.");
+    return this.closing;
+  }
+
   private async request(player: Player, targetId: string) {
+    if (this.refuseWhileClosing(player.id, undefined)) return;
     const world = this.deps.world;
     const target = world.player(targetId);
     const now = this.env.now();
     const pair = [player.id, targetId].sort().join("|");
     const ignored = target && this.deps.social ? await this.deps.social.isIgnoring(target.id, player.id) : false;
+    if (this.refuseWhileClosing(player.id, undefined)) return; // shutdown began while the ignore list was read
     const check = checkTradeRequest({
       requesterId: player.id,
       targetId,
@@ -225,6 +255,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   }
 
   private async respond(player: Player, session: TradeSession, accept: boolean) {
+    if (accept && this.refuseWhileClosing(player.id, session.id)) return;
     // Only the invited player answers (respondToRequest says INVALID_TRADE to anyone else).
     if (accept && player.id === session.b.playerId && (this.byPlayer.has(player.id) || player.tradeId)) {
       return this.error(player.id, session.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
@@ -247,13 +278,12 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     }
     this.env.setTrading(session.a.playerId, session.id);
     this.env.setTrading(session.b.playerId, session.id);
-    this.opening.set(session.id, undefined);
     try {
       // In this process, never another one: the room works on this world's players (TradeEnv).
+      // `handleCreateRoom` runs `onCreate` synchronously, so the room is routed before this awaits.
       await matchMaker.handleCreateRoom("trade", { session: res.value.session });
     } catch (e) {
       this.deps.logger.error({ err: e, tradeId: session.id }, "could not create trade room");
-      this.opening.delete(session.id);
       const room = this.rooms.get(session.id);
       if (room) return room.interrupt(undefined, "server_error"); // it started: it ends it (one tradeCancelled each)
       this.env.setTrading(session.a.playerId, undefined);
@@ -326,17 +356,17 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     }
     const pending = this.pending.get(tradeId);
     if (pending) return this.cancelPending(pending, reason);
-    const room = this.rooms.get(tradeId);
-    if (room) return room.interrupt(playerId, reason);
-    // Its room is still being created: it ends the trade as soon as it exists.
-    if (this.opening.has(tradeId) && !this.opening.get(tradeId)) this.opening.set(tradeId, { playerId, reason });
+    this.rooms.get(tradeId)?.interrupt(playerId, reason);
   }
 
   /**
    * Cancel every open trade (shutdown): reason server_error. Resolves when every trade room has
    * ended and written its audit record (a settlement already running finishes first: it is atomic).
+   * From the first call on, requests and answers are refused (`TRADE_FAILED`), so no trade opens
+   * while it waits: none would be awaited or audited before storage closes.
    */
   async cancelAll(): Promise<void> {
+    this.closing = true;
     for (const s of [...this.pending.values()]) this.cancelPending(s, "server_error");
     const rooms = [...this.rooms.values()];
     for (const room of rooms) room.interrupt(undefined, "server_error");
@@ -355,14 +385,15 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   /**
    * Settle in both players' storage queues: save their pending progress, run the transaction,
    * then replace both players' items and coins with what was committed (the holdings the
-   * transaction wrote; after a failure, a reload from storage).
+   * transaction wrote; after a failure, a reload from storage). Players whose items can't be
+   * trusted afterwards are returned in `stale`, for the room to evict once it has told them.
    *
    * The Player objects are taken when the settlement is asked for: a player who leaves while it
    * runs is removed from the world at once, but the world saves that same object after this job
    * (its queue), so that object — and any newer one for the same character — must follow storage,
    * or the save would write the pre-trade items back.
    */
-  private async settle(session: TradeSession): Promise<SettlementResult> {
+  private async settle(session: TradeSession): Promise<SettleOutcome> {
     const world = this.deps.world;
     const ids = [session.a.playerId, session.b.playerId];
     const taken = ids.map((id) => world.player(id));
@@ -435,17 +466,17 @@ export class TradeService implements TradeEventHandler, TradeHooks {
         }
       }
     });
-    if (stale.size > 0) this.evict(session, [...stale], result);
-    return result;
+    return { result, stale: [...stale] };
   }
 
   /**
    * Players whose items in memory may differ from storage (the outcome of their settlement is
    * unknown, or the reload after a failed one failed): their items stay locked and are never
    * written again (`itemsStale`), they are told, removed from the world (progress is saved, items
-   * are not) and disconnected, so the next join loads them from what storage holds.
+   * are not) and disconnected, so the next join loads them from what storage holds. The room calls
+   * this after it has sent `tradeCancelled` (a removed player can't be sent anything).
    */
-  private evict(session: TradeSession, players: Player[], result: SettlementResult) {
+  private evict(session: TradeSession, players: readonly Player[], result: SettlementResult) {
     const message =
       !result.ok && result.failure === "unknown"
         ? "The trade's result could not be confirmed. Reconnect to see your items."

@@ -9,8 +9,8 @@
  *    item ids, quantities, coins, 28 slots, 2,147,483,647 caps);
  * 4. write both inventories and coin totals and the audit record in one statement; commit.
  * On PostgreSQL the three statements are prepared once per pooled connection.
- * Serialization failures, deadlocks and lock time-outs are retried a bounded number of times, then
- * it fails closed. On PostgreSQL it runs on a connection of the ORM's own pool in 2 round trips;
+ * Serialization failures, deadlocks, lock time-outs and prepared-statement mismatches are retried
+ * (at most `MAX_ATTEMPTS` attempts in all), then it fails closed. On PostgreSQL it runs on a connection of the ORM's own pool in 2 round trips;
  * on PGlite through the ORM's connection.
  *
  * A failure after the write was sent (a lost connection while `write; commit` ran) does not say
@@ -53,6 +53,7 @@ class PlanRejected extends Error {
 const PREPARED_MISMATCH = new Set(["26000", "42P05"]);
 /** Serialization failure, deadlock, lock time-out, a connection without the prepared statements: try again. */
 const RETRYABLE = new Set(["40001", "40P01", "55P03", ...PREPARED_MISMATCH]);
+/** Attempts in all: the first and at most 3 retries. */
 const MAX_ATTEMPTS = 4;
 
 /** Audit form of an offer. */
@@ -112,7 +113,7 @@ async function committedOutcome(orm: Orm, pool: PgPool | undefined, session: Tra
     let broken: Error | undefined;
     try {
       const res = (await client.query(
-        `begin; ${platform.formatQuery(plain(STATEMENTS.lockCharacters), ids)}; ${platform.formatQuery(`select outcome from trade_audits where id = ?`, [session.id])}; rollback`,
+        `begin; ${platform.formatQuery(SQL.lockCharacters.plain, ids)}; ${platform.formatQuery(`select outcome from trade_audits where id = ?`, [session.id])}; rollback`,
       )) as { rows: unknown[] }[];
       rows = res[2]!.rows as { outcome: string }[];
     } catch (e) {
@@ -159,20 +160,26 @@ const STATEMENTS = {
     values ($13, $14, $15, $16, $17, 'completed', null, $18, $19)`,
   },
 } as const;
-type Statement = (typeof STATEMENTS)[keyof typeof STATEMENTS];
+type StatementName = keyof typeof STATEMENTS;
 
-/** The statement as a plain query with `?` placeholders (each `$n` appears once, in order), cast to its type. */
-function plain(st: Statement): string {
-  return st.body.replace(/\$(\d+)/g, (_, n: string) => {
-    const type = st.params[Number(n) - 1]!;
-    return type.endsWith("[]") ? `array[?]::${type}` : `?::${type}`;
-  });
-}
+/** A `?` placeholder for a parameter of `type` (arrays as `array[…]`, so they are typed even when empty). */
+const placeholder = (type: string, cast: boolean) => (type.endsWith("[]") ? `array[?]::${type}` : cast ? `?::${type}` : "?");
+/**
+ * Each statement in both forms, built once: `plain`, the body with `?` placeholders cast to their
+ * types (each `$n` appears once, in order), and `execute`, a call of the prepared statement.
+ */
+const SQL = Object.fromEntries(
+  Object.entries(STATEMENTS).map(([key, st]) => [
+    key,
+    {
+      plain: st.body.replace(/\$(\d+)/g, (_, n: string) => placeholder(st.params[Number(n) - 1]!, true)),
+      execute: `execute ${st.name}(${st.params.map((t) => placeholder(t, false)).join(", ")})`,
+    },
+  ]),
+) as Record<StatementName, { plain: string; execute: string }>;
 const PREPARE_ALL = Object.values(STATEMENTS)
   .map((st) => `prepare ${st.name}(${st.params.join(", ")}) as ${st.body}`)
   .join("; ");
-/** `execute` of the prepared statement with `?` placeholders (arrays as `array[…]`, typed even when empty). */
-const execute = (st: Statement) => `execute ${st.name}(${st.params.map((t) => (t.endsWith("[]") ? `array[?]::${t}` : "?")).join(", ")})`;
 
 type CharacterRow = { id: string; coins: number | string };
 type InventoryRow = { character_id: string; slot: number; item_id: string; quantity: number | string };
@@ -192,12 +199,12 @@ interface SettlementChannel {
 function ormChannel(conn: ReturnType<Orm["em"]["getConnection"]>, trx: Parameters<Parameters<ReturnType<Orm["em"]["getConnection"]>["transactional"]>[0]>[0]): SettlementChannel {
   return {
     async lockAndRead(ids) {
-      const chars = await conn.execute<CharacterRow[]>(plain(STATEMENTS.lockCharacters), ids, "all", trx);
-      const inventory = await conn.execute<InventoryRow[]>(plain(STATEMENTS.lockInventories), ids, "all", trx);
+      const chars = await conn.execute<CharacterRow[]>(SQL.lockCharacters.plain, ids, "all", trx);
+      const inventory = await conn.execute<InventoryRow[]>(SQL.lockInventories.plain, ids, "all", trx);
       return { chars, inventory };
     },
     async writeAndCommit(params) {
-      await conn.execute(plain(STATEMENTS.write), params, "run", trx); // transactional() commits when the attempt returns
+      await conn.execute(SQL.write.plain, params, "run", trx); // transactional() commits when the attempt returns
     },
   };
 }
@@ -249,7 +256,7 @@ async function settleOnPool(
 ): Promise<SettlementResult> {
   const platform = orm.em.getPlatform();
   const sql = (q: string, params: unknown[]) => platform.formatQuery(q, params);
-  const run = (st: Statement) => (usePrepared ? execute(st) : plain(st));
+  const run = (key: StatementName) => (usePrepared ? SQL[key].execute : SQL[key].plain);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -260,12 +267,12 @@ async function settleOnPool(
           const prepare = !usePrepared || prepared.has(client) ? "" : `${PREPARE_ALL}; `;
           if (usePrepared) prepared.add(client);
           const res = (await client.query(
-            `${prepare}begin; ${sql(run(STATEMENTS.lockCharacters), ids)}; ${sql(run(STATEMENTS.lockInventories), ids)}`,
+            `${prepare}begin; ${sql(run("lockCharacters"), ids)}; ${sql(run("lockInventories"), ids)}`,
           )) as { rows: unknown[] }[];
           return { chars: res.at(-2)!.rows as CharacterRow[], inventory: res.at(-1)!.rows as InventoryRow[] };
         },
         async writeAndCommit(params) {
-          await client.query(`${sql(run(STATEMENTS.write), params)}; commit`);
+          await client.query(`${sql(run("write"), params)}; commit`);
         },
       },
       session,

@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import type { GameServer } from "../../src/server.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../helpers/players.js";
 import { startTestServer } from "../helpers/server.js";
-import { pgliteStorage, resetStorage } from "../helpers/storage.js";
-import { audits, count, marker, openTrade, requestTrade, roomGone, slotOf } from "../helpers/trade.js";
+import { pgliteStorage, postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
+import { audits, count, holdCharacterLock, lockWaiters, marker, openTrade, requestTrade, roomGone, slotOf, until } from "../helpers/trade.js";
 
 /** Shared set-up of one server per describe block. */
 function useServer(env: NodeJS.ProcessEnv = {}) {
@@ -384,6 +384,93 @@ describe("trade: shutdown cancels every open trade (server_error)", function () 
       );
     } finally {
       if (!closed) await server.close();
+    }
+  });
+});
+
+describe("trade: the room always ends, whatever fails after the settlement", function () {
+  const t = useServer();
+
+  it("a player:sync that throws after the commit: both still get tradeCompleted, are freed, and the room closes", async () => {
+    const a = await t.join("sdk");
+    const b = await t.join("json");
+    const { tradeId, roomId } = await openTrade(a, b);
+    await toConfirm(a, b, tradeId);
+    // Fault injection: B's next player:sync throws (the last thing the room does after a commit).
+    const pb = t.server.world.player(b.id)!;
+    const sync = pb.sync;
+    let thrown = 0;
+    pb.sync = () => {
+      pb.sync = sync;
+      thrown++;
+      throw new Error("player:sync failed (injected by the test)");
+    };
+    a.send("tradeAccept", { tradeId });
+    b.send("tradeAccept", { tradeId });
+    for (const p of [a, b]) await p.next("tradeCompleted", (d) => d.tradeId === tradeId);
+    await roomGone(roomId);
+    assert.equal(thrown, 1, "the injected failure happened");
+    for (const p of [a, b]) {
+      assert.equal(t.server.world.player(p.id)?.tradeId, undefined, "the player is free again");
+      assert.equal(t.server.trades.tradeOf(p.id), undefined);
+    }
+    assert.deepEqual(
+      (await audits(t.server.storage.orm, [tradeId])).map((r) => r.outcome),
+      ["completed"],
+    );
+  });
+});
+
+describe("trade: shutdown while a settlement runs (postgresql)", function () {
+  this.timeout(60_000);
+
+  it("requests during shutdown are refused (TRADE_FAILED) and start nothing; shutdown waits for the settlement, whose trade is the only one audited", async function () {
+    if (!TEST_DATABASE_URL) return this.skip(); // A settlement held on a row lock needs PostgreSQL's own connections.
+    const storage = await postgresStorage();
+    await resetStorage(storage);
+    const server = await startTestServer({ DISABLE_RATE_LIMIT: "true" }, storage);
+    let closing: Promise<void> | undefined;
+    let lock: { release: () => Promise<void> } | undefined;
+    try {
+      const [a, b, c, d] = [await sdkPlayer(server), await jsonPlayer(server), await jsonPlayer(server), await jsonPlayer(server)] as TestPlayer[];
+      const { tradeId } = await openTrade(a!, b!);
+      await toConfirm(a!, b!, tradeId);
+      // A's character row is held: the settlement waits for it, and shutdown waits for the settlement.
+      lock = await holdCharacterLock(storage.orm, a!.id);
+      const base = await lockWaiters(storage.orm);
+      a!.send("tradeAccept", { tradeId });
+      b!.send("tradeAccept", { tradeId });
+      await until(async () => (await lockWaiters(storage.orm)) > base, "the settlement to wait for A's row");
+      closing = server.close();
+      const mc = c!.mark();
+      const md = d!.mark();
+      c!.send("tradeRequest", { targetPlayerId: d!.id });
+      const answer = await Promise.race([
+        c!.next("tradeError", () => true, { after: mc }).then((e) => `tradeError ${e.code} ${e.message}`),
+        d!.next("tradeIncoming", () => true, { after: md }).then(() => "tradeIncoming"),
+      ]);
+      assert.equal(answer, "tradeError TRADE_FAILED The server is shutting down.");
+      await marker(d!);
+      assert.equal(count(d!, "tradeIncoming", () => true, md), 0, "the target heard of no request");
+      await lock.release();
+      lock = undefined;
+      await closing;
+      for (const p of [a!, b!]) {
+        assert.equal(count(p, "tradeCompleted", (x) => x.tradeId === tradeId), 1, "the settling trade completed");
+        assert.equal(count(p, "tradeCancelled", (x) => x.tradeId === tradeId), 0);
+      }
+      for (const p of [c!, d!]) {
+        assert.equal(count(p, "tradeStarted"), 0);
+        assert.equal(count(p, "tradeCancelled"), 0);
+      }
+      assert.deepEqual(
+        (await audits(storage.orm)).map((r) => [r.id, r.outcome]),
+        [[tradeId, "completed"]],
+        "only the settled trade is audited",
+      );
+    } finally {
+      await lock?.release();
+      await (closing ?? server.close());
     }
   });
 });

@@ -246,4 +246,36 @@ describe("trade: happy paths", function () {
       await c.close();
     }
   });
+
+  it("a watcher of a trade cancelled on the offer screen sees the final cancelled screen, still without values", async () => {
+    const a = await sdkPlayer(server);
+    const b = await jsonPlayer(server);
+    let watcher: any;
+    let left = false;
+    try {
+      const m = a.mark();
+      const tradeId = await openTrade(a, b);
+      const started = await a.next("tradeStarted", (d) => d.tradeId === tradeId, { after: m });
+      const client = new Client(`${server.url}/ws`);
+      client.auth.token = a.token;
+      watcher = await client.joinById<any>(started.roomId, { characterId: a.id });
+      const leave = new Promise<void>((resolve) => watcher.onLeave(() => resolve()));
+      await new Promise<void>((resolve) => {
+        const check = () => watcher.state?.traders?.get(a.id) && resolve();
+        watcher.onStateChange(check);
+        check();
+      });
+      assert.equal(watcher.state.screen, "offer");
+      assert.equal(watcher.state.traders.get(a.id).values, undefined, "no values on the offer screen");
+      a.send("tradeCancel", { tradeId });
+      await leave; // the room closes once its final state has gone out
+      left = true;
+      assert.equal(watcher.state.screen, "cancelled", "the final screen reached the watcher");
+      assert.equal(watcher.state.traders.get(a.id).values, undefined, "a trade cancelled on the offer screen never shows values");
+    } finally {
+      if (!left) await watcher?.leave().catch(() => undefined);
+      await a.close();
+      await b.close();
+    }
+  });
 });

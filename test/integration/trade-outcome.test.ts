@@ -7,9 +7,10 @@
  * 2. The write commits and the connection is lost before the answer (the backend is terminated
  *    right after the commit): the audit record says it committed, so both players get
  *    `tradeCompleted`, never `tradeCancelled`, and memory holds the committed items.
- * 3. The same, and the outcome can't be read back either: both players are told, removed and
- *    disconnected without their in-memory items ever being written (storage works again for their
- *    leave saves), and their next join shows what storage holds — no duplicate.
+ * 3. The same, and the outcome can't be read back either: both players are told (one
+ *    `tradeCancelled` server_error each, then `tradeError TRADE_FAILED`), removed and disconnected
+ *    without their in-memory items ever being written (storage works again for their leave saves),
+ *    and their next join shows what storage holds — no duplicate.
  * 4. Nothing committed, and the reload of the players fails (storage goes away): the same eviction.
  */
 import assert from "node:assert/strict";
@@ -134,6 +135,19 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     return { a, b, ids, before, tradeId, roomId, settle, injected, mark: m };
   }
 
+  /**
+   * The player got exactly one `tradeCancelled` server_error for the trade, and it came before the
+   * `tradeError TRADE_FAILED` telling it to reconnect. Called once its connection has closed, so
+   * everything sent before the close has arrived.
+   */
+  function cancelledOnceBeforeEviction(p: TestPlayer, tradeId: string) {
+    const got = p.received.filter((r) => r.event === "tradeCancelled" && r.data.tradeId === tradeId);
+    assert.equal(got.length, 1, `${p.id}: one tradeCancelled before the connection closed`);
+    assert.equal(got[0]!.data.reason, "server_error");
+    const failed = p.received.find((r) => r.event === "tradeError" && r.data.tradeId === tradeId && r.data.code === "TRADE_FAILED");
+    assert.ok(failed && got[0]!.seq < failed.seq, "tradeCancelled, then tradeError TRADE_FAILED");
+  }
+
   /** Items and coins of a player in memory, as totals. */
   function memory(id: string) {
     const p = server.world.player(id)!;
@@ -200,7 +214,7 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     for (const id of t.ids) assert.deepEqual(memory(id), await totals(server.storage.orm, [id]), "memory = storage");
   });
 
-  it("the commit happens, its answer is lost and the outcome can't be read back: both players are told, removed without writing their items, and reload what storage holds", async () => {
+  it("the commit happens, its answer is lost and the outcome can't be read back: both players get one tradeCancelled, are told to reload, removed without writing their items, and reload what storage holds", async () => {
     const t = await onConfirm();
     pool.atWrite = async (client, run) => {
       await run(); // committed
@@ -220,6 +234,7 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     t.injected();
     assert.equal(await closedB, TRADE_RELOAD_CLOSE_CODE, "B's socket closed with the reload code");
     assert.equal(await closedA, TRADE_RELOAD_CLOSE_CODE, "A's room left with the reload code");
+    for (const p of [t.a, t.b]) cancelledOnceBeforeEviction(p, t.tradeId);
     players = players.filter((p) => p !== t.a && p !== t.b); // the server closed both
     await until(() => !server.world.player(t.a.id) && !server.world.player(t.b.id), "both players removed from the world");
     for (const p of [t.a, t.b]) assert.equal(count(p, "tradeCompleted"), 0);
@@ -248,7 +263,7 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     );
   });
 
-  it("nothing committed and storage then unreachable, so the reload fails: both players are told and reload on their next join", async () => {
+  it("nothing committed and storage then unreachable, so the reload fails: both players get one tradeCancelled, are told to reload, disconnected, and reload on their next join", async () => {
     const t = await onConfirm();
     pool.atWrite = async (client, run) => {
       await pool.terminate(client);
@@ -260,6 +275,7 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
       return rows;
     };
     const closedB = new Promise<number>((resolve) => t.b.ws!.once("close", (code) => resolve(code)));
+    const closedA = new Promise<number>((resolve) => t.a.room!.onLeave((code) => resolve(code)));
     t.settle();
     for (const p of [t.a, t.b]) {
       const e = await p.next("tradeError", (d) => d.tradeId === t.tradeId, { after: t.mark });
@@ -267,6 +283,8 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     }
     t.injected();
     assert.equal(await closedB, TRADE_RELOAD_CLOSE_CODE);
+    assert.equal(await closedA, TRADE_RELOAD_CLOSE_CODE);
+    for (const p of [t.a, t.b]) cancelledOnceBeforeEviction(p, t.tradeId);
     await until(() => !server.world.player(t.a.id) && !server.world.player(t.b.id), "both players removed from the world");
     players = players.filter((p) => p !== t.a && p !== t.b);
     pool.down = false;

@@ -207,7 +207,13 @@ describe("WorldRoom (SDK clients)", function () {
       const p = await join({ admin: true });
       const bandit = server.world.npcs.get(server.world.npcIdsOf("ash_bandit")[0]!)!;
       const m = p.log.mark();
-      await admin(p, `/tp ${bandit.spawn.x} ${bandit.spawn.z - 3}`);
+      // Next to where the bandit is now (it wanders up to 8 tiles from its spawn, farther than its
+      // aggression radius of 5), on a tile the player may stand on.
+      const c = server.world.content;
+      const near = [[0, -2], [0, 2], [-2, 0], [2, 0], [-1, -1], [1, 1]]
+        .map(([dx, dz]) => ({ x: bandit.x + dx!, z: bandit.z + dz! }))
+        .find((t) => c.inBounds(t.x, t.z) && !c.isBlocked(t.x, t.z))!;
+      await admin(p, `/tp ${near.x} ${near.z}`);
       await p.log.waitFor("combat:hit", (h) => h.targetId === p.id, { since: m });
       await p.log.system(/you are dead/, m, 30_000);
       const s = lastSync(p);

@@ -11,18 +11,16 @@ import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../
 import type { AuthService, Principal } from "../../src/auth/service.js";
 import { loadContent, type GameContent } from "../../src/content/load.js";
 import { emptyInventory, inventoryToSlots } from "../../src/domain/inventory.js";
-import { SKILLS } from "../../src/domain/types.js";
+import { characterRecord, STARTER } from "../helpers/records.js";
 import { Blocklist } from "../../src/http/limits.js";
 import { createLogger } from "../../src/logger.js";
 import type { Connection } from "../../src/world/player.js";
 import { WorldRuntime } from "../../src/world/runtime.js";
 import { World } from "../../src/world/world.js";
 
-function record(id: string, accountId: string, bank: CharacterRecord["bank"] = [], inventory: CharacterRecord["inventory"] = []): CharacterRecord {
-  const c: Record<string, unknown> = { id, accountId, name: id, isAgent: false, positionX: 0, positionY: 10, positionZ: 0, health: 100, coins: 0, goal: null, goalsPaused: false };
-  for (const s of SKILLS) c[`${s}Xp`] = s === "constitution" ? 1154 : 0;
-  return { character: c as CharacterRecord["character"], inventory, equipment: {}, bank };
-}
+/** A stored character of an account, with no coins and the given bank and items. */
+const record = (id: string, accountId: string, bank: CharacterRecord["bank"] = [], inventory: CharacterRecord["inventory"] = []) =>
+  characterRecord(id, { accountId, coins: 0, bank, inventory });
 
 /**
  * Stored characters in memory. A read copies the rows when it starts (what a database read sees);
@@ -154,15 +152,6 @@ describe("world/WorldRuntime resolveCharacter and open deaths", () => {
   });
 
   describe("the record a join builds its player from is read in the character's storage queue", () => {
-    const STARTER: CharacterRecord["inventory"] = [
-      { slot: 0, itemId: "bronze_axe", quantity: 1 },
-      { slot: 1, itemId: "bronze_pickaxe", quantity: 1 },
-      { slot: 2, itemId: "small_fishing_net", quantity: 1 },
-      { slot: 3, itemId: "tinderbox", quantity: 1 },
-      { slot: 4, itemId: "shrimp", quantity: 1 },
-      { slot: 5, itemId: "shrimp", quantity: 1 },
-      { slot: 6, itemId: "bread", quantity: 1 },
-    ];
     const enterAs = (id: string) => (r: CharacterRecord) => world.join(r, conn(id), 4009);
     beforeEach(() => {
       chars.openDeaths.clear();

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../entities/character-repository.js";
 import type { DeathItems } from "../../entities/activity.js";
 import { loadContent, type GameContent } from "../../src/content/load.js";
-import { MAX_STACK, SKILLS } from "../../src/domain/types.js";
+import { MAX_STACK } from "../../src/domain/types.js";
+import { characterRecord, STARTER } from "../helpers/records.js";
 import { chebyshev } from "../../src/domain/movement.js";
 import { createLogger } from "../../src/logger.js";
 import { handleAction, handleMove } from "../../src/world/actions.js";
@@ -86,33 +87,9 @@ class FakeConnection implements Connection {
   }
 }
 
-function record(id: string, at: { x: number; z: number } = { x: 0, z: 0 }, inventory: CharacterRecord["inventory"] = []): CharacterRecord {
-  const c: Record<string, unknown> = {
-    id,
-    accountId: `account-${id}`,
-    name: id,
-    isAgent: false,
-    positionX: at.x,
-    positionY: 10,
-    positionZ: at.z,
-    health: 100,
-    coins: 25,
-    goal: null,
-    goalsPaused: false,
-  };
-  for (const s of SKILLS) c[`${s}Xp`] = s === "constitution" ? 1154 : 0;
-  return { character: c as CharacterRecord["character"], inventory, equipment: {}, bank: [] };
-}
-
-const STARTER: CharacterRecord["inventory"] = [
-  { slot: 0, itemId: "bronze_axe", quantity: 1 },
-  { slot: 1, itemId: "bronze_pickaxe", quantity: 1 },
-  { slot: 2, itemId: "small_fishing_net", quantity: 1 },
-  { slot: 3, itemId: "tinderbox", quantity: 1 },
-  { slot: 4, itemId: "shrimp", quantity: 1 },
-  { slot: 5, itemId: "shrimp", quantity: 1 },
-  { slot: 6, itemId: "bread", quantity: 1 },
-];
+/** A stored character at a position, with 25 coins and the given items. */
+const record = (id: string, at: { x: number; z: number } = { x: 0, z: 0 }, inventory: CharacterRecord["inventory"] = []) =>
+  characterRecord(id, { at, inventory });
 
 /** Let queued promise chains run (bounded: fails rather than spinning forever). */
 async function until(cond: () => boolean, what: string, turns = 1_000) {

@@ -176,15 +176,7 @@ export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayl
   const item = w.content.items.get(held.itemId);
   if (!item) return;
 
-  if (u.targetId === "drop") {
-    const r = removeFromSlot(p.inventory, u.slot, held.quantity);
-    if (!r.ok) return;
-    p.inventory = r.value;
-    p.itemsDirty = true;
-    w.dropToGround(held.itemId, held.quantity, p.x, p.z, p.id);
-    p.sync();
-    return;
-  }
+  if (u.targetId === "drop") return dropStack(w, p, u.slot);
 
   // Using an item on a station or fire: cooking or smithing.
   if (u.targetId) return useOnTarget(w, p, u.slot, u.targetId);
@@ -220,6 +212,26 @@ export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayl
   }
   if (item.equipSlot) return equip(w, p, u.slot, item.equipSlot);
   w.system(p, "Nothing interesting happens.");
+}
+
+/**
+ * Drop a whole stack where the player stands. The drop commits at once, one transaction like a bank
+ * operation (`World.commitItems`), and the pile goes on the ground only after that commit: nothing
+ * anyone can pick up is still in a stored inventory, whatever `SAVE_INTERVAL` is or whether the
+ * dropper's next save fails (README, Persistence). The player's items stay locked while it commits,
+ * so the stack cannot be dropped (or used) twice; a failed commit changes nothing and says so.
+ */
+async function dropStack(w: World, p: Player, slot: number) {
+  const held = p.inventory[slot]!;
+  const at = p.tile;
+  await w.commitItems(
+    p,
+    () => {
+      const r = removeFromSlot(p.inventory, slot, held.quantity);
+      return r.ok ? { inventory: r.value } : r.error.message;
+    },
+    () => w.dropToGround(held.itemId, held.quantity, at.x, at.z, p.id),
+  );
 }
 
 function equip(w: World, p: Player, slot: number, equipSlot: EquipSlot) {

@@ -832,6 +832,12 @@ export class World implements WorldPort {
 
   // ------------------------------------------------------------------ helpers used by actions
 
+  /**
+   * Put a pile on the ground (private to `ownerId` for GROUND_ITEM_PRIVATE_TICKS). Items that come
+   * from a player's stored items go here only after their removal committed (a drop's transaction,
+   * a death's resolved lock): nothing on the ground can exist in a stored inventory too (README,
+   * Persistence).
+   */
   dropToGround(itemId: string, quantity: number, x: number, z: number, ownerId?: string) {
     const g: GroundItem = {
       id: `item:${++this.itemSeq}`,

@@ -12,9 +12,9 @@ import { MAX_STACK } from "../../src/domain/types.js";
 import { characterRecord, STARTER } from "../helpers/records.js";
 import { chebyshev } from "../../src/domain/movement.js";
 import { createLogger } from "../../src/logger.js";
-import { handleAction, handleMove } from "../../src/world/actions.js";
+import { handleAction, handleInventoryUse, handleMove } from "../../src/world/actions.js";
 import type { Connection, Player } from "../../src/world/player.js";
-import { RECONNECT_SECONDS, VIEW_RADIUS, World } from "../../src/world/world.js";
+import { GROUND_ITEM_PRIVATE_TICKS, RECONNECT_SECONDS, VIEW_RADIUS, World } from "../../src/world/world.js";
 
 /** Records what the world asked storage to do; saves can be held open with a gate. */
 class FakeRepo {
@@ -333,6 +333,63 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(player.coins, 25);
       assert.equal(player.itemsLocked, false);
       assert.match(conn.systemLines().at(-1)!, /nothing changed/);
+    });
+  });
+
+  describe("dropping items (the drop commits before anyone can take the pile)", () => {
+    const storedItemIds = (s: ProgressSnapshot | undefined) => s?.items?.inventory.map((i) => i.itemId) ?? [];
+    const slotOf = (p: Player, itemId: string) => p.inventory.findIndex((s) => s?.itemId === itemId);
+    const pickUp = async (p: Player, groundId: string) => {
+      await handleAction(world, p, { action: "pickup", targetId: groundId });
+      for (let i = 0; i < 10 && p.action; i++) world.step();
+    };
+
+    it("the pile appears only once the dropper's stored row no longer holds the item; the tick runs meanwhile; a second drop waits", async () => {
+      let open!: () => void;
+      repo.gate = new Promise((r) => (open = r));
+      const a = join("dropper-a");
+      const b = join("taker-b");
+      const axe = slotOf(a.player, "bronze_axe");
+      const dropping = handleInventoryUse(world, a.player, { slot: axe, targetId: "drop" });
+      // Storage is stuck: far past the privacy window, the other player finds nothing to take.
+      const tick = world.tick;
+      for (let i = 0; i <= GROUND_ITEM_PRIVATE_TICKS; i++) world.step();
+      assert.equal(world.tick, tick + GROUND_ITEM_PRIVATE_TICKS + 1, "ticks keep running while the drop commits");
+      assert.equal(world.groundItems.size, 0, "nothing on the ground before the drop is committed");
+      assert.equal(world.visibleFor(b.player).groundItems.size, 0);
+      assert.equal(slotOf(a.player, "bronze_axe"), axe, "memory still holds the axe until the commit");
+      await handleInventoryUse(world, a.player, { slot: axe, targetId: "drop" });
+      assert.match(a.conn.systemLines().at(-1)!, /wait/, "the same stack can't be dropped twice while it commits");
+      open();
+      await dropping;
+      await world.queues.drain();
+      assert.equal(repo.saves.length, 1, "one transaction: the drop");
+      assert.ok(!storedItemIds(repo.saves[0]).includes("bronze_axe"), "stored without the axe");
+      assert.ok(storedItemIds(repo.saves[0]).includes("bronze_pickaxe"), "and with the rest");
+      assert.equal(slotOf(a.player, "bronze_axe"), -1);
+      assert.equal(a.player.itemsDirty, false, "nothing left for the batched save");
+      const piles = [...world.groundItems.values()];
+      assert.deepEqual(piles.map((g) => ({ itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z, ownerId: g.ownerId })), [
+        { itemId: "bronze_axe", quantity: 1, x: 0, z: 0, ownerId: a.player.id },
+      ]);
+      // Private to the dropper first, counted from when it appeared; then anyone's.
+      assert.equal(world.visibleFor(b.player).groundItems.size, 0);
+      for (let i = 0; i < GROUND_ITEM_PRIVATE_TICKS; i++) world.step();
+      await pickUp(b.player, piles[0]!.id);
+      assert.notEqual(slotOf(b.player, "bronze_axe"), -1, "B took it");
+      assert.equal(world.groundItems.size, 0);
+    });
+
+    it("a drop whose commit fails changes nothing: the stack stays in the inventory, nothing goes on the ground, the player is told", async () => {
+      const a = join("dropper-fail");
+      repo.failSaves = true;
+      const axe = slotOf(a.player, "bronze_axe");
+      await handleInventoryUse(world, a.player, { slot: axe, targetId: "drop" });
+      assert.equal(world.groundItems.size, 0);
+      assert.equal(slotOf(a.player, "bronze_axe"), axe);
+      assert.equal(a.player.itemsLocked, false);
+      assert.match(a.conn.systemLines().at(-1)!, /nothing changed/);
+      assert.equal(a.conn.sent.filter((s) => s.event === "player:sync").at(-1)!.data.inventory.some((i: any) => i.itemId === "bronze_axe"), true);
     });
   });
 

@@ -226,9 +226,14 @@ export async function runAgent(opts: AgentOptions): Promise<void> {
     const stop = () => ws.close(1000, "agent stopped");
     opts.signal.addEventListener("abort", stop, { once: true });
     ws.on("message", (raw) => {
-      const { event, data } = JSON.parse(raw.toString()) as { event: string; data: any };
-      opts.observer?.({ type: "received", event, data });
-      agent.receive(event, data);
+      let frame: { event: string; data: any };
+      try {
+        frame = JSON.parse(raw.toString());
+      } catch {
+        return log("ignored a frame that is not JSON");
+      }
+      opts.observer?.({ type: "received", event: frame.event, data: frame.data });
+      agent.receive(frame.event, frame.data);
     });
     ws.on("error", (e) => log(`socket error: ${e.message}`));
     ws.on("close", (code, reason) => {

@@ -15,10 +15,13 @@ import { startTestServer } from "../helpers/server.js";
 /** Commands that change what a player does (chat is not one of them). */
 const ACTIONS = new Set(["sent:player:move", "sent:player:action", "sent:bank:deposit", "sent:bank:withdraw", "sent:inventory:use"]);
 
+/** Generous bound for one step of the agent on a loaded machine (a wait ends as soon as the event comes). */
+const WAIT = 30_000;
+
 const logsIn = (list: { itemId: string; quantity: number }[] = []) => list.filter((s) => s.itemId === "logs").reduce((n, s) => n + s.quantity, 0);
 
 describe("example agent (examples/agent)", function () {
-  this.timeout(90_000);
+  this.timeout(180_000);
   let server: GameServer;
   let request: ReturnType<typeof restClient>;
   const running: { controller: AbortController; finished: Promise<unknown> }[] = [];
@@ -64,7 +67,7 @@ describe("example agent (examples/agent)", function () {
     assert.equal(owner.status, 201);
     const ownerToken = owner.body.token as string;
     const agent = start({ token: ownerToken, name: uniqueName("Wood") });
-    const ready = await agent.log.waitFor<{ agentId: string; characterId: string }>("ready");
+    const ready = await agent.log.waitFor<{ agentId: string; characterId: string }>("ready", undefined, { timeoutMs: WAIT });
     const { agentId, characterId } = ready;
 
     // A friend of the agent, also our clock: the room state's tick reaches it every tick.
@@ -74,18 +77,22 @@ describe("example agent (examples/agent)", function () {
     assert.equal(asked.status, 201);
     const accepted = await request("POST", `/api/player/${f.id}/friend-requests`, { token: f.token, body: { characterId } });
     assert.equal(accepted.body.status, "friends");
+    /**
+     * Wait until `n` more world ticks have run, counted from the server's tick now (not from the
+     * friend's last patch, which may lag) and seen by the friend's room state.
+     */
     const ticks = async (n: number) => {
-      const from = f.state.tick as number;
-      await f.waitState((s) => s.tick >= from + n, `${n} world ticks`);
+      const from = server.world.tick;
+      await f.waitState((s) => s.tick >= from + n, `${n} world ticks`, WAIT);
     };
 
     // It set itself a goal, chops (XP and logs), and banks the logs.
-    const goalSync = await agent.log.waitFor("player:sync", (s) => s.goal?.type === "woodcutting" && s.goal.setBy === "agent");
+    const goalSync = await agent.log.waitFor("player:sync", (s) => s.goal?.type === "woodcutting" && s.goal.setBy === "agent", { timeoutMs: WAIT });
     assert.equal(goalSync.goal.targetCount, 1000);
-    const xp = await agent.log.waitFor("skill:xp", (x) => x.skill === "woodcutting", { timeoutMs: 30_000 });
+    const xp = await agent.log.waitFor("skill:xp", (x) => x.skill === "woodcutting", { timeoutMs: WAIT });
     assert.ok(xp.gained > 0);
-    await agent.log.waitFor("player:sync", (s) => logsIn(s.inventory) >= 1);
-    const banked = await agent.log.waitFor("player:sync", (s) => logsIn(s.bank) >= 2, { timeoutMs: 30_000 });
+    await agent.log.waitFor("player:sync", (s) => logsIn(s.inventory) >= 1, { timeoutMs: WAIT });
+    const banked = await agent.log.waitFor("player:sync", (s) => logsIn(s.bank) >= 2, { timeoutMs: WAIT });
     assert.ok(agent.log.all("sent:bank:deposit").length >= 1);
     const stored = await server.runtime.characters.load(characterId);
     assert.ok(logsIn(stored!.bank) >= logsIn(banked.bank), "the deposit is in storage");
@@ -96,14 +103,14 @@ describe("example agent (examples/agent)", function () {
     let mark = agent.log.mark();
     const fm = f.log.mark();
     f.send("player:chat", { text: "How goes it?", to: characterId });
-    const answer = await f.log.waitFor("chat:message", (m) => m.type === "private" && m.fromId === characterId, { since: fm });
+    const answer = await f.log.waitFor("chat:message", (m) => m.type === "private" && m.fromId === characterId, { since: fm, timeoutMs: WAIT });
     assert.match(answer.text, /Goal: Chop trees \d+\/1000\. Logs: \d+ carried, \d+ banked\./);
-    const sent = await agent.log.waitFor("sent:player:chat", () => true, { since: mark });
+    const sent = await agent.log.waitFor("sent:player:chat", () => true, { since: mark, timeoutMs: WAIT });
     assert.equal(sent.to, f.id);
     mark = agent.log.mark();
     const msg = await request("POST", `/api/agents/${agentId}/message`, { token: ownerToken, body: { text: "Status?" } });
     assert.equal(msg.status, 200);
-    const aloud = await agent.log.waitFor("sent:player:chat", () => true, { since: mark });
+    const aloud = await agent.log.waitFor("sent:player:chat", () => true, { since: mark, timeoutMs: WAIT });
     assert.equal(aloud.to, undefined);
     assert.match(aloud.text, /^Hi Owner! I'm /);
 
@@ -113,7 +120,7 @@ describe("example agent (examples/agent)", function () {
     mark = agent.log.mark();
     const stop = await request("POST", `/api/agents/${agentId}/goal/stop`, { token: ownerToken });
     assert.equal(stop.body.goalsPaused, true);
-    await agent.log.waitFor("state", (e) => e.to === "paused", { since: mark });
+    await agent.log.waitFor("state", (e) => e.to === "paused", { since: mark, timeoutMs: WAIT });
     await ticks(2);
     const player = server.world.player(characterId)!;
     const before = { x: player.x, z: player.z, xp: player.skills.woodcutting.xp, logs: logsIn(agent.log.last("player:sync").inventory) };
@@ -134,9 +141,9 @@ describe("example agent (examples/agent)", function () {
     mark = agent.log.mark();
     const resume = await request("POST", `/api/agents/${agentId}/goal/resume`, { token: ownerToken });
     assert.equal(resume.body.goalsPaused, false);
-    await agent.log.waitFor("player:sync", (s) => !s.goalsPaused && s.goal?.setBy === "agent", { since: mark });
-    await agent.log.waitFor("sent:player:action", (a) => a.action === "gather", { since: mark });
-    await agent.log.waitFor("skill:xp", (x) => x.skill === "woodcutting", { since: mark, timeoutMs: 30_000 });
+    await agent.log.waitFor("player:sync", (s) => !s.goalsPaused && s.goal?.setBy === "agent", { since: mark, timeoutMs: WAIT });
+    await agent.log.waitFor("sent:player:action", (a) => a.action === "gather", { since: mark, timeoutMs: WAIT });
+    await agent.log.waitFor("skill:xp", (x) => x.skill === "woodcutting", { since: mark, timeoutMs: WAIT });
 
     agent.controller.abort();
     assert.equal(await agent.finished, "stopped");
@@ -149,12 +156,12 @@ describe("example agent (examples/agent)", function () {
     const creds = await request("POST", "/api/agent/register", { token: owner.body.token, body: { characterId: character.body.id } });
     assert.equal(creds.status, 201);
     const agent = start({ token: creds.body.token });
-    const ready = await agent.log.waitFor("ready");
+    const ready = await agent.log.waitFor("ready", undefined, { timeoutMs: WAIT });
     assert.deepEqual([ready.agentId, ready.characterId], [creds.body.agentId, character.body.id]);
-    const sync = await agent.log.waitFor("player:sync");
+    const sync = await agent.log.waitFor("player:sync", undefined, { timeoutMs: WAIT });
     assert.equal(sync.id, character.body.id);
     assert.equal(sync.isAgent, true);
-    await agent.log.waitFor("sent:player:action", (a) => a.action === "gather");
+    await agent.log.waitFor("sent:player:action", (a) => a.action === "gather", { timeoutMs: WAIT });
     agent.controller.abort();
     assert.equal(await agent.finished, "stopped");
   });

@@ -46,6 +46,7 @@ runAgent({
   goalCount: positive("goal", values.goal),
   signal: controller.signal,
 }).catch((e: Error) => {
+  if (controller.signal.aborted) return; // stopped while logging in
   console.error(`agent: ${e.message}`);
   process.exit(1);
 });

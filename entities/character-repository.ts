@@ -60,7 +60,30 @@ export interface NewCharacter {
   coins: number;
   inventory: { slot: number; itemId: string; quantity: number }[];
   position?: { x: number; y: number; z: number };
+  /**
+   * The account may own at most this many characters: checked in the creating transaction with the
+   * account row locked, so concurrent creations for one account can never pass it together.
+   */
+  maxPerAccount?: number;
 }
+
+/** Thrown when the account already owns `NewCharacter.maxPerAccount` characters. */
+export class AccountFullError extends Error {
+  constructor(readonly max: number) {
+    super(`an account may own at most ${max} characters`);
+  }
+}
+
+/** What `recoverOpenDeath` did: stacks restored, and what the bank could not hold (it stays owed). */
+export interface DeathRecovery {
+  restored: number;
+  /** Items past the bank's stack cap, for the caller to put on the ground at `at` (README "Death"). */
+  overflow: { itemId: string; quantity: number }[];
+  at: { x: number; z: number };
+}
+
+/** Largest quantity of one item in one stack (a bank row included): PostgreSQL's int4. */
+const STACK_CAP = 2_147_483_647;
 
 /** Thrown when a character name is taken (case-insensitive). */
 export class NameTakenError extends Error {
@@ -93,6 +116,11 @@ export class CharacterRepository {
             .onConflict("id")
             .ignore()
             .execute();
+          if (spec.maxPerAccount !== undefined) {
+            // The account row lock serialises creations for one account: the count below is exact.
+            await em.findOne(AccountEntity, { id: spec.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+            if ((await em.count(CharacterEntity, { accountId: spec.accountId })) >= spec.maxPerAccount) throw new AccountFullError(spec.maxPerAccount);
+          }
           const data: Record<string, unknown> = {
             id: randomUUID(),
             accountId: spec.accountId,
@@ -288,27 +316,33 @@ export class CharacterRepository {
    * Resolve a death whose lock is still open — the process died, or could not resolve it, before
    * the items went on the ground: the dropped items go to the character's bank. One transaction
    * with the lock row locked, so it happens exactly once and never after `resolveDeath`.
-   * @returns the number of item stacks restored.
+   * A bank row never passes the stack cap: what it can't take comes back in `overflow` (nothing is
+   * dropped silently) for the caller to put on the ground where the player died.
+   * @returns the number of item stacks restored and the overflow (`restored` 0: no open death).
    */
-  async recoverOpenDeath(characterId: string): Promise<number> {
+  async recoverOpenDeath(characterId: string): Promise<DeathRecovery> {
     return this.fork().transactional(async (em) => {
       const open = await em.findOne(PlayerDeathEntity, { characterId, resolvedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!open) return 0;
+      if (!open) return { restored: 0, overflow: [], at: { x: 0, z: 0 } };
       const dropped = open.items?.dropped ?? [];
+      const overflow: DeathRecovery["overflow"] = [];
+      const run = (sql: string, params: unknown[]) => em.getConnection().execute<{ quantity: number }[]>(sql, params, "all", em.getTransactionContext());
       for (const d of dropped) {
-        await em
-          .getConnection()
-          .execute(
+        const [row] = await run(`select quantity from bank_items where character_id = ? and item_id = ? for update`, [characterId, d.itemId]);
+        const room = STACK_CAP - Number(row?.quantity ?? 0);
+        const put = Math.max(0, Math.min(room, d.quantity));
+        if (put > 0) {
+          await run(
             `insert into bank_items (character_id, item_id, quantity) values (?, ?, ?)
-             on conflict (character_id, item_id) do update set quantity = least(bank_items.quantity + excluded.quantity, 2147483647)`,
-            [characterId, d.itemId, d.quantity],
-            "run",
-            em.getTransactionContext(),
+             on conflict (character_id, item_id) do update set quantity = bank_items.quantity + excluded.quantity`,
+            [characterId, d.itemId, put],
           );
+        }
+        if (d.quantity > put) overflow.push({ itemId: d.itemId, quantity: d.quantity - put });
       }
       open.resolvedAt = new Date();
       await em.flush();
-      return dropped.length;
+      return { restored: dropped.length, overflow, at: { x: open.positionX, z: open.positionZ } };
     });
   }
 

@@ -78,6 +78,8 @@ export interface ChatMessage {
   fromName?: string;
   text: string;
   timestamp: string;
+  /** Stable refusal code on some system lines (e.g. `PLAYER_DEAD`; README "Refusal codes"). */
+  code?: string;
 }
 
 /** Maximum messages per second per connection (SPEC.md Limits). */

@@ -210,16 +210,20 @@ export interface TradeRequestCheck {
   readonly targetBusy?: boolean;
   /** When this pair last asked (either direction), if ever. */
   readonly lastPairRequestAt?: number;
+  /** Both characters belong to the same account (two characters of one owner never trade). */
+  readonly sameAccount?: boolean;
   readonly now: number;
 }
 
 /**
- * The guards of `tradeRequest`, in order: SELF_TRADE, PLAYER_OFFLINE, PLAYER_DEAD (either),
+ * The guards of `tradeRequest`, in order: SELF_TRADE (the same character, or two characters of one
+ * account: no counterparty, only an owner moving items between its own characters), PLAYER_OFFLINE, PLAYER_DEAD (either),
  * ALREADY_IN_TRADE (requester), PLAYER_BUSY (target trading or busy), TOO_FAR (more than 2 tiles),
  * RATE_LIMITED (same pair within 3 s).
  */
 export function checkTradeRequest(input: TradeRequestCheck): Result<true, TradeErrorCode> {
   if (input.requesterId === input.targetId) return err(TRADE_ERROR.SELF_TRADE, "You can't trade with yourself.");
+  if (input.sameAccount) return err(TRADE_ERROR.SELF_TRADE, "You can't trade with your own characters.");
   if (!input.targetOnline || !input.targetTile) return err(TRADE_ERROR.PLAYER_OFFLINE, "That player is not online.");
   if (input.requesterDead || input.targetDead) return err(TRADE_ERROR.PLAYER_DEAD, "Dead players can't trade.");
   if (input.requesterInTrade) return err(TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");

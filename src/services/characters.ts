@@ -6,7 +6,7 @@
  * No HTTP types here: the world calls `createCharacter` when an account joins without a character,
  * and the REST routes map the `ServiceError`s this throws.
  */
-import { CharacterRepository, NameTakenError, type CharacterRecord } from "../../entities/character-repository.js";
+import { AccountFullError, CharacterRepository, NameTakenError, type CharacterRecord } from "../../entities/character-repository.js";
 import { CharacterEntity, type Character, type StoredGoal } from "../../entities/character.js";
 import type { GameContent } from "../content/load.js";
 import type { CharacterTemplate } from "../content/schemas.js";
@@ -132,7 +132,7 @@ export class CharacterService {
   /**
    * Create a character for an account (the account row is created when missing). Fits the
    * world's `CharacterFactory` as it is (the result carries `id`).
-   * Phases: validate the name, check the per-account cap and the name, build the starting state,
+   * Phases: validate the name, check the per-account cap (a fast refusal; the insert checks it again atomically) and the name, build the starting state,
    * insert with items (one transaction), then write the derived combat level and health.
    * @throws ServiceError INVALID (bad name or template), NAME_TAKEN, CONFLICT (account full).
    */
@@ -153,8 +153,10 @@ export class CharacterService {
         skills: skillsView(start.skills),
         coins: start.coins,
         inventory: inventoryToSlots(start.inventory),
+        maxPerAccount: MAX_CHARACTERS_PER_ACCOUNT,
       });
     } catch (e) {
+      if (e instanceof AccountFullError) throw conflict(`an account may own at most ${MAX_CHARACTERS_PER_ACCOUNT} characters`);
       if (e instanceof NameTakenError && name !== undefined) throw nameTaken(name);
       throw e;
     }

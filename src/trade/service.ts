@@ -231,6 +231,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       targetDead: target?.dead ?? false,
       targetBusy: ignored || (target?.itemsLocked ?? false),
       lastPairRequestAt: this.pairRequests.get(pair),
+      sameAccount: target !== undefined && target.accountId === player.accountId,
       now,
     });
     if (!check.ok) return this.error(player.id, undefined, check.error.code, check.error.message);
@@ -409,7 +410,28 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     };
     /** Players whose items in memory may not be what storage holds (see `evict`). */
     const stale = new Set<Player>();
-    const result = await world.queues.runMany(ids, async (): Promise<SettlementResult> => {
+    // From now until both players follow storage, their items are held: locked now, and a player
+    // who rejoins meanwhile (a new Player built from rows that may predate the settlement) is
+    // locked too, so nothing it does (a bank deposit, kill coins) is planned from pre-trade items.
+    const release = world.holdItems(ids);
+    try {
+      return { result: await this.settleHeld(session, ids, taken, live, stale, release), stale: [...stale] };
+    } finally {
+      release();
+    }
+  }
+
+  /** The settlement job of `settle`, run while the players' items are held (`release` ends it). */
+  private async settleHeld(
+    session: TradeSession,
+    ids: string[],
+    taken: (Player | undefined)[],
+    live: () => Player[],
+    stale: Set<Player>,
+    release: () => void,
+  ): Promise<SettlementResult> {
+    const world = this.deps.world;
+    return world.queues.runMany(ids, async (): Promise<SettlementResult> => {
       for (const id of ids) {
         const p = world.player(id) ?? taken[ids.indexOf(id)];
         if (p && (p.itemsDirty || p.progressDirty)) {
@@ -423,6 +445,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
             p.itemsDirty ||= items;
             p.progressDirty ||= progress;
             this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "save before settlement failed");
+            release();
+            for (const q of live()) q.itemsLocked = false;
             return { ok: false, failure: "server_error", message: "The trade could not be completed." } as const;
           }
         }
@@ -460,13 +484,14 @@ export class TradeService implements TradeEventHandler, TradeHooks {
         }
         return result;
       } finally {
+        // Synchronously with the unlock: a player joining after this reads the committed rows.
+        release();
         for (const p of new Set([...players, ...live()])) {
           if (stale.has(p)) p.itemsStale = true;
           else p.itemsLocked = false;
         }
       }
     });
-    return { result, stale: [...stale] };
   }
 
   /**
@@ -484,7 +509,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     for (const p of players) {
       p.send("tradeError", { tradeId: session.id, code: TRADE_ERROR.TRADE_FAILED, message });
       const connection = p.connection;
-      void this.deps.world.leave(p.id, "trade_reload").catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "leave after an unknown trade outcome failed"));
+      void this.deps.world.leave(p.id, "trade_reload", undefined, true).catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "leave after an unknown trade outcome failed"));
       connection?.close(TRADE_RELOAD_CLOSE_CODE, "reconnect to reload your items");
     }
   }

@@ -80,6 +80,10 @@ export class Player {
    * reconnection seat whose own timer ends the wait (`World.drop`).
    */
   dropped: { at: number; connectionId: string; seat: boolean } | undefined;
+  /** When (ms) this player last dealt or took a hit; a player in combat can't leave at once (`World.leave`). */
+  lastCombatAt: number | undefined;
+  /** Set when the player left while in combat: the reason it leaves with once out of combat. */
+  leaving: string | undefined;
   /** Last time this player requested a trade with each partner (ms). */
   readonly tradeRequestTimes = new Map<string, number>();
 

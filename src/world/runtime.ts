@@ -6,12 +6,12 @@ import { ServerError } from "@colyseus/core";
 import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
 import type { AuthService, Principal } from "../auth/service.js";
 import { TokenError } from "../auth/tokens.js";
-import type { ClientEventName, ClientEventPayload } from "../events.js";
+import { TRADE_EVENTS, type ClientEventName, type ClientEventPayload } from "../events.js";
 import { addressKey, type Blocklist } from "../http/limits.js";
 import type { Logger } from "../logger.js";
 import { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove, handleWithdraw } from "./actions.js";
 import type { Player } from "./player.js";
-import type { World } from "./world.js";
+import { REFUSAL, type World } from "./world.js";
 
 /**
  * Creates a character for an account that joins without one (starter kit and defaults), named
@@ -129,19 +129,31 @@ export class WorldRuntime {
   /**
    * A death lock left open (the process ended, or could not resolve it, before the dropped items
    * went on the ground) gives those items to the bank. Only for a character that is not live in
-   * this world — a live one's death is still being resolved by the world. Runs inside the
+   * this world — a live one's death is still being resolved by the world. What the bank can't hold
+   * (past the stack cap) is put on the ground where the player died, owned by it. Runs inside the
    * character's storage queue (`resolveCharacter`). Returns the reloaded record when something was
    * restored.
    */
   private async recoverDeath(characterId: string): Promise<CharacterRecord | undefined> {
     if (this.world.player(characterId)) return undefined;
-    if ((await this.characters.recoverOpenDeath(characterId)) === 0) return undefined;
+    const recovered = await this.characters.recoverOpenDeath(characterId);
+    // What the bank could not hold (past the stack cap) goes where the player died, as it would have.
+    for (const o of recovered.overflow) this.world.dropToGround(o.itemId, o.quantity, recovered.at.x, recovered.at.z, characterId);
+    if (recovered.restored === 0) return undefined;
     return (await this.characters.load(characterId)) ?? undefined;
   }
 
-  /** Route a validated event to its handler. */
+  /**
+   * Route a validated event to its handler. A dead player (its death is being written) does
+   * nothing: every event is refused with the code `PLAYER_DEAD` — a system `chat:message`, or a
+   * `tradeError` for trade events — and changes nothing (README "Refusal codes").
+   */
   async handle(player: Player, event: ClientEventName, payload: unknown): Promise<void> {
     const w = this.world;
+    if (player.dead) {
+      if ((TRADE_EVENTS as readonly string[]).includes(event)) return player.send("tradeError", { code: REFUSAL.PLAYER_DEAD, message: "You are dead." });
+      return w.refuse(player, REFUSAL.PLAYER_DEAD, "You are dead.");
+    }
     switch (event) {
       case "player:move":
         return handleMove(w, player, payload as ClientEventPayload<"player:move">);

@@ -42,6 +42,19 @@ export const SHUTDOWN_SAVE_BATCH = 16;
 export const ITEMS_KEPT_ON_DEATH = 3;
 /** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
 export const PENDING_DEATH_MAX_BACKOFF_TICKS = 50;
+/**
+ * Seconds after its last combat action (a hit it dealt or took) during which a player cannot leave
+ * the world: its connection may go, the player stays, can be attacked and can die (README "Combat
+ * logout").
+ */
+export const COMBAT_LOGOUT_SECONDS = 10;
+
+/** Stable codes of system refusals (`chat:message` `code`), as `as const` (README "Refusal codes"). */
+export const REFUSAL = {
+  /** The player is dead (its death is being written): nothing can be done until it respawns. */
+  PLAYER_DEAD: "PLAYER_DEAD",
+} as const;
+export type RefusalCode = (typeof REFUSAL)[keyof typeof REFUSAL];
 
 /** A recorded death whose lock is not resolved yet: its dropped items are off the ground. */
 interface PendingDeath {
@@ -122,6 +135,8 @@ export class World implements WorldPort {
   /** Characters with an out-of-world change running (count), and when the last one ended. */
   private readonly outOfWorldWork = new Map<string, number>();
   private readonly outOfWorldEnded = new Map<string, number>();
+  /** Characters whose items are held by a settlement (count): a player joining meanwhile is locked. */
+  private readonly itemHolds = new Map<string, number>();
 
   constructor(readonly deps: WorldDeps) {
     this.content = deps.content;
@@ -184,6 +199,7 @@ export class World implements WorldPort {
       const old = existing.connection;
       existing.connection = connection;
       existing.dropped = undefined;
+      existing.leaving = undefined;
       if (old && old.id !== connection.id) old.close(replacedCode, "replaced by a new connection");
       existing.sync();
       return { player: existing, resumed: true };
@@ -191,6 +207,9 @@ export class World implements WorldPort {
     this.assertMayJoin(record.character.id, record);
     const player = new Player(record);
     player.connection = connection;
+    // Its items are being settled (a trade): it was built from rows that may predate the
+    // settlement, and stays locked until the settlement has put the committed items in it.
+    if (this.itemHolds.has(player.id)) player.itemsLocked = true;
     if (!this.content.inBounds(player.x, player.z) || this.content.isBlocked(player.x, player.z)) {
       player.x = this.content.spawn.x;
       player.z = this.content.spawn.z;
@@ -246,11 +265,22 @@ export class World implements WorldPort {
    * Remove a player: interrupt its trade, save it, close its session. Resolves when saved.
    * With `connectionId`, only that connection's player goes: the live one, or the one that dropped
    * and is waiting for it; a connection that was replaced or went stale removes nothing.
+   * A player in combat (`inCombat`) is not removed unless `force` (shutdown, a kick, a reload): it
+   * loses its connection and stays until the tick finds it out of combat, then leaves with `reason`.
    */
-  async leave(playerId: string, reason: string, connectionId?: string): Promise<void> {
+  async leave(playerId: string, reason: string, connectionId?: string, force = false): Promise<void> {
     const p = this.players.get(playerId);
     if (!p) return;
     if (connectionId && (p.connection ? p.connection.id : p.dropped?.connectionId) !== connectionId) return;
+    if (!force && this.inCombat(p)) {
+      // No logging out of a fight: the player stays, without a connection, until the tick finds it
+      // out of combat (README "Combat logout").
+      const gone = p.connection?.id ?? p.dropped?.connectionId ?? "";
+      if (p.connection) this.drop(p.id, p.connection.id);
+      p.dropped = { at: p.dropped?.at ?? this.now(), connectionId: gone, seat: false };
+      p.leaving = reason;
+      return;
+    }
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
     this.players.delete(playerId);
     this.playerGrid.delete(playerId);
@@ -268,8 +298,8 @@ export class World implements WorldPort {
     this.tick++;
     const now = this.now();
     for (const p of this.players.values()) {
-      if (p.dropped && !p.dropped.seat && now - p.dropped.at > this.reconnectSeconds * 1000) {
-        void this.leave(p.id, "reconnect_timeout");
+      if (p.dropped && !p.dropped.seat && (p.leaving || now - p.dropped.at > this.reconnectSeconds * 1000) && !this.inCombat(p)) {
+        void this.leave(p.id, p.leaving ?? "reconnect_timeout", undefined, true);
         continue;
       }
       if (!p.dead) this.stepPlayer(p);
@@ -301,6 +331,11 @@ export class World implements WorldPort {
     else if (a?.kind === "gather") this.stepGather(p, a);
     else if (a?.kind === "pickup") this.stepPickup(p, a.groundItemId);
     this.advance(p);
+  }
+
+  /** Did the player deal or take a hit within the last COMBAT_LOGOUT_SECONDS? */
+  inCombat(p: Player): boolean {
+    return p.lastCombatAt !== undefined && this.now() - p.lastCombatAt < COMBAT_LOGOUT_SECONDS * 1000;
   }
 
   /** Move a player along its path by one tick's worth of tiles. */
@@ -349,6 +384,11 @@ export class World implements WorldPort {
   }
 
   private stepAttack(p: Player, targetId: string) {
+    // Fighting is refused while trading (README "Trading"), also for an attack set before the trade.
+    if (p.tradeId) {
+      p.action = null;
+      return;
+    }
     const npc = this.npcs.get(targetId);
     const victim = npc ? undefined : this.players.get(targetId);
     const target = npc ?? victim;
@@ -365,6 +405,8 @@ export class World implements WorldPort {
     p.chase = undefined;
     if (this.tick < p.nextAttackTick) return;
     const weapon = p.equipment.weapon ? this.content.items.get(p.equipment.weapon.itemId) : undefined;
+    p.lastCombatAt = this.now();
+    if (victim) victim.lastCombatAt = p.lastCombatAt;
     p.nextAttackTick = this.tick + (weapon?.attackSpeed ?? DEFAULT_ATTACK_SPEED);
     const bonuses = sumBonuses(Object.values(p.equipment).map((e) => (e ? this.content.items.get(e.itemId) : undefined)));
     const attacker = playerCombatant(
@@ -576,7 +618,7 @@ export class World implements WorldPort {
     const leash = n.def.wanderRadius + 10;
     if (
       target &&
-      (target.dead || target.dropped !== undefined || this.content.isSafe(target.x, target.z) || chebyshev(target, n.spawn) > leash)
+      (target.dead || (target.dropped !== undefined && !this.inCombat(target)) || this.content.isSafe(target.x, target.z) || chebyshev(target, n.spawn) > leash)
     ) {
       target = undefined;
       n.targetId = undefined;
@@ -612,12 +654,13 @@ export class World implements WorldPort {
       const res = applyDamage(target.health, out.damage);
       target.health = res.health;
       target.progressDirty = true;
+      target.lastCombatAt = this.now();
       this.emitHit({ attackerId: n.id, targetId: target.id, damage: res.dealt, targetHealth: target.health, targetMaxHealth: target.maxHealth }, target);
       if (res.dead) {
         n.targetId = undefined;
         this.killPlayer(target, n.id);
-      } else if (!target.action && !target.isAgent) {
-        // Players fight back automatically when attacked and idle.
+      } else if (!target.action && !target.isAgent && !target.tradeId) {
+        // Players fight back automatically when attacked and idle (not while trading: no fighting then).
         target.action = { kind: "attack", targetId: n.id };
       }
       return;
@@ -720,6 +763,7 @@ export class World implements WorldPort {
     p.dead = true;
     p.action = null;
     p.path = [];
+    p.lastCombatAt = undefined;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "player_died");
     for (const n of this.npcs.values()) if (n.targetId === p.id) n.targetId = undefined;
     const deathTile = { x: p.x, z: p.z };
@@ -728,10 +772,19 @@ export class World implements WorldPort {
     void this.queues
       .run(p.id, async () => {
         try {
-          const plan = this.planDeath(p);
+          // Items in memory that can't be trusted (a trade whose outcome is unknown) are never the
+          // plan: storage holds the truth, and the death is planned from its rows (read in this
+          // queue, where every write of the character runs), which the death then replaces.
+          const stored = p.itemsStale ? await this.deps.characters.load(p.id) : undefined;
+          if (p.itemsStale && !stored) throw new Error("character not found while planning its death");
+          const held = stored ? new Player(stored) : p;
+          const plan = this.planDeath(held);
           const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
             inventory: plan.inventory,
             equipment: {},
+            coins: held.coins,
+            bank: held.bank,
+            itemsStale: false,
             x: this.content.spawn.x,
             z: this.content.spawn.z,
             health: p.maxHealth,
@@ -744,7 +797,11 @@ export class World implements WorldPort {
           if (!deathId) return;
           p.inventory = plan.inventory;
           p.equipment = {};
+          p.coins = held.coins;
+          p.bank = held.bank;
           p.itemsDirty = false;
+          // Memory now holds what the death transaction wrote.
+          p.itemsStale = false;
           dropped = plan.dropped;
         } finally {
           // Respawn, whatever storage said: the recorded post-death state, or (no death recorded)
@@ -827,7 +884,7 @@ export class World implements WorldPort {
       }
       if (h.quantity - keepQty > 0) dropped.push({ itemId: h.itemId, quantity: h.quantity - keepQty });
     }
-    return { inventory, kept, dropped: tally(dropped) };
+    return { inventory, kept, dropped: piles(dropped) };
   }
 
   // ------------------------------------------------------------------ helpers used by actions
@@ -997,7 +1054,7 @@ export class World implements WorldPort {
   async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH): Promise<void> {
     const ids = [...this.players.keys()];
     for (let i = 0; i < ids.length; i += batch) {
-      await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason)));
+      await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason, undefined, true)));
     }
     await this.queues.drain();
   }
@@ -1042,9 +1099,44 @@ export class World implements WorldPort {
       this.system(p, "That didn't work; nothing changed. Please try again.");
       return false;
     } finally {
-      p.itemsLocked = false;
+      // A settlement that holds the character's items keeps them locked (`holdItems`).
+      p.itemsLocked = this.itemHolds.has(p.id);
       p.sync();
     }
+  }
+
+  /**
+   * Hold the items of characters while a trade settles: their players — the ones here now and any
+   * that joins before `release` — are locked (`itemsLocked`), so no item change (bank, store, use,
+   * gathering, kill coins, pickup) is planned from items the settlement is about to replace. The
+   * settlement unlocks the players it refreshed; `release` (idempotent) ends the hold itself.
+   */
+  holdItems(characterIds: readonly string[]): () => void {
+    for (const id of characterIds) {
+      this.itemHolds.set(id, (this.itemHolds.get(id) ?? 0) + 1);
+      const p = this.players.get(id);
+      if (p) p.itemsLocked = true;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const id of characterIds) {
+        const left = this.itemHolds.get(id)! - 1;
+        if (left > 0) this.itemHolds.set(id, left);
+        else this.itemHolds.delete(id);
+      }
+    };
+  }
+
+  /** Is a settlement holding the character's items (`holdItems`)? */
+  itemsHeld(characterId: string): boolean {
+    return this.itemHolds.has(characterId);
+  }
+
+  /** A system refusal with a stable code (README "Refusal codes"). */
+  refuse(p: Player, code: RefusalCode, text: string) {
+    p.send("chat:message", { ...chatMessage("system", text), code });
   }
 
   // ------------------------------------------------------------------ WorldPort
@@ -1205,7 +1297,7 @@ export class World implements WorldPort {
     if (!p) return;
     const conn = p.connection;
     conn?.close(code, reason);
-    void this.leave(characterId, reason);
+    void this.leave(characterId, reason, undefined, true);
   }
 
   socialChanged(characterIds: string[]): void {
@@ -1253,8 +1345,21 @@ export function chatMessage(type: ChatMessage["type"], text: string, fromId?: st
   return { id: randomUUID(), type, ...(fromId ? { fromId } : {}), ...(fromName ? { fromName } : {}), text, timestamp: new Date().toISOString() };
 }
 
+/** Sum quantities per item (no cap: callers that need stacks use `piles`). */
 function tally(list: { itemId: string; quantity: number }[]) {
   const m = new Map<string, number>();
-  for (const l of list) m.set(l.itemId, Math.min(MAX_STACK, (m.get(l.itemId) ?? 0) + l.quantity));
+  for (const l of list) m.set(l.itemId, (m.get(l.itemId) ?? 0) + l.quantity);
   return [...m].map(([itemId, quantity]) => ({ itemId, quantity }));
+}
+
+/**
+ * Sum quantities per item into piles of at most MAX_STACK each: a total past the cap (a worn stack
+ * plus the same item in the inventory) becomes a second pile, never a loss (README "Death").
+ */
+export function piles(list: { itemId: string; quantity: number }[]) {
+  const out: { itemId: string; quantity: number }[] = [];
+  for (const { itemId, quantity } of tally(list)) {
+    for (let left = quantity; left > 0; left -= MAX_STACK) out.push({ itemId, quantity: Math.min(left, MAX_STACK) });
+  }
+  return out;
 }

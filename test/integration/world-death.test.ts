@@ -48,18 +48,28 @@ for (const kind of storageKinds()) {
       assert.equal((await repo.load(c.id))!.inventory.length, 0, "the lost items left the inventory with the lock");
       assert.equal(await repo.resolveDeath(deathId), true);
       assert.equal(await repo.resolveDeath(deathId), false, "resolving twice closes nothing");
-      assert.equal(await repo.recoverOpenDeath(c.id), 0);
+      assert.equal((await repo.recoverOpenDeath(c.id)).restored, 0);
       assert.deepEqual(await bank(c.id), []);
     });
 
     it("recovered first: the bank gets the items once and a late resolve closes nothing", async () => {
       const c = await newCharacter();
       const deathId = (await die(c.id))!;
-      assert.equal(await repo.recoverOpenDeath(c.id), 2);
+      assert.deepEqual(await repo.recoverOpenDeath(c.id), { restored: 2, overflow: [], at: { x: 5, z: 100 } });
       assert.deepEqual(await bank(c.id), ["shrimp×2", "tinderbox×1"]);
-      assert.equal(await repo.recoverOpenDeath(c.id), 0, "a second recovery restores nothing");
+      assert.equal((await repo.recoverOpenDeath(c.id)).restored, 0, "a second recovery restores nothing");
       assert.equal(await repo.resolveDeath(deathId), false, "the world must not drop them too");
       assert.deepEqual(await bank(c.id), ["shrimp×2", "tinderbox×1"]);
+    });
+
+    it("recovery into a bank stack near the cap: the bank fills to the cap and the excess comes back as overflow (never lost)", async () => {
+      const c = await newCharacter();
+      const cap = 2_147_483_647;
+      await repo.save({ ...after(c.id), items: { inventory: [], equipment: {}, bank: [{ itemId: "shrimp", quantity: cap - 1 }] } });
+      await die(c.id);
+      const r = await repo.recoverOpenDeath(c.id);
+      assert.deepEqual(r, { restored: 2, overflow: [{ itemId: "shrimp", quantity: 1 }], at: { x: 5, z: 100 } });
+      assert.deepEqual(await bank(c.id), [`shrimp×${cap}`, "tinderbox×1"]);
     });
 
     it("a second death while one is open records nothing", async () => {
@@ -75,7 +85,7 @@ for (const kind of storageKinds()) {
       for (let i = 0; i < 20; i++) {
         const deathId = (await die(c.id))!;
         assert.ok(deathId, `death ${i} recorded`);
-        const [resolved, restored] = await Promise.all([repo.resolveDeath(deathId), repo.recoverOpenDeath(c.id)]);
+        const [resolved, { restored }] = await Promise.all([repo.resolveDeath(deathId), repo.recoverOpenDeath(c.id)]);
         assert.notEqual(resolved, restored > 0, `round ${i}: exactly one owner (resolved ${resolved}, restored ${restored})`);
         if (resolved) ground++;
         else banked++;

@@ -47,11 +47,11 @@ class FakeCharacters {
   async recoverOpenDeath(id: string) {
     this.calls.push(`recover ${id}`);
     const dropped = this.openDeaths.get(id);
-    if (!dropped) return 0;
+    if (!dropped) return { restored: 0, overflow: [], at: { x: 0, z: 0 } };
     this.openDeaths.delete(id);
     const r = this.rows.get(id)!;
     this.rows.set(id, { ...r, bank: [...r.bank, ...dropped] });
-    return dropped.length;
+    return { restored: dropped.length, overflow: [], at: { x: 0, z: 0 } };
   }
   async save(s: ProgressSnapshot) {
     await this.saveGate;

@@ -33,6 +33,8 @@ const MAX_FRAME_TEXT = 12_000;
 const SEND_BUDGET = MAX_MESSAGES_PER_SECOND - 20;
 const REPLY_MS = 5_000;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** A message type the SDK can encode (see the unknown-names property). */
+const sdkType = (s: string) => !LONE_SURROGATE.test(s) && Buffer.byteLength(s) < 200;
 
 /** One fuzzing connection: its player and the times of its last sends (to pace under the limit). */
 interface Seat {
@@ -177,9 +179,9 @@ describe("fuzz: client events over both transports", function () {
 
       it("unknown event names (prototype keys, unicode, empty) get \"Unknown event\" and change nothing", async () => {
         // The SDK writes a message type with a lone surrogate as a malformed frame (its UTF-8 length
-        // and bytes disagree), which the server closes as undecodable (4002, documented): such names
-        // are fuzzed on /ws only.
-        const name = hostileString.filter((s) => !Object.hasOwn(CLIENT_EVENTS, s) && (transport === "json" || !LONE_SURROGATE.test(s)));
+        // and bytes disagree), which the server closes as undecodable (4002, documented), and throws
+        // in room.send for a type of a few hundred bytes: such names are fuzzed on /ws only.
+        const name = hostileString.filter((s) => !Object.hasOwn(CLIENT_EVENTS, s) && (transport === "json" || sdkType(s)));
         await check(
           fc.asyncProperty(name, hostile.filter(fits), async (event, data) => {
             const seat = await nextSeat(transport);
@@ -259,11 +261,54 @@ describe("fuzz: client events over both transports", function () {
     });
   });
 
+  describe("frames the transport refuses by closing (documented)", () => {
+    /** A fresh connection's stored state, the frame, the close code; then nothing changed and the server still answers others. */
+    const closedRun = async (transport: Transport, frame: (p: Fuzzed) => void, code: number) => {
+      const p = transport === "json" ? await RawPlayer.connect(server) : await SdkPlayer.join(server);
+      try {
+        const before = await storedCharacter(server.storage, p.id);
+        const sync = plain(server.world.livePlayerSync(p.id));
+        frame(p);
+        assert.equal((await p.log.waitClose()).code, code);
+        // Once the world has let the player go (or kept it dropped), its stored state is what it was.
+        assert.deepEqual(await storedCharacter(server.storage, p.id), before, "stored state unchanged");
+        const live = server.world.livePlayerSync(p.id);
+        if (live) assert.deepEqual(plain(live), sync, "live state unchanged");
+        const seat = await nextSeat(transport);
+        await refusedRun(seat, () => send(seat, { event: "player:move", data: {} }), (since) => refusal(seat.p, "player:move", since));
+      } finally {
+        await closeAll([p]);
+      }
+    };
+
+    it("frames above 16 KB close the socket with 1009 (both transports)", async () => {
+      await check(
+        fc.asyncProperty(fc.integer({ min: 16 * 1024 + 1, max: 64 * 1024 }), fc.constantFrom(...TRANSPORTS), async (size, transport) => {
+          await closedRun(transport, (p) => p.send("player:chat", { text: "w".repeat(size) }), 1009);
+        }),
+        4,
+        8000,
+      );
+    });
+
+    it("SDK: a room-data frame that is not valid msgpack closes the connection with 4002", async () => {
+      // 0xc1 is the one byte msgpack never uses.
+      const garbage = fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => Uint8Array.from([13, 0xa4, 0x6d, 0x6f, 0x76, 0x65, 0xc1, ...b]));
+      await check(
+        fc.asyncProperty(garbage, async (bytes) => {
+          await closedRun("sdk", (p) => (p as SdkPlayer).room.connection.send(bytes), 4002);
+        }),
+        3,
+        9000,
+      );
+    });
+  });
+
   describe("SDK frames with numeric types and raw bytes", () => {
     it("numeric message types and sendBytes frames get a refusal and change nothing", async () => {
       const frame = fc.oneof(
         fc.tuple(fc.integer({ min: 0, max: 2 ** 31 }), hostileValue(msgpackOnlyNumber).filter(fits)).map(([type, data]) => ({ type, data, bytes: false as const })),
-        fc.tuple(fc.oneof(fc.constantFrom(...CLIENT_EVENT_NAMES), hostileString.filter((s) => !LONE_SURROGATE.test(s))), fc.uint8Array({ maxLength: 128 })).map(([type, data]) => ({ type, data, bytes: true as const })),
+        fc.tuple(fc.oneof(fc.constantFrom(...CLIENT_EVENT_NAMES), hostileString.filter(sdkType)), fc.uint8Array({ maxLength: 128 })).map(([type, data]) => ({ type, data, bytes: true as const })),
       );
       await check(
         fc.asyncProperty(frame, async (f) => {

@@ -52,21 +52,28 @@ describe("fuzz: client events over both transports", function () {
   const recorder = recordingLogger();
   let crash: ReturnType<typeof processFaults>;
   const seats: Record<Transport, Seat[]> = { json: [], sdk: [] };
+  /** Players of the valid-payload property (valid moves walk, so they are kept apart). */
+  const validSeats = {} as Record<Transport, Seat>;
   const turn: Record<Transport, number> = { json: 0, sdk: 0 };
 
-  before(async () => {
+  before(async function () {
+    // Start-up (PGlite, content) is most of this suite's time on a busy machine.
+    this.timeout(300_000);
     crash = processFaults();
     const config = loadConfig({ ...TEST_ENV, DISABLE_RATE_LIMIT: "true" });
     server = await startServer(config, { storage: await pgliteStorage(), port: 0, host: "127.0.0.1", logger: recorder.logger });
-    for (let i = 0; i < 3; i++) {
-      seats.json.push({ transport: "json", p: await RawPlayer.connect(server), sentAt: [] });
-      seats.sdk.push({ transport: "sdk", p: await SdkPlayer.join(server), sentAt: [] });
-    }
+    const seat = async (transport: Transport): Promise<Seat> => ({
+      transport,
+      p: transport === "json" ? await RawPlayer.connect(server) : await SdkPlayer.join(server),
+      sentAt: [],
+    });
+    [seats.json, seats.sdk] = await Promise.all([Promise.all([1, 2, 3].map(() => seat("json"))), Promise.all([1, 2, 3].map(() => seat("sdk")))]);
+    [validSeats.json, validSeats.sdk] = await Promise.all([seat("json"), seat("sdk")]);
     console.log(`      fuzz seed ${FUZZ_SEED} (set FUZZ_SEED to replay another)`);
   });
   after(async () => {
     crash?.stop();
-    await closeAll([...seats.json, ...seats.sdk].map((s) => s.p));
+    await closeAll([...seats.json, ...seats.sdk, ...Object.values(validSeats)].map((s) => s.p));
     await server?.close();
   });
   afterEach(function () {
@@ -200,7 +207,8 @@ describe("fuzz: client events over both transports", function () {
         await check(
           fc.asyncProperty(valid, async ({ event: e, data }) => {
             assert.ok(accepted(CLIENT_EVENTS[e], data), "generated payload is valid");
-            const seat = await nextSeat(transport);
+            const seat = validSeats[transport];
+            await pace(seat);
             send(seat, { event: e, data });
             // A probe after it: once its refusal is back, the valid message was handled.
             const since = seat.p.log.mark();

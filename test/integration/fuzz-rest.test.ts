@@ -68,7 +68,9 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
   const request = (method: string, path: string, body: string | undefined, headers: Record<string, string> = {}) =>
     fetch(`${server.url}${path}`, { method: method.toUpperCase(), headers: { authorization: `Bearer ${me.token}`, ...headers }, body });
 
-  before(async () => {
+  before(async function () {
+    // Start-up (PGlite, content) is most of this suite's time on a busy machine.
+    this.timeout(300_000);
     crash = processFaults();
     const config = loadConfig({ ...TEST_ENV, DISABLE_RATE_LIMIT: "true" });
     server = await startServer(config, { storage: await pgliteStorage(), port: 0, host: "127.0.0.1", logger: recorder.logger });

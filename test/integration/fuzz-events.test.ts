@@ -178,7 +178,7 @@ describe("fuzz: client events over both transports", function () {
               const seat = await nextSeat(transport);
               await refusedRun(seat, () => send(seat, { event, data }), (since) => refusal(seat.p, event, since));
             }),
-            25,
+            20,
             i * 7 + (transport === "sdk" ? 1000 : 0),
           );
         });
@@ -194,7 +194,7 @@ describe("fuzz: client events over both transports", function () {
             const seat = await nextSeat(transport);
             await refusedRun(seat, () => send(seat, { event, data }), (since) => anyRefusal(seat.p, since, /^Unknown event /));
           }),
-          60,
+          40,
           transport === "sdk" ? 2001 : 2000,
         );
       });
@@ -219,7 +219,7 @@ describe("fuzz: client events over both transports", function () {
             assert.deepEqual(crash.faults, []);
             assert.deepEqual(recorder.errors, []);
           }),
-          60,
+          40,
           transport === "sdk" ? 3001 : 3000,
         );
       });
@@ -263,7 +263,7 @@ describe("fuzz: client events over both transports", function () {
               ]),
           );
         }),
-        80,
+        60,
         4000,
       );
     });

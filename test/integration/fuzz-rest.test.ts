@@ -235,7 +235,7 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
           const body = JSON.stringify(value);
           await refusedRequest(route, { what: `${what}: ${body.slice(0, 80)}`, body, headers: { "content-type": "application/json" } }, [400]);
         }),
-        12,
+        10,
         6000 + i,
       );
     }
@@ -277,7 +277,7 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
     for (const [i, route] of routes.entries()) {
       await check(
         fc.asyncProperty(raw, async ({ req, statuses }) => refusedRequest(route, req, statuses)),
-        10,
+        8,
         7000 + i,
       );
     }

@@ -258,7 +258,8 @@ export class WorldRoom extends Room {
    */
   private route(s: Session, player: Player, event: string, payload: unknown) {
     if (s.flood.count()) return this.tooMany(s);
-    const schema = (CLIENT_EVENTS as Record<string, (typeof CLIENT_EVENTS)[ClientEventName]>)[event];
+    // Own keys only: a client-chosen name like "constructor" must not find Object.prototype's members.
+    const schema = Object.hasOwn(CLIENT_EVENTS, event) ? CLIENT_EVENTS[event as ClientEventName] : undefined;
     if (!schema) return this.rt.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
     const parsed = schema.safeParse(payload ?? {});
     if (!parsed.success) {

@@ -58,6 +58,11 @@ const errorSchema = z
   })
   .openapi("Error");
 
+/** Whether a request has a non-empty body (a declared length above 0, or a chunked one). */
+function carriesBody(req: Request): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+}
+
 function toDetails(where: string, error: z.ZodError): ErrorDetail[] {
   return error.issues.map((i) => ({
     field: [where, ...i.path.map(String)].join("."),
@@ -96,7 +101,10 @@ export class ApiBuilder {
         await spec.authorize?.(principal, req);
         const params = parse(spec.params, req.params, "params");
         const query = parse(spec.query, req.query, "query");
-        const body = parse(spec.body, spec.body ? (req.body ?? {}) : undefined, "body");
+        // A body the JSON parser did not read (another content type) is refused, never taken as `{}`.
+        const unread = spec.body !== undefined && req.body === undefined && carriesBody(req);
+        if (unread) details.push({ field: "body", message: "must be JSON (Content-Type: application/json)" });
+        const body = unread ? undefined : parse(spec.body, spec.body ? (req.body ?? {}) : undefined, "body");
         if (details.length > 0) throw new ApiError("INVALID_REQUEST", "request validation failed", details);
         const result = await handler({ params, query, body, principal, req, res } as RouteContext<
           z.output<P>,

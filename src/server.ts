@@ -175,6 +175,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     storagePing: () => storage.ping(1_000),
     playersOnline: () => world.playersOnline(),
     matchmaking: colyseus.matchmaking,
+    matchmakingPolicy: {
+      // Trade rooms are watched by id, and only by their two traders (TradeRoom.admits, checked
+      // again in its onJoin). Anything else — the world, an unknown room, an invalid token — goes on
+      // to Colyseus and the room's onAuth, which answer in their own shape.
+      async checkJoinById(roomId, token, options) {
+        const room = matchMaker.getLocalRoomById(roomId);
+        if (!(room instanceof TradeRoom) || !token) return undefined;
+        const principal = await auth.authenticate(token).catch(() => undefined);
+        if (!principal || (await room.admits(principal, options.characterId))) return undefined;
+        return { code: "ROOM_JOIN_FORBIDDEN", message: "only the two traders can join a trade room" };
+      },
+    },
     routers: [
       { path: "/manifests", router: createManifestRouter(config.manifestsDir) },
       { path: "/", router: createDataRouter(content) },
@@ -216,7 +228,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   matchMaker.defineRoomType("world", WorldRoom);
   matchMaker.defineRoomType("trade", TradeRoom);
-  const listing = await matchMaker.createRoom("world", {});
+  // The only world room: created by the server with a permit no client can forge (WorldRoom.onCreate).
+  const listing = await matchMaker.createRoom("world", { permit: WorldRoom.permitCreation() });
   worldRoom = matchMaker.getLocalRoomById(listing.roomId) as WorldRoom;
   logger.info({ npcs: world.npcs.size, resources: world.resources.size, tickMs: config.tickMs }, "stage 6/6 world started");
 

@@ -84,12 +84,19 @@ export interface TradeEnv {
   /** Audit a trade that ended without completing. */
   auditCancelled(session: TradeSession): Promise<void>;
   /**
-   * The room of `tradeId` exists: route its trade's events and interruptions to it from now on.
-   * Called from `onCreate`, before `tradeStarted` goes out.
+   * The session of a trade whose room the service is creating right now, taken once (the room's
+   * `onCreate` asks with the trade id it was given); undefined for anything the service is not
+   * creating — so a client's options can never make a trade room.
    */
-  opened(tradeId: string, room: TradeRoomHandle): void;
-  /** The room is gone; forget its routing. */
-  closed(tradeId: string): void;
+  claim(tradeId: string): TradeSession | undefined;
+  /**
+   * The room of `tradeId` exists: route its trade's events and interruptions to it from now on.
+   * Called from `onCreate`, before `tradeStarted` goes out. False (nothing changed) when the trade
+   * already has a room: a route is never replaced.
+   */
+  opened(tradeId: string, room: TradeRoomHandle): boolean;
+  /** The room is gone; forget its routing (only if the route is this room's). */
+  closed(tradeId: string, room: TradeRoomHandle): void;
   logger: Logger;
 }
 
@@ -126,6 +133,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   private readonly pending = new Map<string, TradeSession>();
   /** Where both players of a pending request stood when it was made (a move cancels it). */
   private readonly pendingTiles = new Map<string, { a: Tile; b: Tile }>();
+  /** Trades whose room is being created right now (`TradeEnv.claim`): trade id to its session. */
+  private readonly creating = new Map<string, TradeSession>();
   /** Open trades (offer screen onwards): trade id to its room. */
   private readonly rooms = new Map<string, TradeRoomHandle>();
   /** Player id to the trade it takes part in (pending or open). */
@@ -171,11 +180,18 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       settle: (session) => this.settle(session),
       evict: (session, players, result) => this.evict(session, players, result),
       auditCancelled: (session) => auditCancelled(deps.orm, session, items),
-      opened: (tradeId, room) => {
-        this.rooms.set(tradeId, room);
+      claim: (tradeId) => {
+        const session = this.creating.get(tradeId);
+        this.creating.delete(tradeId);
+        return session;
       },
-      closed: (tradeId) => {
-        this.rooms.delete(tradeId);
+      opened: (tradeId, room) => {
+        if (this.rooms.has(tradeId)) return false;
+        this.rooms.set(tradeId, room);
+        return true;
+      },
+      closed: (tradeId, room) => {
+        if (this.rooms.get(tradeId) === room) this.rooms.delete(tradeId);
       },
       logger: deps.logger,
     };
@@ -281,7 +297,9 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     try {
       // In this process, never another one: the room works on this world's players (TradeEnv).
       // `handleCreateRoom` runs `onCreate` synchronously, so the room is routed before this awaits.
-      await matchMaker.handleCreateRoom("trade", { session: res.value.session });
+      // The room takes its session from `creating` by id (never from options: see `claim`).
+      this.creating.set(session.id, res.value.session);
+      await matchMaker.handleCreateRoom("trade", { tradeId: session.id });
     } catch (e) {
       this.deps.logger.error({ err: e, tradeId: session.id }, "could not create trade room");
       const room = this.rooms.get(session.id);
@@ -289,6 +307,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       this.env.setTrading(session.a.playerId, undefined);
       this.env.setTrading(session.b.playerId, undefined);
       this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "server_error" });
+    } finally {
+      this.creating.delete(session.id);
     }
   }
 

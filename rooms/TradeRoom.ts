@@ -85,6 +85,8 @@ export class TradeRoom extends Room implements TradeRoomHandle {
   override state = new TradeRoomState();
   private session!: TradeSession;
   private finished = false;
+  /** Fires when the server abandons a settlement still running (`abandon`, shutdown). */
+  private readonly abandoning = new AbortController();
   private markEnded!: () => void;
   /** Resolves once the trade has ended and its audit record is written. */
   readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
@@ -176,6 +178,15 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     if (res.ok) this.apply(res.value);
   }
 
+  /**
+   * Shutdown could not wait for this trade any longer: a settlement still running stops retrying
+   * and stops waiting for row locks (it ends as `server_error` unless its write was already sent,
+   * whose outcome it still reads), then the trade ends as usual.
+   */
+  abandon() {
+    this.abandoning.abort();
+  }
+
   private refuse(playerId: string, error: Refusal) {
     this.env.send(playerId, "tradeError", { tradeId: this.session.id, code: error.code, message: error.message });
   }
@@ -226,7 +237,7 @@ export class TradeRoom extends Room implements TradeRoomHandle {
   private async settle() {
     let outcome: SettleOutcome;
     try {
-      outcome = await this.env.settle(this.session);
+      outcome = await this.env.settle(this.session, this.abandoning.signal);
     } catch (e) {
       // Nothing was committed (the settlement itself never throws): end the trade, never leave it settling.
       this.env.logger.error({ err: e, tradeId: this.session.id }, "settlement failed");

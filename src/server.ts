@@ -30,6 +30,25 @@ import { CharacterService } from "./services/characters.js";
 import { SocialService } from "./services/social.js";
 import { createApiModules } from "./http/routes/index.js";
 
+/** Shutdown: how long saving every player may take (after the trades, at most 3 s). */
+const SHUTDOWN_SAVE_MS = 4_500;
+/** Shutdown: how long Colyseus may take to close its rooms and sockets. */
+const SHUTDOWN_ROOMS_MS = 1_000;
+
+/** True when `p` settles (either way) within `ms`; never rejects. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const done = p.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([done, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface StartOptions {
   logger?: Logger;
   /** Use this storage instead of opening one (tests share one PGlite per process). */
@@ -245,6 +264,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   logger.info({ port: actualPort }, "listening");
 
   let closing: Promise<void> | undefined;
+  /**
+   * Shutdown, each stage bounded so the whole stays inside the process's 10 s exit (README
+   * "Shutdown"): trades cancelled (at most 3 s: a settlement that can't finish is abandoned), then
+   * every player saved and its session closed (at most SHUTDOWN_SAVE_MS, whatever a trade room
+   * still does), Colyseus stopped, storage closed.
+   */
   const close = () =>
     (closing ??= (async () => {
       logger.info("shutting down: closing rooms, saving players");
@@ -253,8 +278,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       trades.close();
       adapter.close();
       // Each player is saved once (with its session closed), in parallel batches.
-      await world.leaveAll("server_shutdown");
-      await colyseus.shutdown();
+      if (!(await settlesWithin(world.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
+        logger.error({ waitedMs: SHUTDOWN_SAVE_MS }, "shutdown: saving players did not finish in time; closing storage anyway");
+      }
+      if (!(await settlesWithin(colyseus.shutdown(), SHUTDOWN_ROOMS_MS))) logger.error("shutdown: closing the rooms did not finish in time");
       httpServer.closeAllConnections();
       if (!opts.storage) await storage.close();
       logger.info("shutdown complete");

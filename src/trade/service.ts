@@ -13,7 +13,8 @@
  *   settlement transaction commits (or not), and both players' items are reloaded from what was
  *   committed.
  * - Shutdown (`cancelAll`) refuses new requests and answers from then on, cancels every trade and
- *   waits until each has ended and is audited.
+ *   waits until each has ended and is audited, within deadlines: a settlement that does not finish
+ *   in time is abandoned, and shutdown goes on to save the players whatever a trade does.
  */
 import { randomUUID } from "node:crypto";
 import { matchMaker } from "@colyseus/core";
@@ -75,7 +76,7 @@ export interface TradeEnv {
    * items in memory can't be trusted afterwards come back in `stale`: the room tells them the
    * trade ended, then removes them (`evict`).
    */
-  settle(session: TradeSession): Promise<SettleOutcome>;
+  settle(session: TradeSession, signal?: AbortSignal): Promise<SettleOutcome>;
   /**
    * Remove players whose items in memory may differ from storage: tell them (`tradeError
    * TRADE_FAILED`), remove them from the world and disconnect them, so they reload from storage.
@@ -116,6 +117,28 @@ export interface TradeRoomHandle {
   readonly ended: Promise<void>;
   act(playerId: string, event: string, data: Record<string, unknown>): void;
   interrupt(playerId: string | undefined, reason: TradeInterruption): void;
+  /** Stop a settlement still running (shutdown): see `TradeRoom.abandon`. */
+  abandon(): void;
+}
+
+/**
+ * How long shutdown waits for the trades (`cancelAll`): each trade gets `perTradeMs` to end after
+ * it is cancelled, then its settlement, if one still runs, is abandoned and it gets `abandonMs`
+ * more; all trades together never more than `overallMs`. After that shutdown goes on without them
+ * (saving every player), whatever a trade room does. README "Shutdown".
+ */
+export const SHUTDOWN_TRADE_DEADLINES = { perTradeMs: 1_500, abandonMs: 1_000, overallMs: 3_000 } as const;
+
+/** Resolves true when `p` settles within `ms`, false otherwise (never rejects). */
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export interface TradeServiceDeps {
@@ -177,7 +200,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
           p.path = [];
         }
       },
-      settle: (session) => this.settle(session),
+      settle: (session, signal) => this.settle(session, signal),
       evict: (session, players, result) => this.evict(session, players, result),
       auditCancelled: (session) => auditCancelled(deps.orm, session, items),
       claim: (tradeId) => {
@@ -381,16 +404,31 @@ export class TradeService implements TradeEventHandler, TradeHooks {
 
   /**
    * Cancel every open trade (shutdown): reason server_error. Resolves when every trade room has
-   * ended and written its audit record (a settlement already running finishes first: it is atomic).
-   * From the first call on, requests and answers are refused (`TRADE_FAILED`), so no trade opens
-   * while it waits: none would be awaited or audited before storage closes.
+   * ended and written its audit record, or when the deadlines have passed (`SHUTDOWN_TRADE_DEADLINES`):
+   * a settlement already running is given `perTradeMs` to finish (it is atomic), then abandoned
+   * (no more retries, its lock wait cancelled: nothing is written unless the write was already
+   * sent) and given `abandonMs` more. Never waits longer than `overallMs` in all, whatever a room
+   * does. From the first call on, requests and answers are refused (`TRADE_FAILED`), so no trade
+   * opens while it waits.
    */
-  async cancelAll(): Promise<void> {
+  async cancelAll(deadlines: { perTradeMs: number; abandonMs: number; overallMs: number } = SHUTDOWN_TRADE_DEADLINES): Promise<void> {
     this.closing = true;
     for (const s of [...this.pending.values()]) this.cancelPending(s, "server_error");
-    const rooms = [...this.rooms.values()];
-    for (const room of rooms) room.interrupt(undefined, "server_error");
-    await Promise.all(rooms.map((r) => r.ended));
+    const rooms = [...this.rooms.entries()];
+    for (const [, room] of rooms) room.interrupt(undefined, "server_error");
+    const each = Promise.all(
+      rooms.map(async ([tradeId, room]) => {
+        if (await within(room.ended, deadlines.perTradeMs)) return;
+        this.deps.logger.warn({ tradeId, waitedMs: deadlines.perTradeMs }, "shutdown: trade still settling; abandoning its settlement");
+        room.abandon();
+        if (await within(room.ended, deadlines.abandonMs)) return;
+        this.deps.logger.error({ tradeId }, "shutdown: trade did not end in time; going on without it");
+      }),
+    );
+    if (!(await within(each, deadlines.overallMs))) {
+      for (const [, room] of rooms) room.abandon();
+      this.deps.logger.error({ trades: rooms.length, overallMs: deadlines.overallMs }, "shutdown: trades did not all end in time; going on without them");
+    }
   }
 
   close() {
@@ -413,7 +451,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
    * (its queue), so that object — and any newer one for the same character — must follow storage,
    * or the save would write the pre-trade items back.
    */
-  private async settle(session: TradeSession): Promise<SettleOutcome> {
+  private async settle(session: TradeSession, signal?: AbortSignal): Promise<SettleOutcome> {
     const world = this.deps.world;
     const ids = [session.a.playerId, session.b.playerId];
     const taken = ids.map((id) => world.player(id));
@@ -430,6 +468,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     /** Players whose items in memory may not be what storage holds (see `evict`). */
     const stale = new Set<Player>();
     const result = await world.queues.runMany(ids, async (): Promise<SettlementResult> => {
+      // Abandoned (shutdown) while waiting for the queues: nothing started, nothing to undo.
+      if (signal?.aborted) return { ok: false, failure: "server_error", message: "The trade was cancelled by the server." };
       for (const id of ids) {
         const p = world.player(id) ?? taken[ids.indexOf(id)];
         if (p && (p.itemsDirty || p.progressDirty)) {
@@ -450,7 +490,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       const players = live();
       for (const p of players) p.itemsLocked = true;
       try {
-        const result = await settleTrade(this.deps.orm, session, this.env.items);
+        const result = await settleTrade(this.deps.orm, session, this.env.items, signal);
         // Whatever happened, memory now follows storage. After a commit the settlement returns the
         // inventories and coins it wrote (the trade changes nothing else), so no reload is needed.
         if (result.ok) {

@@ -143,7 +143,6 @@ describe(`shutdown with a settlement held on a row lock (${TEST_DATABASE_URL ? "
       assert.equal(code, 0, child!.output());
       assert.ok(ms < 10_000, `exited after ${Math.round(ms)} ms`);
       console.log(`      exited 0 after ${Math.round(ms)} ms`);
-    console.log(`      exited 0 after ${Math.round(ms)} ms`);
     } finally {
       await lock.release();
     }

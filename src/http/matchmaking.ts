@@ -16,7 +16,9 @@ import { ApiError, errorBody } from "./errors.js";
 /** Largest matchmaking body accepted (join options are a few hundred bytes). */
 export const MATCHMAKE_BODY_LIMIT = 16 * 1024;
 
-const isMatchmakeRequest = (req: Request) => req.method === "POST" && req.path.startsWith("/matchmake/");
+/** The request path with repeated slashes collapsed (`//matchmake//create/world` is checked like the plain form). */
+const normalPath = (req: Request) => req.path.replace(/\/{2,}/g, "/");
+const isMatchmakeRequest = (req: Request) => req.method === "POST" && normalPath(req).startsWith("/matchmake/");
 
 /** Codes of the matchmaking refusals (HTTP 403). */
 export const MATCHMAKE_REFUSAL = {
@@ -116,7 +118,7 @@ export function guardedMatchmaking(matchmaking: RequestHandler, limitBytes = MAT
           throw new ApiError("INVALID_REQUEST", "matchmaking options must be a JSON object");
         }
       }
-      const [verb = "", target = ""] = req.path.slice("/matchmake/".length).split("/").map(decodeSegment);
+      const [verb = "", target = ""] = normalPath(req).slice("/matchmake/".length).split("/").map(decodeSegment);
       const refusal = await matchmakeRefusal(verb, target, bearer(req), options as Record<string, unknown>, policy);
       if (refusal) return refuse(res, refusal);
       // Colyseus reads the body from the request stream, which is consumed: hand it a request that

@@ -22,7 +22,8 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
   let players: TestPlayer[] = [];
   let worldRoomId: string;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(180_000); // the first embedded database of the process: slow on a loaded machine
     server = await startTestServer();
     worldRoomId = (await matchMaker.query({ name: "world" }))[0]!.roomId;
   });
@@ -104,6 +105,11 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
         }
         assertRefused(await matchmake(verb, "world", undefined, {}), "ROOM_CREATION_FORBIDDEN", `${verb}/world without a token`);
       }
+      // The same verbs spelled otherwise in the path.
+      assertRefused(await matchmake("cr%65ate", "w%6Frld", token, {}), "ROOM_CREATION_FORBIDDEN", "percent-encoded");
+      const doubled = await fetch(`${server.url}/ws//matchmake//joinOrCreate/world`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+      assert.notEqual(doubled.status, 200, "doubled slashes");
+      assert.ok(doubled.status < 500, `doubled slashes: ${doubled.status}`);
       assert.equal(await worldRooms(), 1, "no second world room");
       const { ticks, bound } = await tickAdvance(token);
       assert.ok(ticks <= bound, `the world ticked ${ticks} times where one simulation ticks at most ${bound}`);

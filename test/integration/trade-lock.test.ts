@@ -34,7 +34,8 @@ describe(`trade: a settlement facing a held row lock (${TEST_DATABASE_URL ? "pos
     pg = await postgresStorage(); // builds the schema
     storage = await openStorage({ url: TEST_DATABASE_URL, migrate: false, lockTimeoutMs: LOCK_TIMEOUT_MS });
   });
-  beforeEach(async () => {
+  beforeEach(async function () {
+    this.timeout(180_000); // a server start: slow on a loaded machine
     await resetStorage(pg);
     server = await startTestServer({ ADMIN_CODE: "test-admin-code" }, storage);
   });

@@ -34,6 +34,8 @@ import { createApiModules } from "./http/routes/index.js";
 const SHUTDOWN_SAVE_MS = 4_500;
 /** Shutdown: how long Colyseus may take to close its rooms and sockets. */
 const SHUTDOWN_ROOMS_MS = 1_000;
+/** Shutdown: how long closing storage may take (3 + 4.5 + 1 + 1 s stays inside the 10 s exit). */
+const SHUTDOWN_STORAGE_MS = 1_000;
 
 /** True when `p` settles (either way) within `ms`; never rejects. */
 async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
@@ -268,7 +270,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
    * Shutdown, each stage bounded so the whole stays inside the process's 10 s exit (README
    * "Shutdown"): trades cancelled (at most 3 s: a settlement that can't finish is abandoned), then
    * every player saved and its session closed (at most SHUTDOWN_SAVE_MS, whatever a trade room
-   * still does), Colyseus stopped, storage closed.
+   * still does), Colyseus stopped (1 s), storage closed (1 s).
    */
   const close = () =>
     (closing ??= (async () => {
@@ -283,7 +285,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       }
       if (!(await settlesWithin(colyseus.shutdown(), SHUTDOWN_ROOMS_MS))) logger.error("shutdown: closing the rooms did not finish in time");
       httpServer.closeAllConnections();
-      if (!opts.storage) await storage.close();
+      // A connection still busy (a save waiting on a row lock another transaction holds) ends at its
+      // lock or statement timeout; the process does not wait for it past this bound.
+      if (!opts.storage && !(await settlesWithin(storage.close(), SHUTDOWN_STORAGE_MS))) logger.error("shutdown: closing storage did not finish in time");
       logger.info("shutdown complete");
     })());
 

@@ -85,6 +85,8 @@ export class TradeRoom extends Room implements TradeRoomHandle {
   override state = new TradeRoomState();
   private session!: TradeSession;
   private finished = false;
+  /** Fires when the server abandons a settlement still running (`abandon`, shutdown). */
+  private readonly abandoning = new AbortController();
   private markEnded!: () => void;
   /** Resolves once the trade has ended and its audit record is written. */
   readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
@@ -93,20 +95,32 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     return TradeRoom.env;
   }
 
+  /** Watchers sign in with their token (no anonymous identity: it could never be a trader). */
   static override async onAuth(token: string, options: { characterId?: string }, ctx: AuthContext): Promise<Principal> {
+    if (!token) throw new ServerError(401, "missing or invalid token");
     const principal = await WorldRoom.runtime.authenticate(token, ctx.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined);
     if (!principal) throw new ServerError(401, "missing or invalid token");
     return principal;
   }
 
-  override onCreate(options: { session: TradeSession }) {
-    this.session = options.session;
-    this.setPrivate(true);
-    this.syncState();
+  /**
+   * Only the trade service creates trade rooms (`matchMaker.handleCreateRoom` with the trade's id
+   * as the only option): the session comes from the service's own record of the trade it is
+   * opening (`TradeEnv.claim`, taken once), never from the options. Anything else — a client's
+   * `create`/`joinOrCreate` with a forged session or a copied trade id that got past the
+   * matchmaking middleware — is refused (403) before the room does anything, and a trade that
+   * already has a room can't be given another (`opened` refuses to replace a route).
+   */
+  override onCreate(options: { tradeId?: unknown }) {
+    const session = typeof options?.tradeId === "string" ? this.env.claim(options.tradeId) : undefined;
+    if (!session) throw new ServerError(403, "trade rooms are created by the server");
+    this.session = session;
     // Routed from now on, before either player can know of the room: nothing is lost in between.
     // (`handleCreateRoom` calls `onCreate` synchronously from the service's `respond`, so nothing
     // can reach the trade before this.)
-    this.env.opened(this.session.id, this);
+    if (!this.env.opened(this.session.id, this)) throw new ServerError(403, "this trade already has a room");
+    this.setPrivate(true);
+    this.syncState();
     const { a, b } = this.session;
     for (const [me, partner] of [
       [a, b],
@@ -124,11 +138,21 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     this.clock.setInterval(() => this.apply(tickTrade(this.session, this.env.now(), this.env.params)), 250);
   }
 
+  /**
+   * Whether `principal` may watch this trade: it plays one of the two traders (the character its
+   * token is bound to, else the one it names), and that character belongs to its account. Checked
+   * by the matchmaking middleware for `joinById` and again here in `onJoin`.
+   */
+  async admits(principal: Principal, requested: unknown): Promise<boolean> {
+    const characterId = principal.characterId ?? (typeof requested === "string" ? requested : undefined);
+    if (!characterId || !this.session || !isParty(this.session, characterId)) return false;
+    return (await this.env.accountOf(characterId)) === principal.accountId;
+  }
+
   /** Watchers: only the traders' own characters, each seeing the trade from its own side. */
   override async onJoin(client: Client, options: { characterId?: string }, principal: Principal) {
-    const characterId = principal.characterId ?? options?.characterId;
-    if (!characterId || !isParty(this.session, characterId)) throw new ServerError(403, "you are not part of this trade");
-    if ((await this.env.accountOf(characterId)) !== principal.accountId) throw new ServerError(403, "you are not part of this trade");
+    if (!principal || !(await this.admits(principal, options?.characterId))) throw new ServerError(403, "you are not part of this trade");
+    const characterId = (principal.characterId ?? options.characterId)!;
     // The state is kept only while someone watches: bring it up to date for the first full state.
     this.syncState(undefined, true);
     client.view = new StateView();
@@ -152,6 +176,15 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     if (this.finished) return;
     const res = cancelTrade(this.session, { reason }, this.env.now());
     if (res.ok) this.apply(res.value);
+  }
+
+  /**
+   * Shutdown could not wait for this trade any longer: a settlement still running stops retrying
+   * and stops waiting for row locks (it ends as `server_error` unless its write was already sent,
+   * whose outcome it still reads), then the trade ends as usual.
+   */
+  abandon() {
+    this.abandoning.abort();
   }
 
   private refuse(playerId: string, error: Refusal) {
@@ -204,7 +237,7 @@ export class TradeRoom extends Room implements TradeRoomHandle {
   private async settle() {
     let outcome: SettleOutcome;
     try {
-      outcome = await this.env.settle(this.session);
+      outcome = await this.env.settle(this.session, this.abandoning.signal);
     } catch (e) {
       // Nothing was committed (the settlement itself never throws): end the trade, never leave it settling.
       this.env.logger.error({ err: e, tradeId: this.session.id }, "settlement failed");
@@ -315,7 +348,7 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     try {
       this.env.setTrading(this.session.a.playerId, undefined);
       this.env.setTrading(this.session.b.playerId, undefined);
-      this.env.closed(this.session.id);
+      this.env.closed(this.session.id, this);
       if (this.session.state === "cancelled") {
         await this.env.auditCancelled(this.session).catch((e) => this.env.logger.error({ err: e }, "trade audit failed"));
       }

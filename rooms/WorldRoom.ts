@@ -77,7 +77,24 @@ export class WorldRoom extends Room {
     return { ...principal, address };
   }
 
-  override onCreate() {
+  /** Unused creation permits (see `permitCreation`). */
+  private static readonly permits = new Set<string>();
+
+  /**
+   * A one-time permit to create a world room, for the server's own `matchMaker.createRoom("world",
+   * { permit })` at start-up. Each world room runs the simulation of the one shared `World`, so a
+   * second one would tick it again: a room created without a permit the server issued (a client's
+   * `create`/`joinOrCreate`, refused before by the matchmaking middleware) fails in `onCreate`
+   * before anything starts.
+   */
+  static permitCreation(): string {
+    const permit = randomUUID();
+    WorldRoom.permits.add(permit);
+    return permit;
+  }
+
+  override onCreate(options: { permit?: unknown }) {
+    if (typeof options?.permit !== "string" || !WorldRoom.permits.delete(options.permit)) throw new ServerError(403, "rooms are created by the server");
     this.setSimulationInterval(() => this.onTick(), this.rt.tickMs);
     // Patches leave at the end of each tick (onTick). A separate patch timer at the same rate fires
     // just before the tick and would show every change one whole tick late.

@@ -30,6 +30,27 @@ import { CharacterService } from "./services/characters.js";
 import { SocialService } from "./services/social.js";
 import { createApiModules } from "./http/routes/index.js";
 
+/** Shutdown: how long saving every player may take (after the trades, at most 3 s). */
+const SHUTDOWN_SAVE_MS = 4_500;
+/** Shutdown: how long Colyseus may take to close its rooms and sockets. */
+const SHUTDOWN_ROOMS_MS = 1_000;
+/** Shutdown: how long closing storage may take (3 + 4.5 + 1 + 1 s stays inside the 10 s exit). */
+const SHUTDOWN_STORAGE_MS = 1_000;
+
+/** True when `p` settles (either way) within `ms`; never rejects. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const done = p.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([done, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface StartOptions {
   logger?: Logger;
   /** Use this storage instead of opening one (tests share one PGlite per process). */
@@ -175,6 +196,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     storagePing: () => storage.ping(1_000),
     playersOnline: () => world.playersOnline(),
     matchmaking: colyseus.matchmaking,
+    matchmakingPolicy: {
+      // Trade rooms are watched by id, and only by their two traders (TradeRoom.admits, checked
+      // again in its onJoin). Anything else — the world, an unknown room, an invalid token — goes on
+      // to Colyseus and the room's onAuth, which answer in their own shape.
+      async checkJoinById(roomId, token, options) {
+        const room = matchMaker.getLocalRoomById(roomId);
+        if (!(room instanceof TradeRoom) || !token) return undefined;
+        const principal = await auth.authenticate(token).catch(() => undefined);
+        if (!principal || (await room.admits(principal, options.characterId))) return undefined;
+        return { code: "ROOM_JOIN_FORBIDDEN", message: "only the two traders can join a trade room" };
+      },
+    },
     routers: [
       { path: "/manifests", router: createManifestRouter(config.manifestsDir) },
       { path: "/", router: createDataRouter(content) },
@@ -216,7 +249,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   matchMaker.defineRoomType("world", WorldRoom);
   matchMaker.defineRoomType("trade", TradeRoom);
-  const listing = await matchMaker.createRoom("world", {});
+  // The only world room: created by the server with a permit no client can forge (WorldRoom.onCreate).
+  const listing = await matchMaker.createRoom("world", { permit: WorldRoom.permitCreation() });
   worldRoom = matchMaker.getLocalRoomById(listing.roomId) as WorldRoom;
   logger.info({ npcs: world.npcs.size, resources: world.resources.size, tickMs: config.tickMs }, "stage 6/6 world started");
 
@@ -232,6 +266,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   logger.info({ port: actualPort }, "listening");
 
   let closing: Promise<void> | undefined;
+  /**
+   * Shutdown, each stage bounded so the whole stays inside the process's 10 s exit (README
+   * "Shutdown"): trades cancelled (at most 3 s: a settlement that can't finish is abandoned), then
+   * every player saved and its session closed (at most SHUTDOWN_SAVE_MS, whatever a trade room
+   * still does), Colyseus stopped (1 s), storage closed (1 s).
+   */
   const close = () =>
     (closing ??= (async () => {
       logger.info("shutting down: closing rooms, saving players");
@@ -240,10 +280,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       trades.close();
       adapter.close();
       // Each player is saved once (with its session closed), in parallel batches.
-      await world.leaveAll("server_shutdown");
-      await colyseus.shutdown();
+      if (!(await settlesWithin(world.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
+        logger.error({ waitedMs: SHUTDOWN_SAVE_MS }, "shutdown: saving players did not finish in time; closing storage anyway");
+      }
+      if (!(await settlesWithin(colyseus.shutdown(), SHUTDOWN_ROOMS_MS))) logger.error("shutdown: closing the rooms did not finish in time");
       httpServer.closeAllConnections();
-      if (!opts.storage) await storage.close();
+      // A connection still busy (a save waiting on a row lock another transaction holds) ends at its
+      // lock or statement timeout; the process does not wait for it past this bound.
+      if (!opts.storage && !(await settlesWithin(storage.close(), SHUTDOWN_STORAGE_MS))) logger.error("shutdown: closing storage did not finish in time");
       logger.info("shutdown complete");
     })());
 

@@ -84,7 +84,7 @@ export class Bot {
     } else {
       const client = new Client(`${this.opts.url}/ws`);
       client.auth.token = this.opts.token;
-      const room = await client.joinOrCreate("world", {});
+      const room = await client.join("world", {});
       this.room = room;
       room.onMessage("*", (type, data) => this.emit(String(type), data));
       room.onLeave((code) => {

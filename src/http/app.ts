@@ -18,7 +18,7 @@ import { ApiBuilder, type Authenticator } from "./api.js";
 import { CorsPolicy, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./cors.js";
 import { ApiError, errorBody, errorHandler, notFoundHandler, unauthorized } from "./errors.js";
 import type { Limits } from "./limits.js";
-import { guardedMatchmaking } from "./matchmaking.js";
+import { guardedMatchmaking, type MatchmakingPolicy } from "./matchmaking.js";
 
 /**
  * The package's version, read once from the nearest `package.json` above this module, so it is
@@ -47,6 +47,8 @@ export interface AppDeps {
   playersOnline: () => number;
   /** Colyseus matchmaking, mounted at /ws behind its own body check (src/http/matchmaking.ts). */
   matchmaking?: RequestHandler;
+  /** Which rooms a client may join by id (src/http/matchmaking.ts). */
+  matchmakingPolicy?: MatchmakingPolicy;
   /** Extra routers mounted as they are (manifests, game data). */
   routers?: { path: string; router: Router }[];
   /** Feature route modules. */
@@ -112,7 +114,7 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   });
 
   app.use(limits.blockGuard);
-  if (deps.matchmaking) app.use("/ws", ...guardedMatchmaking(deps.matchmaking));
+  if (deps.matchmaking) app.use("/ws", ...guardedMatchmaking(deps.matchmaking, undefined, deps.matchmakingPolicy));
   app.use("/api", limits.rest);
   app.use("/api/auth", limits.auth);
   app.use(express.json({ limit: "64kb", strict: true, type: ["application/json", "application/*+json"] }));

@@ -1,32 +1,114 @@
 /**
- * Colyseus matchmaking (`POST /ws/matchmake/<method>/<room>`) under the API's body rules. Colyseus
- * reads the body itself (up to 1 MB) and answers failures in its own shape; here the body is read
- * first with the API's limit, so an oversized body is 413 `PAYLOAD_TOO_LARGE` and malformed JSON is
- * 400 `INVALID_JSON` with the error body of CONTRACT.md §3. A body that passes is replayed to
- * Colyseus unchanged, so the SDK sees no difference.
+ * Colyseus matchmaking (`POST /ws/matchmake/<method>/<room>`) under the API's body rules and the
+ * server's room policy (README "What a client may do through the matchmaker"). Colyseus reads the
+ * body itself (up to 1 MB) and answers failures in its own shape; here the body is read first with
+ * the API's limit, so an oversized body is 413 `PAYLOAD_TOO_LARGE` and malformed JSON is 400
+ * `INVALID_JSON` with the API's error body. Then the verb is checked: only the server creates rooms,
+ * so `create` and `joinOrCreate` are refused (403 `ROOM_CREATION_FORBIDDEN`), `join` by name only
+ * reaches the world room, and `joinById` of a trade room only its two traders (403
+ * `ROOM_JOIN_FORBIDDEN`). A request that passes is replayed to Colyseus unchanged, so the SDK sees
+ * no difference; the rooms check again (`onCreate`, `onJoin`).
  */
 import { Readable } from "node:stream";
-import express, { type Request, type RequestHandler } from "express";
-import { ApiError } from "./errors.js";
+import express, { type Request, type RequestHandler, type Response } from "express";
+import { ApiError, errorBody } from "./errors.js";
 
 /** Largest matchmaking body accepted (join options are a few hundred bytes). */
 export const MATCHMAKE_BODY_LIMIT = 16 * 1024;
 
-const isMatchmakeRequest = (req: Request) => req.method === "POST" && req.path.startsWith("/matchmake/");
+/** The request path with repeated slashes collapsed (`//matchmake//create/world` is checked like the plain form). */
+const normalPath = (req: Request) => req.path.replace(/\/{2,}/g, "/");
+const isMatchmakeRequest = (req: Request) => req.method === "POST" && normalPath(req).startsWith("/matchmake/");
+
+/** Codes of the matchmaking refusals (HTTP 403). */
+export const MATCHMAKE_REFUSAL = {
+  /** `create` or `joinOrCreate` of any room type: rooms are created by the server only. */
+  ROOM_CREATION_FORBIDDEN: "ROOM_CREATION_FORBIDDEN",
+  /** `join` of a room type other than `world`, or `joinById` of a trade room by anyone but its two traders. */
+  ROOM_JOIN_FORBIDDEN: "ROOM_JOIN_FORBIDDEN",
+} as const;
+export type MatchmakeRefusalCode = keyof typeof MATCHMAKE_REFUSAL;
+
+/** A refusal: its code and a message safe to show. */
+export interface MatchmakeRefusal {
+  code: MatchmakeRefusalCode;
+  message: string;
+}
+
+/** Room types a client may `join` by name (the world is created by the server at start-up). */
+export const JOINABLE_BY_NAME: ReadonlySet<string> = new Set(["world"]);
+
+/** Verbs that may create a room: never a client's. */
+const CREATING_VERBS: ReadonlySet<string> = new Set(["create", "joinOrCreate"]);
+
+/** What the policy needs from the server to check a `joinById`. */
+export interface MatchmakingPolicy {
+  /**
+   * A refusal when `roomId` is a room the caller (its bearer token, its join options) may not join
+   * by id — a trade room it is not a trader of — or undefined to let Colyseus and the room decide
+   * (an unknown room, an invalid token: Colyseus answers those in its own shape).
+   */
+  checkJoinById(roomId: string, token: string | undefined, options: Record<string, unknown>): Promise<MatchmakeRefusal | undefined>;
+}
+
+/**
+ * The refusal of a matchmaking call before Colyseus sees it, or undefined when it may go on.
+ * `verb` and `target` are the two path segments after `/matchmake/` (a room name, or a room id for
+ * `joinById` and `reconnect`).
+ */
+export async function matchmakeRefusal(
+  verb: string,
+  target: string,
+  token: string | undefined,
+  options: Record<string, unknown>,
+  policy?: MatchmakingPolicy,
+): Promise<MatchmakeRefusal | undefined> {
+  if (CREATING_VERBS.has(verb)) {
+    return { code: "ROOM_CREATION_FORBIDDEN", message: `rooms are created by the server; use join("world") to enter the world` };
+  }
+  if (verb === "join" && !JOINABLE_BY_NAME.has(target)) {
+    return { code: "ROOM_JOIN_FORBIDDEN", message: `only the world room can be joined by name` };
+  }
+  if (verb === "joinById" && policy) return policy.checkJoinById(target, token, options);
+  return undefined; // reconnect (its reconnection token decides), unknown verbs (Colyseus refuses)
+}
+
+/**
+ * Answer a refusal: 403 with the API's error body, plus `message` at the top level, which is what
+ * the Colyseus SDK puts in the `MatchMakeError` it throws (its `code` is the HTTP status).
+ */
+function refuse(res: Response, refusal: MatchmakeRefusal) {
+  res.status(403).json({ ...errorBody(refusal.code, refusal.message), message: refusal.message });
+}
+
+/** A path segment, percent-decoded (as it is, when malformed: no room has such a name). */
+const decodeSegment = (s: string): string => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+
+const bearer = (req: Request): string | undefined => {
+  const h = req.headers.authorization;
+  return typeof h === "string" && h.startsWith("Bearer ") ? h.slice(7).trim() || undefined : undefined;
+};
 
 /**
  * Middleware to mount at `/ws` in place of Colyseus's matchmaking middleware.
  * @param matchmaking Colyseus's `createNodeMatchmakingMiddleware()`
+ * @param policy checks `joinById` against the rooms of this process (trade rooms: only their traders)
  */
-export function guardedMatchmaking(matchmaking: RequestHandler, limitBytes = MATCHMAKE_BODY_LIMIT): RequestHandler[] {
+export function guardedMatchmaking(matchmaking: RequestHandler, limitBytes = MATCHMAKE_BODY_LIMIT, policy?: MatchmakingPolicy): RequestHandler[] {
   const readBody = express.raw({ type: () => true, limit: limitBytes });
   return [
     (req, res, next) => (isMatchmakeRequest(req) ? readBody(req, res, next) : next()),
-    (req, res, next) => {
+    async (req, res, next) => {
       if (!isMatchmakeRequest(req)) return matchmaking(req, res, next);
       const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let options: unknown = {};
       if (raw.length > 0) {
-        let options: unknown;
         try {
           options = JSON.parse(raw.toString("utf8"));
         } catch {
@@ -36,6 +118,9 @@ export function guardedMatchmaking(matchmaking: RequestHandler, limitBytes = MAT
           throw new ApiError("INVALID_REQUEST", "matchmaking options must be a JSON object");
         }
       }
+      const [verb = "", target = ""] = normalPath(req).slice("/matchmake/".length).split("/").map(decodeSegment);
+      const refusal = await matchmakeRefusal(verb, target, bearer(req), options as Record<string, unknown>, policy);
+      if (refusal) return refuse(res, refusal);
       // Colyseus reads the body from the request stream, which is consumed: hand it a request that
       // replays the same bytes (it uses the URL, method, headers and body of the request; `ip` is
       // the client address that the world's `onAuth` counts and blocks by).

@@ -35,6 +35,8 @@ export interface StorageOptions {
   poolMax?: number;
   /** How long PostgreSQL waits for a connection (pool slot or new connection), in ms (default 5000). */
   connectTimeoutMs?: number;
+  /** PostgreSQL `lock_timeout` of every pooled connection, in ms (default 5000; tests shorten it). */
+  lockTimeoutMs?: number;
   debug?: boolean;
   /** Where ORM messages (migrations) go; silent by default. */
   log?: (message: string) => void;
@@ -80,7 +82,7 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
         // A pool that waits forever for a free connection turns a database stall into a hang.
         connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
         statement_timeout: 15_000,
-        lock_timeout: 5_000,
+        lock_timeout: opts.lockTimeoutMs ?? 5_000,
         idle_in_transaction_session_timeout: 30_000,
       },
       debug: opts.debug ?? false,

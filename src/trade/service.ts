@@ -13,7 +13,8 @@
  *   settlement transaction commits (or not), and both players' items are reloaded from what was
  *   committed.
  * - Shutdown (`cancelAll`) refuses new requests and answers from then on, cancels every trade and
- *   waits until each has ended and is audited.
+ *   waits until each has ended and is audited, within deadlines: a settlement that does not finish
+ *   in time is abandoned, and shutdown goes on to save the players whatever a trade does.
  */
 import { randomUUID } from "node:crypto";
 import { matchMaker } from "@colyseus/core";
@@ -75,7 +76,7 @@ export interface TradeEnv {
    * items in memory can't be trusted afterwards come back in `stale`: the room tells them the
    * trade ended, then removes them (`evict`).
    */
-  settle(session: TradeSession): Promise<SettleOutcome>;
+  settle(session: TradeSession, signal?: AbortSignal): Promise<SettleOutcome>;
   /**
    * Remove players whose items in memory may differ from storage: tell them (`tradeError
    * TRADE_FAILED`), remove them from the world and disconnect them, so they reload from storage.
@@ -84,12 +85,19 @@ export interface TradeEnv {
   /** Audit a trade that ended without completing. */
   auditCancelled(session: TradeSession): Promise<void>;
   /**
-   * The room of `tradeId` exists: route its trade's events and interruptions to it from now on.
-   * Called from `onCreate`, before `tradeStarted` goes out.
+   * The session of a trade whose room the service is creating right now, taken once (the room's
+   * `onCreate` asks with the trade id it was given); undefined for anything the service is not
+   * creating — so a client's options can never make a trade room.
    */
-  opened(tradeId: string, room: TradeRoomHandle): void;
-  /** The room is gone; forget its routing. */
-  closed(tradeId: string): void;
+  claim(tradeId: string): TradeSession | undefined;
+  /**
+   * The room of `tradeId` exists: route its trade's events and interruptions to it from now on.
+   * Called from `onCreate`, before `tradeStarted` goes out. False (nothing changed) when the trade
+   * already has a room: a route is never replaced.
+   */
+  opened(tradeId: string, room: TradeRoomHandle): boolean;
+  /** The room is gone; forget its routing (only if the route is this room's). */
+  closed(tradeId: string, room: TradeRoomHandle): void;
   logger: Logger;
 }
 
@@ -109,6 +117,28 @@ export interface TradeRoomHandle {
   readonly ended: Promise<void>;
   act(playerId: string, event: string, data: Record<string, unknown>): void;
   interrupt(playerId: string | undefined, reason: TradeInterruption): void;
+  /** Stop a settlement still running (shutdown): see `TradeRoom.abandon`. */
+  abandon(): void;
+}
+
+/**
+ * How long shutdown waits for the trades (`cancelAll`): each trade gets `perTradeMs` to end after
+ * it is cancelled, then its settlement, if one still runs, is abandoned and it gets `abandonMs`
+ * more; all trades together never more than `overallMs`. After that shutdown goes on without them
+ * (saving every player), whatever a trade room does. README "Shutdown".
+ */
+export const SHUTDOWN_TRADE_DEADLINES = { perTradeMs: 1_500, abandonMs: 1_000, overallMs: 3_000 } as const;
+
+/** Resolves true when `p` settles within `ms`, false otherwise (never rejects). */
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export interface TradeServiceDeps {
@@ -126,6 +156,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   private readonly pending = new Map<string, TradeSession>();
   /** Where both players of a pending request stood when it was made (a move cancels it). */
   private readonly pendingTiles = new Map<string, { a: Tile; b: Tile }>();
+  /** Trades whose room is being created right now (`TradeEnv.claim`): trade id to its session. */
+  private readonly creating = new Map<string, TradeSession>();
   /** Open trades (offer screen onwards): trade id to its room. */
   private readonly rooms = new Map<string, TradeRoomHandle>();
   /** Player id to the trade it takes part in (pending or open). */
@@ -168,14 +200,21 @@ export class TradeService implements TradeEventHandler, TradeHooks {
           p.path = [];
         }
       },
-      settle: (session) => this.settle(session),
+      settle: (session, signal) => this.settle(session, signal),
       evict: (session, players, result) => this.evict(session, players, result),
       auditCancelled: (session) => auditCancelled(deps.orm, session, items),
-      opened: (tradeId, room) => {
-        this.rooms.set(tradeId, room);
+      claim: (tradeId) => {
+        const session = this.creating.get(tradeId);
+        this.creating.delete(tradeId);
+        return session;
       },
-      closed: (tradeId) => {
-        this.rooms.delete(tradeId);
+      opened: (tradeId, room) => {
+        if (this.rooms.has(tradeId)) return false;
+        this.rooms.set(tradeId, room);
+        return true;
+      },
+      closed: (tradeId, room) => {
+        if (this.rooms.get(tradeId) === room) this.rooms.delete(tradeId);
       },
       logger: deps.logger,
     };
@@ -282,7 +321,9 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     try {
       // In this process, never another one: the room works on this world's players (TradeEnv).
       // `handleCreateRoom` runs `onCreate` synchronously, so the room is routed before this awaits.
-      await matchMaker.handleCreateRoom("trade", { session: res.value.session });
+      // The room takes its session from `creating` by id (never from options: see `claim`).
+      this.creating.set(session.id, res.value.session);
+      await matchMaker.handleCreateRoom("trade", { tradeId: session.id });
     } catch (e) {
       this.deps.logger.error({ err: e, tradeId: session.id }, "could not create trade room");
       const room = this.rooms.get(session.id);
@@ -290,6 +331,8 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       this.env.setTrading(session.a.playerId, undefined);
       this.env.setTrading(session.b.playerId, undefined);
       this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "server_error" });
+    } finally {
+      this.creating.delete(session.id);
     }
   }
 
@@ -362,16 +405,31 @@ export class TradeService implements TradeEventHandler, TradeHooks {
 
   /**
    * Cancel every open trade (shutdown): reason server_error. Resolves when every trade room has
-   * ended and written its audit record (a settlement already running finishes first: it is atomic).
-   * From the first call on, requests and answers are refused (`TRADE_FAILED`), so no trade opens
-   * while it waits: none would be awaited or audited before storage closes.
+   * ended and written its audit record, or when the deadlines have passed (`SHUTDOWN_TRADE_DEADLINES`):
+   * a settlement already running is given `perTradeMs` to finish (it is atomic), then abandoned
+   * (no more retries, its lock wait cancelled: nothing is written unless the write was already
+   * sent) and given `abandonMs` more. Never waits longer than `overallMs` in all, whatever a room
+   * does. From the first call on, requests and answers are refused (`TRADE_FAILED`), so no trade
+   * opens while it waits.
    */
-  async cancelAll(): Promise<void> {
+  async cancelAll(deadlines: { perTradeMs: number; abandonMs: number; overallMs: number } = SHUTDOWN_TRADE_DEADLINES): Promise<void> {
     this.closing = true;
     for (const s of [...this.pending.values()]) this.cancelPending(s, "server_error");
-    const rooms = [...this.rooms.values()];
-    for (const room of rooms) room.interrupt(undefined, "server_error");
-    await Promise.all(rooms.map((r) => r.ended));
+    const rooms = [...this.rooms.entries()];
+    for (const [, room] of rooms) room.interrupt(undefined, "server_error");
+    const each = Promise.all(
+      rooms.map(async ([tradeId, room]) => {
+        if (await within(room.ended, deadlines.perTradeMs)) return;
+        this.deps.logger.warn({ tradeId, waitedMs: deadlines.perTradeMs }, "shutdown: trade still settling; abandoning its settlement");
+        room.abandon();
+        if (await within(room.ended, deadlines.abandonMs)) return;
+        this.deps.logger.error({ tradeId }, "shutdown: trade did not end in time; going on without it");
+      }),
+    );
+    if (!(await within(each, deadlines.overallMs))) {
+      for (const [, room] of rooms) room.abandon();
+      this.deps.logger.error({ trades: rooms.length, overallMs: deadlines.overallMs }, "shutdown: trades did not all end in time; going on without them");
+    }
   }
 
   close() {
@@ -394,7 +452,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
    * (its queue), so that object — and any newer one for the same character — must follow storage,
    * or the save would write the pre-trade items back.
    */
-  private async settle(session: TradeSession): Promise<SettleOutcome> {
+  private async settle(session: TradeSession, signal?: AbortSignal): Promise<SettleOutcome> {
     const world = this.deps.world;
     const ids = [session.a.playerId, session.b.playerId];
     const taken = ids.map((id) => world.player(id));
@@ -415,7 +473,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     // locked too, so nothing it does (a bank deposit, kill coins) is planned from pre-trade items.
     const release = world.holdItems(ids);
     try {
-      return { result: await this.settleHeld(session, ids, taken, live, stale, release), stale: [...stale] };
+      return { result: await this.settleHeld(session, ids, taken, live, stale, release, signal), stale: [...stale] };
     } finally {
       release();
     }
@@ -429,9 +487,16 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     live: () => Player[],
     stale: Set<Player>,
     release: () => void,
+    signal?: AbortSignal,
   ): Promise<SettlementResult> {
     const world = this.deps.world;
     return world.queues.runMany(ids, async (): Promise<SettlementResult> => {
+      // Abandoned (shutdown) while waiting for the queues: nothing started, nothing to undo.
+      if (signal?.aborted) {
+        release();
+        for (const q of live()) q.itemsLocked = false;
+        return { ok: false, failure: "server_error", message: "The trade was cancelled by the server." };
+      }
       for (const id of ids) {
         const p = world.player(id) ?? taken[ids.indexOf(id)];
         if (p && (p.itemsDirty || p.progressDirty)) {
@@ -454,7 +519,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       const players = live();
       for (const p of players) p.itemsLocked = true;
       try {
-        const result = await settleTrade(this.deps.orm, session, this.env.items);
+        const result = await settleTrade(this.deps.orm, session, this.env.items, signal);
         // Whatever happened, memory now follows storage. After a commit the settlement returns the
         // inventories and coins it wrote (the trade changes nothing else), so no reload is needed.
         if (result.ok) {

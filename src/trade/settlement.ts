@@ -40,6 +40,9 @@ export type SettlementFailure = (typeof SETTLEMENT_FAILURE)[keyof typeof SETTLEM
 export type SettledOk = { ok: true; received: Record<string, readonly ReceivedItem[]>; holdings: Record<string, { inventory: Inventory; coins: number }> };
 export type SettlementResult = SettledOk | { ok: false; failure: SettlementFailure; message: string };
 
+/** The settlement was abandoned (shutdown) before its write was sent: nothing was committed. */
+class Abandoned extends Error {}
+
 class PlanRejected extends Error {
   constructor(
     readonly failure: SettlementFailure,
@@ -65,23 +68,32 @@ export function auditedOffer(offer: Pick<TradeOffer, "items" | "coins">, items: 
   };
 }
 
+const ABANDONED: SettlementResult = { ok: false, failure: "server_error", message: "The trade was cancelled by the server." };
+
 /**
  * Settle a trade on the confirmation screen. Never throws: a failure is a value, and nothing is
  * written unless everything is.
+ *
+ * `signal` abandons it (shutdown): no attempt starts after it fires, and an attempt still waiting
+ * for its row locks is cancelled on the server (`pg_cancel_backend`), so a settlement held by
+ * another transaction's lock ends at once as `server_error` with nothing written. Once the write
+ * has been sent it is not interrupted: its outcome is read as usual.
  */
-export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLookup): Promise<SettlementResult> {
+export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLookup, signal?: AbortSignal): Promise<SettlementResult> {
   const pool = await nativePool(orm);
   // Prepared statements, unless a connection turned out not to hold them (then plain statements).
   let usePrepared = true;
   for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) return ABANDONED;
     // Set once the plan is made, just before the write is sent: from then on it may commit.
     const sent: { result?: SettledOk } = {};
     try {
-      if (pool) return await settleOnPool(pool, orm, session, items, sent, usePrepared);
+      if (pool) return await settleOnPool(pool, orm, session, items, sent, usePrepared, signal);
       const conn = orm.em.getConnection();
-      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), session, items, sent));
+      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), session, items, sent, signal));
     } catch (e) {
       if (e instanceof PlanRejected) return { ok: false, failure: e.failure, message: e.message };
+      if (e instanceof Abandoned || (!sent.result && signal?.aborted)) return ABANDONED;
       if (sent.result) {
         // The write went out: whether it committed is in the audit record it writes.
         const outcome = await committedOutcome(orm, pool, session).catch(() => "unreadable" as const);
@@ -217,6 +229,8 @@ interface PgPool {
 interface PgClient {
   query(sql: string): Promise<unknown>;
   release(err?: Error | boolean): void;
+  /** The server process of this connection (what `pg_cancel_backend` takes). */
+  readonly processID?: number | null;
 }
 
 const pools = new WeakMap<object, Promise<PgPool | undefined>>();
@@ -253,12 +267,34 @@ async function settleOnPool(
   items: ItemLookup,
   sent: { result?: SettledOk },
   usePrepared: boolean,
+  signal?: AbortSignal,
 ): Promise<SettlementResult> {
   const platform = orm.em.getPlatform();
   const sql = (q: string, params: unknown[]) => platform.formatQuery(q, params);
   const run = (key: StatementName) => (usePrepared ? SQL[key].execute : SQL[key].plain);
   const client = await pool.connect();
   let broken: Error | undefined;
+  // Abandoned while waiting for the row locks: cancel that wait on the server (another connection),
+  // so the attempt fails now (57014, rolled back) instead of at the lock timeout. Never once the
+  // write is on its way (`sent`): its outcome must be read, not interrupted.
+  let locking = false;
+  let cancelSent = false;
+  const cancelLockWait = () => {
+    const pid = client.processID;
+    if (!locking || sent.result || !pid) return;
+    cancelSent = true;
+    void pool
+      .connect()
+      .then(async (other) => {
+        try {
+          await other.query(`select pg_cancel_backend(${Number(pid)})`);
+        } finally {
+          other.release();
+        }
+      })
+      .catch(() => undefined); // then the lock timeout ends the wait
+  };
+  signal?.addEventListener("abort", cancelLockWait, { once: true });
   try {
     return await settleOnce(
       {
@@ -266,10 +302,16 @@ async function settleOnPool(
           // Prepared statements are not transactional: once sent, they exist on this connection.
           const prepare = !usePrepared || prepared.has(client) ? "" : `${PREPARE_ALL}; `;
           if (usePrepared) prepared.add(client);
-          const res = (await client.query(
-            `${prepare}begin; ${sql(run("lockCharacters"), ids)}; ${sql(run("lockInventories"), ids)}`,
-          )) as { rows: unknown[] }[];
-          return { chars: res.at(-2)!.rows as CharacterRow[], inventory: res.at(-1)!.rows as InventoryRow[] };
+          locking = true;
+          if (signal?.aborted) throw new Abandoned();
+          try {
+            const res = (await client.query(
+              `${prepare}begin; ${sql(run("lockCharacters"), ids)}; ${sql(run("lockInventories"), ids)}`,
+            )) as { rows: unknown[] }[];
+            return { chars: res.at(-2)!.rows as CharacterRow[], inventory: res.at(-1)!.rows as InventoryRow[] };
+          } finally {
+            locking = false;
+          }
         },
         async writeAndCommit(params) {
           await client.query(`${sql(run("write"), params)}; commit`);
@@ -278,6 +320,7 @@ async function settleOnPool(
       session,
       items,
       sent,
+      signal,
     );
   } catch (e) {
     // A refused plan leaves the transaction open, a failed statement leaves it aborted: end it.
@@ -288,7 +331,9 @@ async function settleOnPool(
     if (PREPARED_MISMATCH.has((e as { code?: string }).code ?? "")) broken ??= e as Error;
     throw e;
   } finally {
-    client.release(broken);
+    signal?.removeEventListener("abort", cancelLockWait);
+    // A connection a cancel was sent to is not reused: the cancel might land on its next query.
+    client.release(broken ?? (cancelSent ? new Error("settlement abandoned") : undefined));
   }
 }
 
@@ -301,7 +346,7 @@ async function settleOnPool(
  * 3. the plan; 4. coins, changed slots (delete / update / insert) and the audit record, as one
  *    statement (data-modifying CTEs all run, whatever the main query reads).
  */
-async function settleOnce(channel: SettlementChannel, session: TradeSession, items: ItemLookup, sent: { result?: SettledOk }): Promise<SettledOk> {
+async function settleOnce(channel: SettlementChannel, session: TradeSession, items: ItemLookup, sent: { result?: SettledOk }, signal?: AbortSignal): Promise<SettledOk> {
   const ids = [session.a.playerId, session.b.playerId].sort();
   const { chars: charRows, inventory: invRows } = await channel.lockAndRead(ids);
   const chars = new Map(charRows.map((c) => [c.id, { coins: Number(c.coins) }]));
@@ -332,6 +377,7 @@ async function settleOnce(channel: SettlementChannel, session: TradeSession, ite
   };
   // Every write in one statement (one round trip): coins, changed slots, the audit record.
   const slots = inventoryWrites(ids.map((id) => ({ characterId: id, before: invs.get(id)!, after: outcome[id]!.inventory })));
+  if (signal?.aborted) throw new Abandoned(); // abandoned while locking: write nothing
   sent.result = result;
   await channel.writeAndCommit([
     ids,

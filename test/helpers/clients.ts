@@ -211,7 +211,7 @@ export class SdkPlayer implements PlayerLike {
     const t = opts.token ? { token: opts.token, accountId: opts.accountId ?? "" } : tokenFor(opts.accountId);
     const client = new Client(`${server.url}/ws`);
     client.auth.token = t.token;
-    const room = await client.joinOrCreate("world", opts.characterId ? { characterId: opts.characterId } : {});
+    const room = await client.join("world", opts.characterId ? { characterId: opts.characterId } : {});
     if (!opts.autoReconnect) room.reconnection.enabled = false;
     const p = new SdkPlayer(client, room, t.accountId, t.token);
     const sync = await p.log.waitFor("player:sync");

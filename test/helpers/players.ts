@@ -72,7 +72,7 @@ export async function sdkPlayer(server: GameServer, opts: { accountId?: string; 
   const rec = recorder();
   const client = new Client(`${server.url}/ws`);
   client.auth.token = token;
-  const room = await client.joinOrCreate("world", opts.characterId ? { characterId: opts.characterId } : {});
+  const room = await client.join("world", opts.characterId ? { characterId: opts.characterId } : {});
   room.onMessage("*", (type, data) => rec.push(String(type), data));
   const sync = await rec.next("player:sync");
   return {

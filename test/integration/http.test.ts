@@ -113,7 +113,7 @@ describe("HTTP surface", function () {
 
   describe("matchmaking bodies", () => {
     const matchmake = (body: string, headers: Record<string, string> = {}) =>
-      get("/ws/matchmake/joinOrCreate/world", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+      get("/ws/matchmake/join/world", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
 
     it("an oversized body is 413 PAYLOAD_TOO_LARGE with the error body (and CORS for an allowed origin)", async () => {
       const r = await matchmake(JSON.stringify({ pad: "x".repeat(17 * 1024) }), { origin: ALLOWED });
@@ -126,7 +126,7 @@ describe("HTTP surface", function () {
 
     it("an oversized chunked body (no Content-Length) is 413 too", async () => {
       const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = httpRequest(`${server.url}/ws/matchmake/joinOrCreate/world`, {
+        const req = httpRequest(`${server.url}/ws/matchmake/join/world`, {
           method: "POST",
           headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
         });
@@ -158,7 +158,7 @@ describe("HTTP surface", function () {
       const withBody = await matchmake(JSON.stringify({}), { authorization: `Bearer ${token}` });
       assert.equal(withBody.status, 200);
       assert.ok((await withBody.json()).sessionId);
-      const empty = await get("/ws/matchmake/joinOrCreate/world", { method: "POST", headers: { authorization: `Bearer ${token}` } });
+      const empty = await get("/ws/matchmake/join/world", { method: "POST", headers: { authorization: `Bearer ${token}` } });
       assert.equal(empty.status, 200);
       assert.ok((await empty.json()).sessionId);
       const unknownRoom = await get("/ws/matchmake/joinOrCreate/no_such_room", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
@@ -292,7 +292,7 @@ describe("HTTP surface", function () {
     });
 
     it("refuses a disallowed preflight, including on the matchmaking route", async () => {
-      for (const path of ["/api/auth/anonymous", "/ws/matchmake/joinOrCreate/world"]) {
+      for (const path of ["/api/auth/anonymous", "/ws/matchmake/join/world"]) {
         const r = await get(path, { method: "OPTIONS", headers: { origin: DISALLOWED, "access-control-request-method": "POST" } });
         assert.equal(r.headers.get("access-control-allow-origin"), null, path);
         assert.notEqual(r.status, 204, path);
@@ -301,7 +301,7 @@ describe("HTTP surface", function () {
 
     it("answers an allowed origin on matchmaking with the CORS headers", async () => {
       const token = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "acct-cors-matchmake" }).token;
-      const r = await get("/ws/matchmake/joinOrCreate/world", {
+      const r = await get("/ws/matchmake/join/world", {
         method: "POST",
         headers: { origin: ALLOWED, "content-type": "application/json", authorization: `Bearer ${token}` },
         body: "{}",
@@ -312,7 +312,7 @@ describe("HTTP surface", function () {
       assert.match(r.headers.get("vary") ?? "", /Origin/);
       const seat = await r.json();
       assert.ok(seat.sessionId && seat.roomId && seat.processId);
-      const preflight = await get("/ws/matchmake/joinOrCreate/world", {
+      const preflight = await get("/ws/matchmake/join/world", {
         method: "OPTIONS",
         headers: { origin: ALLOWED, "access-control-request-method": "POST", "access-control-request-headers": "content-type,authorization" },
       });
@@ -323,7 +323,7 @@ describe("HTTP surface", function () {
 
     it("refuses a WebSocket upgrade to a room path from a disallowed origin (403) and accepts an allowed one", async () => {
       const token = signServerToken(TEST_ENV.JWT_SECRET!, { sub: "acct-cors-room-socket" }).token;
-      const r = await get("/ws/matchmake/joinOrCreate/world", {
+      const r = await get("/ws/matchmake/join/world", {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
         body: "{}",

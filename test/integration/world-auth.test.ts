@@ -13,7 +13,7 @@ import { startTestServer, TEST_ENV } from "../helpers/server.js";
 
 /** Status of a matchmaking request as the SDK would make it. */
 async function matchmake(server: GameServer, token: string | undefined): Promise<number> {
-  const res = await fetch(`${server.url}/ws/matchmake/joinOrCreate/world`, {
+  const res = await fetch(`${server.url}/ws/matchmake/join/world`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: "{}",

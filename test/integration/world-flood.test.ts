@@ -103,7 +103,7 @@ describe("message flood control", function () {
 
 /** Ask matchmaking for a seat the way the SDK does, with extra headers; resolves with the HTTP status. */
 async function matchmake(server: GameServer, token: string, headers: Record<string, string> = {}): Promise<number> {
-  const res = await fetch(`${server.url}/ws/matchmake/joinOrCreate/world`, {
+  const res = await fetch(`${server.url}/ws/matchmake/join/world`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${token}`, ...headers },
     body: "{}",

@@ -233,6 +233,8 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
     it("create and joinOrCreate of either room type are refused with a 403 MatchMakeError; the world ticks at its rate", async () => {
       const { token } = tokenFor();
       const client = sdkClient(token);
+      // A trade room of an earlier test may still be closing: compare with the count before.
+      const tradesBefore = await tradeRooms();
       for (const room of ["world", "trade"]) {
         await assertSdkRefused(client.create(room), `create ${room}`);
         await assertSdkRefused(client.create(room, { permit: "guessed", session: { id: "x" } }), `create ${room} with options`);
@@ -240,7 +242,7 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
         await assertSdkRefused(client.joinOrCreate(room, { tradeId: "x" }), `joinOrCreate ${room} with options`);
       }
       assert.equal(await worldRooms(), 1);
-      assert.equal(await tradeRooms(), 0);
+      assert.ok((await tradeRooms()) <= tradesBefore, "no trade room was created");
       const { ticks, bound } = await tickAdvance(token);
       assert.ok(ticks <= bound, `the world ticked ${ticks} times where one simulation ticks at most ${bound}`);
     });

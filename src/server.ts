@@ -130,7 +130,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
       if (runtime.blockedFor(undefined, address) > 0) return "blocked";
-      if (auth.checkAdminCode(code)) return "ok";
+      if (auth.checkAdminCode(code, address)) return "ok";
       if (address && (await limits.countAuthAttempt(address))) return "blocked";
       return "wrong";
     },

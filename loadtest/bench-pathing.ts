@@ -161,6 +161,8 @@ async function startServer(world: string) {
       ADMIN_CODE,
       SKIP_MANIFESTS: "true",
       DISABLE_RATE_LIMIT: "true",
+      // Every bot connects from 127.0.0.1: lift the per-address socket cap (README "WebSocket API").
+      MAX_SOCKETS_PER_ADDRESS: "100000",
       TICK_MS: String(TICK_MS),
       LOG_LEVEL: "warn",
       ...(args.db ? { DATABASE_URL: args.db } : {}),

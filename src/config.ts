@@ -98,6 +98,7 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   RATE_LIMIT_BLOCK_SECONDS: int(60, 1, 86400),
   TICK_MS: int(600, 10, 10_000),
+  MAX_SOCKETS_PER_ADDRESS: int(10, 1, 100_000),
   REDIS_URL: optionalUrl,
   TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
@@ -142,6 +143,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly skipManifests: boolean;
   readonly tickMs: number;
+  /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
+  readonly maxSocketsPerAddress: number;
   readonly redisUrl?: string;
   /** A pending trade request expires after this long (CONTRACT.md: 30 s). */
   readonly tradeRequestTimeoutMs: number;
@@ -243,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: v.TRUST_PROXY,
     skipManifests: v.SKIP_MANIFESTS,
     tickMs: v.TICK_MS,
+    maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
     redisUrl: v.REDIS_URL,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,

@@ -92,11 +92,13 @@ export class Regions {
   /**
    * Can a mover on `from` get to `to`? A blocked target (a tree, a station) counts as reached from
    * any tile next to it, as `findPath` ends there; with `adjacent`, so does a free one (attacking,
-   * picking up). O(1): at most nine lookups.
+   * picking up). O(1): at most nine lookups. A mover standing on a blocked tile gets true.
    */
   reachable(from: Tile, to: Tile, adjacent = false): boolean {
     const home = this.regionOf(from.x, from.z);
-    if (home === 0) return false;
+    // A mover on a blocked tile (put there by an admin teleport) has no region: let the bounded
+    // search decide rather than leave it stuck.
+    if (home === 0) return true;
     const target = this.regionOf(to.x, to.z);
     if (target === home) return true;
     if (target !== 0 && !adjacent) return false;

@@ -165,6 +165,8 @@ async function startServer(world: string, databaseUrl: string | undefined): Prom
       ADMIN_CODE,
       SKIP_MANIFESTS: "true",
       DISABLE_RATE_LIMIT: "true",
+      // Every bot connects from 127.0.0.1: lift the per-address socket cap (README "WebSocket API").
+      MAX_SOCKETS_PER_ADDRESS: "100000",
       SAVE_INTERVAL: args["save-interval"],
       LOG_LEVEL: "warn",
       ...(args["tick-ms"] ? { TICK_MS: args["tick-ms"] } : {}),

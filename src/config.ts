@@ -2,9 +2,10 @@
  * The one place that reads `process.env`. Parses it once into a frozen, typed object and fails
  * fast with one line per problem. Everything else receives a `Config`.
  */
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
-/** Secrets that must never be used in production (well-known defaults and examples). */
+/** Secrets refused in every environment (well-known defaults and examples, the development secret of earlier versions). */
 const KNOWN_WEAK_SECRETS = new Set([
   "secret",
   "changeme",
@@ -34,8 +35,11 @@ const KNOWN_WEAK_ADMIN_CODES = new Set([
 /** Shortest ADMIN_CODE accepted in production (it grants admin rights; guessable codes are brute-forced). */
 export const MIN_PRODUCTION_ADMIN_CODE_LENGTH = 16;
 
-/** Development-only fallback for JWT_SECRET; refused in production (it is in KNOWN_WEAK_SECRETS). */
-const DEV_JWT_SECRET = "dev-secret-do-not-use-in-production-000000";
+/**
+ * The admin code of a development server without ADMIN_CODE. Well known, so it is accepted only
+ * from a loopback address (README "Authentication"); refused as a setting in production.
+ */
+export const DEV_ADMIN_CODE = "dev";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", ""])
@@ -94,6 +98,7 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   RATE_LIMIT_BLOCK_SECONDS: int(60, 1, 86400),
   TICK_MS: int(600, 10, 10_000),
+  MAX_SOCKETS_PER_ADDRESS: int(10, 1, 100_000),
   REDIS_URL: optionalUrl,
   TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
@@ -113,7 +118,14 @@ export interface Config {
   readonly testDatabaseUrl?: string;
   readonly useLocalPostgres: boolean;
   readonly jwtSecret: string;
+  /**
+   * True when JWT_SECRET was not set (development and test only): `jwtSecret` is 32 random bytes
+   * drawn at this start, so tokens do not survive a restart and nobody knows the secret.
+   */
+  readonly jwtSecretGenerated: boolean;
   readonly adminCode: string;
+  /** True when ADMIN_CODE was not set (development and test only): `adminCode` is `dev`, accepted only from a loopback address. */
+  readonly adminCodeLoopbackOnly: boolean;
   /** Identity-provider mode: tokens verified against `jwksUrl`, issuer and audience (the app id) always checked. */
   readonly idp?: { readonly appId: string; readonly appSecret?: string; readonly jwksUrl: string; readonly issuer: string };
   readonly cdnUrl?: string;
@@ -131,6 +143,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly skipManifests: boolean;
   readonly tickMs: number;
+  /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
+  readonly maxSocketsPerAddress: number;
   readonly redisUrl?: string;
   /** A pending trade request expires after this long (CONTRACT.md: 30 s). */
   readonly tradeRequestTimeoutMs: number;
@@ -165,7 +179,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!e.DATABASE_URL) problems.push("DATABASE_URL is required in production");
     if (!e.JWT_SECRET) problems.push("JWT_SECRET is required in production");
     else if (e.JWT_SECRET.length < 32) problems.push("JWT_SECRET must be at least 32 characters in production");
-    else if (KNOWN_WEAK_SECRETS.has(e.JWT_SECRET.toLowerCase())) problems.push("JWT_SECRET is a known default; choose a random secret");
     if (!e.ADMIN_CODE) problems.push("ADMIN_CODE is required in production");
     else if (KNOWN_WEAK_ADMIN_CODES.has(e.ADMIN_CODE.toLowerCase())) problems.push("ADMIN_CODE is a known default; choose a random code");
     else if (e.ADMIN_CODE.length < MIN_PRODUCTION_ADMIN_CODE_LENGTH)
@@ -174,6 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.JWT_SECRET && !isProduction && e.JWT_SECRET.length < 16) {
     problems.push("JWT_SECRET must be at least 16 characters");
   }
+  // Anyone can sign tokens with a published secret, whatever the environment.
+  if (e.JWT_SECRET && KNOWN_WEAK_SECRETS.has(e.JWT_SECRET.toLowerCase())) problems.push("JWT_SECRET is a known default; choose a random secret");
   if (e.PUBLIC_WS_URL && !/^wss?:\/\/.+\/ws\/?$/.test(e.PUBLIC_WS_URL)) {
     problems.push("PUBLIC_WS_URL must use ws:// or wss:// and end with /ws");
   }
@@ -203,8 +218,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: v.DATABASE_URL,
     testDatabaseUrl: v.TEST_DATABASE_URL,
     useLocalPostgres: v.USE_LOCAL_POSTGRES && !isProduction,
-    jwtSecret: v.JWT_SECRET ?? DEV_JWT_SECRET,
-    adminCode: v.ADMIN_CODE ?? "dev",
+    // Production requires both (checked above); elsewhere an unset secret is random per start.
+    jwtSecret: v.JWT_SECRET ?? randomBytes(32).toString("base64url"),
+    jwtSecretGenerated: v.JWT_SECRET === undefined,
+    adminCode: v.ADMIN_CODE ?? DEV_ADMIN_CODE,
+    adminCodeLoopbackOnly: v.ADMIN_CODE === undefined,
     // Both are present whenever the app id is (checked above).
     idp: v.PUBLIC_IDP_APP_ID
       ? { appId: v.PUBLIC_IDP_APP_ID, appSecret: v.IDP_APP_SECRET, jwksUrl: v.IDP_JWKS_URL!, issuer: v.IDP_ISSUER! }
@@ -228,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: v.TRUST_PROXY,
     skipManifests: v.SKIP_MANIFESTS,
     tickMs: v.TICK_MS,
+    maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
     redisUrl: v.REDIS_URL,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,
@@ -289,8 +308,8 @@ function deepFreeze<T extends object>(o: T): T {
 /** Warnings for insecure-but-allowed development settings, logged at start-up. */
 export function configWarnings(c: Config): string[] {
   const w: string[] = [];
-  if (!c.isProduction && c.jwtSecret === DEV_JWT_SECRET) w.push("JWT_SECRET not set: using the development secret");
-  if (!c.isProduction && c.adminCode === "dev") w.push("ADMIN_CODE not set: the development admin code 'dev' works");
+  if (c.jwtSecretGenerated) w.push("JWT_SECRET not set: tokens are signed with a random secret drawn at this start (they stop working at the next start)");
+  if (c.adminCodeLoopbackOnly) w.push(`ADMIN_CODE not set: the development admin code '${DEV_ADMIN_CODE}' is accepted from loopback addresses only`);
   if (!c.rateLimitEnabled) w.push("rate limiting is disabled (DISABLE_RATE_LIMIT)");
   return w;
 }

@@ -3,8 +3,8 @@ import { pino, type Logger } from "pino";
 
 export type { Logger };
 
-/** Create the process logger. */
-export function createLogger(level: string): Logger {
+/** Create the process logger (to stdout, or to `destination`: tests capture the output). */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({
     level,
     base: undefined,
@@ -27,5 +27,5 @@ export function createLogger(level: string): Logger {
       ],
       censor: "[redacted]",
     },
-  });
+  }, destination);
 }

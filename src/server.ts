@@ -22,7 +22,8 @@ import { matchMaker } from "@colyseus/core";
 import { WorldRoom } from "../rooms/WorldRoom.js";
 import { World } from "./world/world.js";
 import { WorldRuntime } from "./world/runtime.js";
-import { createAdapter, type AdapterOptions } from "./net/adapter.js";
+import { ADAPTER_MAX_BUFFERED_BYTES, createAdapter, type AdapterOptions } from "./net/adapter.js";
+import { SocketCap } from "./net/socket-cap.js";
 import { TradeService } from "./trade/service.js";
 import { TradeRoom } from "../rooms/TradeRoom.js";
 import { adminRoutes, monitorRouter } from "./http/admin.js";
@@ -58,7 +59,7 @@ export interface StartOptions {
   /** Listen on this port instead of config.port (0 picks a free port). */
   port?: number;
   host?: string;
-  /** Heartbeat and backpressure of the /ws adapter (tests shorten them). */
+  /** Heartbeat and backpressure of the /ws adapter (tests shorten them); `maxBufferedBytes` also bounds SDK room sockets. */
   adapter?: AdapterOptions;
 }
 
@@ -151,7 +152,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
       if (runtime.blockedFor(undefined, address) > 0) return "blocked";
-      if (auth.checkAdminCode(code)) return "ok";
+      if (auth.checkAdminCode(code, address)) return "ok";
       if (address && (await limits.countAuthAttempt(address))) return "blocked";
       return "wrong";
     },
@@ -186,6 +187,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
     trustProxy: config.trustProxy,
     blockedFor: (address) => runtime.blockedFor(undefined, address),
+    socketCap: new SocketCap(config.maxSocketsPerAddress),
+    // One backpressure rule for both transports (README "Slow consumers").
+    maxBufferedBytes: opts.adapter?.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES,
+    logger,
   });
   const { app } = createApp({
     config,

@@ -210,6 +210,8 @@ async function startServer(world: string): Promise<ServerProc> {
       JWT_SECRET,
       ADMIN_CODE,
       DISABLE_RATE_LIMIT: "true",
+      // Every bot connects from 127.0.0.1: lift the per-address socket cap (README "WebSocket API").
+      MAX_SOCKETS_PER_ADDRESS: "100000",
       TICK_MS,
       LOG_LEVEL: "warn",
     },

@@ -6,6 +6,7 @@ import { timingSafeEqual, createHash } from "node:crypto";
 import type { Orm } from "../storage/orm.js";
 import { AccountEntity, AgentMappingEntity } from "../../entities/index.js";
 import type { Config } from "../config.js";
+import { isLoopback } from "../net/address.js";
 import { newId, ProviderVerifier, signServerToken, tokenAlgorithm, TokenError, verifyServerToken } from "./tokens.js";
 
 /** Who is calling. */
@@ -101,15 +102,22 @@ export class AuthService {
     return signServerToken(this.config.jwtSecret, claims, ttlSeconds);
   }
 
-  /** Admin: role in a server token, or the admin code. */
-  isAdmin(principal: Principal | undefined, adminCodeHeader?: string): boolean {
-    if (adminCodeHeader !== undefined && secretEquals(adminCodeHeader, this.config.adminCode)) return true;
+  /**
+   * Admin: role in a server token, or the admin code presented from `address` (the client address,
+   * see `clientAddress`).
+   */
+  isAdmin(principal: Principal | undefined, adminCodeHeader: string | undefined, address: string | undefined): boolean {
+    if (adminCodeHeader !== undefined && this.checkAdminCode(adminCodeHeader, address)) return true;
     return principal?.via === "server" && principal.roles.includes("admin");
   }
 
-  /** Check an in-game `/admin <code>` attempt. */
-  checkAdminCode(code: string): boolean {
-    return secretEquals(code, this.config.adminCode);
+  /**
+   * Check an admin code (in-game `/admin <code>`, `X-Admin-Code`) presented from `address`. The
+   * development code of a server without ADMIN_CODE is accepted only from a loopback address.
+   */
+  checkAdminCode(code: string, address: string | undefined): boolean {
+    const matches = secretEquals(code, this.config.adminCode);
+    return matches && (!this.config.adminCodeLoopbackOnly || isLoopback(address));
   }
 
   private async assertAgentTokenLive(characterId: string, jti: string): Promise<void> {

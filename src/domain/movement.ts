@@ -208,7 +208,8 @@ export function pathScratchBytes(): number {
  * no tile is closer than the start, the answer is NO_PATH. A blocked target (a tree, a rock) ends
  * the search at the first reachable tile next to it. Starting on the target gives an empty path.
  * OUT_OF_BOUNDS when either end lies outside `bounds`; TOO_FAR beyond MAX_MOVE_DISTANCE.
- * Allocates nothing but the returned path (see `scratch`).
+ * Allocates nothing but the returned path (see `scratch`). `stats.expanded`, when given, receives
+ * the number of tiles expanded (what the path-finding budget counts, src/domain/pathing.ts).
  */
 export function findPath(
   from: Tile,
@@ -216,7 +217,9 @@ export function findPath(
   isBlocked: BlockedFn,
   bounds: WorldBounds,
   maxNodes: number = DEFAULT_MAX_PATH_NODES,
+  stats?: { expanded: number },
 ): Result<PathResult, MoveErrorCode> {
+  if (stats) stats.expanded = 0;
   if (!inBounds(bounds, from.x, from.z) || !inBounds(bounds, to.x, to.z)) {
     return err(MOVE_ERROR.OUT_OF_BOUNDS, "That tile is outside the world.");
   }
@@ -302,6 +305,7 @@ export function findPath(
     }
   }
 
+  if (stats) stats.expanded = expanded;
   if (bestIdx === startIdx) return err(MOVE_ERROR.NO_PATH, "You can't reach that.");
   const tiles: Tile[] = [];
   for (let idx = bestIdx; idx !== startIdx; idx = parent[idx]!) {

@@ -38,7 +38,7 @@ const auditSchema = z
  */
 export async function assertAdmin(auth: AuthService, limits: Pick<Limits, "countAuthFailure">, req: Request): Promise<void> {
   const code = req.header("x-admin-code");
-  if (auth.isAdmin(req.principal, code)) return;
+  if (auth.isAdmin(req.principal, code, req.ip)) return;
   if (code !== undefined) await limits.countAuthFailure(req);
   throw new ApiError("FORBIDDEN", "admin access required");
 }
@@ -105,7 +105,7 @@ export function monitorRouter(auth: AuthService, limits: Pick<Limits, "countAuth
     const basic = /^Basic\s+(\S+)$/i.exec(req.header("authorization") ?? "")?.[1];
     const password = basic ? Buffer.from(basic, "base64").toString("utf8").split(":").slice(1).join(":") : undefined;
     const presented = req.header("x-admin-code") ?? password;
-    if (auth.isAdmin(undefined, presented)) return next();
+    if (auth.isAdmin(undefined, presented, req.ip)) return next();
     if (presented !== undefined) await limits.countAuthFailure(req);
     res.set("WWW-Authenticate", 'Basic realm="admin"').status(401).json({ error: { code: "UNAUTHORIZED", message: "admin code required" } });
   };

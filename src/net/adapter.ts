@@ -92,7 +92,10 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     try {
       if (runtime.blockedFor(undefined, address) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
       const principal = await runtime.authenticate(token, address);
-      if (!principal) return ws.close(CLOSE_CODES.BAD_TOKEN, "invalid token");
+      if (!principal) {
+        logger.debug({ address }, "adapter: invalid token; closing");
+        return ws.close(CLOSE_CODES.BAD_TOKEN, "invalid token");
+      }
       if (runtime.blockedFor(principal.accountId) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
       const r = room();
       if (!r) return ws.close(1013, "world not ready");
@@ -114,6 +117,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
         return;
       }
       session = s;
+      logger.debug({ address, accountId: principal.accountId }, "adapter: joined");
       for (const f of early.splice(0)) r.receiveJson(s, f);
     } catch (e) {
       if (e instanceof ServerError) return ws.close(closeCodeFor(e.code), e.message.slice(0, 120));

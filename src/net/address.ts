@@ -23,3 +23,13 @@ export function clientAddress(req: Pick<IncomingMessage, "headers" | "socket">, 
   }
   return address || undefined;
 }
+
+/**
+ * Is `address` this machine (127.0.0.0/8, `::1`, or either written as an IPv4-mapped IPv6 address)?
+ * An unknown address is not.
+ */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
+  return a === "::1" || a === "0:0:0:0:0:0:0:1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}

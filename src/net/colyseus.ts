@@ -10,8 +10,11 @@ import { matchMaker, createNodeMatchmakingMiddleware, type Presence } from "@col
 import { setTransport } from "@colyseus/core/Transport";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type { RequestHandler } from "express";
+import type { WebSocket } from "ws";
 import type { CorsPolicy } from "../http/cors.js";
+import type { Logger } from "../logger.js";
 import { clientAddress } from "./address.js";
+import type { SocketCap } from "./socket-cap.js";
 
 /** Largest WebSocket frame accepted from a client (bytes). Game messages are small. */
 export const MAX_WS_PAYLOAD = 16 * 1024;
@@ -27,6 +30,9 @@ export function classifyUpgrade(req: IncomingMessage, cors: CorsPolicy): Upgrade
   if (/^\/ws\/[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+$/.test(path)) return "colyseus";
   return "not_found";
 }
+
+/** The path of a request without its query (which may hold a token: never log `req.url`). */
+export const pathOf = (req: IncomingMessage): string => (req.url ?? "/").split("?")[0]!;
 
 function refuse(socket: Duplex, status: 403 | 404 | 429, retryAfter?: number) {
   const text = status === 403 ? "Forbidden" : status === 404 ? "Not Found" : "Too Many Requests";
@@ -48,7 +54,35 @@ export interface ColyseusOptions {
   trustProxy?: boolean;
   /** Seconds an address is still blocked for (0 when it is not); blocked room sockets get 429. */
   blockedFor?: (address: string | undefined) => number;
+  /** Per-address cap on concurrent sockets of both transports (MAX_SOCKETS_PER_ADDRESS). */
+  socketCap?: SocketCap;
+  /** Outgoing bytes that may wait on one SDK socket before it is terminated (slow consumer). */
+  maxBufferedBytes?: number;
+  logger?: Logger;
 }
+
+/**
+ * Backpressure on SDK sockets, which `@colyseus/ws-transport` does not have (its client's `raw()`
+ * hands every message to `ws.send` whatever is queued): a send while more than `maxBuffered` bytes
+ * wait on the socket terminates it instead (the same rule as the `/ws` adapter, README "Slow
+ * consumers"). No close frame can pass a full buffer, so the client sees 1006; the room sees the
+ * leave like any dropped connection.
+ */
+export function limitBuffered(ws: WebSocket, maxBuffered: number, logger?: Logger): void {
+  const send = ws.send.bind(ws) as (...args: unknown[]) => void;
+  (ws as unknown as { send: (...args: unknown[]) => void }).send = (...args: unknown[]) => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > maxBuffered) {
+      logger?.warn({ buffered: ws.bufferedAmount }, "room socket: client not reading; terminating");
+      ws.terminate();
+      return;
+    }
+    send(...args);
+  };
+}
+
+/** The matchmaking answer to an address at its socket cap (Colyseus's error shape, so the SDK raises a MatchMakeError). */
+export const SOCKET_CAP_ERROR = { code: 429, error: "too many connections from this address" } as const;
 
 export interface ColyseusHandle {
   transport: WebSocketTransport;
@@ -79,16 +113,41 @@ export async function setupColyseus(
     pingInterval: 5_000,
     pingMaxRetries: 3,
   });
-  // Room sockets (joins and reconnections) from a blocked address are refused before the upgrade.
-  transport.attachToServer(httpServer, { filter: (req) => classifyUpgrade(req, cors) === "colyseus" && blockedFor(req) === 0 });
+  const cap = opts.socketCap;
+  /** Room-socket upgrades the filter refused for the cap (answered 429 by the listener below). */
+  const overCap = new WeakSet<IncomingMessage>();
+  const admit = (req: IncomingMessage, socket: Duplex) => !cap || cap.acquire(clientAddress(req, trustProxy), socket);
+  // Room sockets (joins and reconnections) from a blocked address, or one at its socket cap, are
+  // refused before the upgrade. The transport's listener runs first (it was added first) and
+  // counts the socket when it takes it.
+  transport.attachToServer(httpServer, {
+    filter: (req) => {
+      if (classifyUpgrade(req, cors) !== "colyseus" || blockedFor(req) > 0) return false;
+      if (admit(req, req.socket)) return true;
+      overCap.add(req);
+      return false;
+    },
+  });
+  const maxBuffered = opts.maxBufferedBytes;
+  if (maxBuffered !== undefined) {
+    (transport as unknown as { wss: { on(e: "connection", f: (ws: WebSocket) => void): void } }).wss.on("connection", (ws) => limitBuffered(ws, maxBuffered, opts.logger));
+  }
+  const refused = (req: IncomingMessage, socket: Duplex, status: 403 | 404 | 429, why: string, retryAfter?: number) => {
+    opts.logger?.debug({ path: pathOf(req), address: clientAddress(req, trustProxy), status, why }, "upgrade refused");
+    refuse(socket, status, retryAfter);
+  };
   httpServer.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const route = classifyUpgrade(req, cors);
-    if (route === "adapter") onAdapterUpgrade(req, socket, head);
-    else if (route === "forbidden") refuse(socket, 403);
-    else if (route === "not_found") refuse(socket, 404);
+    if (route === "adapter") {
+      if (blockedFor(req) === 0 && !admit(req, socket)) return refused(req, socket, 429, "socket cap");
+      onAdapterUpgrade(req, socket, head);
+    } else if (route === "forbidden") refused(req, socket, 403, "origin");
+    else if (route === "not_found") refused(req, socket, 404, "path");
     else {
       const left = blockedFor(req);
-      if (left > 0) refuse(socket, 429, left);
+      if (left > 0) refused(req, socket, 429, "blocked", left);
+      else if (overCap.has(req)) refused(req, socket, 429, "socket cap");
+      else opts.logger?.debug({ path: pathOf(req), address: clientAddress(req, trustProxy) }, "room socket upgrade");
     }
   });
 
@@ -96,7 +155,7 @@ export async function setupColyseus(
   setTransport(transport);
   return {
     transport,
-    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler),
+    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler, cap),
     accept: () => matchMaker.accept(),
     async shutdown() {
       try {
@@ -114,9 +173,14 @@ export async function setupColyseus(
  * is Express's `req.ip` (the app's `trust proxy` setting follows TRUST_PROXY, the same rule as
  * `clientAddress`).
  */
-function withClientAddress(matchmaking: RequestHandler): RequestHandler {
+function withClientAddress(matchmaking: RequestHandler, cap?: SocketCap): RequestHandler {
   return (req, res, next) => {
     const address = req.ip;
+    // An address at its socket cap would be refused at the room socket: say so at matchmaking.
+    if (cap?.full(address) && req.method === "POST" && (req.url ?? "").startsWith("/matchmake/")) {
+      res.status(SOCKET_CAP_ERROR.code).json(SOCKET_CAP_ERROR);
+      return;
+    }
     if (address) req.headers[CLIENT_ADDRESS_HEADER] = address;
     else delete req.headers[CLIENT_ADDRESS_HEADER];
     return matchmaking(req, res, next);

@@ -25,7 +25,11 @@ const busyWithTrade = (w: World, p: Player) => {
   return false;
 };
 
-/** `player:move`: validate the target tile, path to it. */
+/**
+ * `player:move`: validate the target tile and record it; the tick finds the path within its
+ * path-finding budget (README "Movement and path-finding cost"). A target no path can reach is
+ * refused here without a search.
+ */
 export function handleMove(w: World, p: Player, m: ClientEventPayload<"player:move">) {
   if (p.dead) return;
   const check = validateMoveTarget(p.tile, { x: m.x, z: m.z }, w.content.worldBounds, (x, z) => w.content.isBlocked(x, z));
@@ -33,9 +37,11 @@ export function handleMove(w: World, p: Player, m: ClientEventPayload<"player:mo
     w.system(p, check.error.message);
     return;
   }
+  if (!w.requestMove(p, { x: check.value.x, z: check.value.z, run: m.run ?? false })) {
+    w.system(p, "You can't reach that.");
+    return;
+  }
   p.action = null;
-  p.running = m.run ?? false;
-  if (!w.pathTo(p, { x: m.x, z: m.z })) w.system(p, "You can't reach that.");
 }
 
 /** `player:action`: attack, gather, pickup, talk, buy, sell. */

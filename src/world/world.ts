@@ -17,6 +17,7 @@ import { applyDamage, combatXp, maxHealth, playerCombatant, rollAttack, sumBonus
 import { advanceGoal, type GoalEvent } from "../domain/goal-progress.js";
 import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../domain/inventory.js";
 import { canStep, chebyshev, findPath, NEIGHBOURS, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../domain/movement.js";
+import { MoveQueue, Regions, searchLimit, type MoveRequest, type MoveTickReport } from "../domain/pathing.js";
 import { COINS_ITEM_ID, MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
 import { addXp } from "../domain/xp.js";
 import type { ChatMessage, CombatHit } from "../events.js";
@@ -107,6 +108,14 @@ export interface VisibleSet {
   groundItems: Set<string>;
 }
 
+/** The walkable regions of each loaded content (the map is static; worlds of one content share them). */
+const regionCache = new WeakMap<GameContent, Regions>();
+function regionsOf(content: GameContent): Regions {
+  let r = regionCache.get(content);
+  if (!r) regionCache.set(content, (r = Regions.build(content.worldBounds, (x, z) => content.isBlocked(x, z))));
+  return r;
+}
+
 export class World implements WorldPort {
   readonly content: GameContent;
   readonly players = new Map<string, Player>();
@@ -137,9 +146,16 @@ export class World implements WorldPort {
   private readonly outOfWorldEnded = new Map<string, number>();
   /** Characters whose items are held by a settlement (count): a player joining meanwhile is locked. */
   private readonly itemHolds = new Map<string, number>();
+  /** Walkable regions of the static map: unreachable targets are refused before any search. */
+  readonly regions: Regions;
+  /** `player:move` targets waiting for the tick's path-finding budget (README "Movement and path-finding cost"). */
+  readonly moves = new MoveQueue();
+  /** What the last tick's move searches did (diagnostics and tests). */
+  lastMoveTick: MoveTickReport = { served: [], expanded: 0, deferred: 0 };
 
   constructor(readonly deps: WorldDeps) {
     this.content = deps.content;
+    this.regions = regionsOf(this.content);
     this.rng = deps.rng ?? Math.random;
     this.now = deps.now ?? Date.now;
     this.queues = new PlayerQueues(deps.logger);
@@ -233,6 +249,7 @@ export class World implements WorldPort {
     p.connection = undefined;
     p.dropped = { at: this.now(), connectionId, seat };
     p.path = [];
+    this.moves.cancel(p.id);
     p.action = null;
     if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
   }
@@ -297,6 +314,7 @@ export class World implements WorldPort {
   step(): void {
     this.tick++;
     const now = this.now();
+    this.planMoves();
     for (const p of this.players.values()) {
       if (p.dropped && !p.dropped.seat && (p.leaving || now - p.dropped.at > this.reconnectSeconds * 1000) && !this.inCombat(p)) {
         void this.leave(p.id, p.leaving ?? "reconnect_timeout", undefined, true);
@@ -360,6 +378,7 @@ export class World implements WorldPort {
   /** Admin teleport: an instant move (ends any trade, like any move). */
   teleport(p: Player, x: number, z: number) {
     p.path = [];
+    this.moves.cancel(p.id);
     p.action = null;
     p.x = x;
     p.z = z;
@@ -369,9 +388,50 @@ export class World implements WorldPort {
     p.sync();
   }
 
-  /** Path a player to `to` (or next to it when `adjacent`). Returns false when no path exists. */
-  pathTo(p: Player, to: Tile, adjacent = false): boolean {
-    const res = findPath(p.tile, to, (x, z) => this.content.isBlocked(x, z), this.content.worldBounds);
+  /**
+   * Record a `player:move` target; the tick searches it within its budget (`planMoves`). Refused
+   * at once, with no search, when no path can reach it (another walkable region): returns false.
+   */
+  requestMove(p: Player, req: MoveRequest): boolean {
+    if (!this.regions.reachable(p.tile, req)) return false;
+    this.moves.request(p.id, req);
+    return true;
+  }
+
+  /** Is a `player:move` of this player waiting for its search? */
+  hasPendingMove(playerId: string): boolean {
+    return this.moves.get(playerId) !== undefined;
+  }
+
+  /** The tick's `player:move` searches, in arrival order, within the tick's node budget. */
+  private planMoves() {
+    if (this.moves.size === 0) return;
+    const stats = { expanded: 0 };
+    this.lastMoveTick = this.moves.runTick(
+      (id, req) => {
+        const p = this.players.get(id);
+        return p && !p.dead && !p.dropped ? searchLimit(p.tile, req) : undefined;
+      },
+      (id, req, maxNodes) => {
+        const p = this.players.get(id)!;
+        // Something the player did since asking (an attack, gathering) replaced the walk.
+        if (p.action) return 0;
+        p.running = req.run;
+        if (!this.pathTo(p, req, false, maxNodes, stats)) this.system(p, "You can't reach that.");
+        return stats.expanded;
+      },
+    );
+  }
+
+  /**
+   * Path a player to `to` (or next to it when `adjacent`). Returns false when no path exists: at once
+   * when `to` lies in another walkable region, else after a search of at most `maxNodes` tiles
+   * (proportional to the distance by default).
+   */
+  pathTo(p: Player, to: Tile, adjacent = false, maxNodes = searchLimit(p.tile, to), stats?: { expanded: number }): boolean {
+    if (stats) stats.expanded = 0;
+    if (!this.regions.reachable(p.tile, to, adjacent)) return false;
+    const res = findPath(p.tile, to, (x, z) => this.content.isBlocked(x, z), this.content.worldBounds, maxNodes, stats);
     if (!res.ok) return false;
     let tiles = [...res.value.tiles];
     if (adjacent && tiles.length > 0) {
@@ -1278,6 +1338,7 @@ export class World implements WorldPort {
     p.goalsPaused = goalsPaused;
     if (goalsPaused) {
       p.path = [];
+      this.moves.cancel(p.id);
       p.action = null;
     }
     p.progressDirty = true;

@@ -290,6 +290,8 @@ export interface RawJoinOptions {
   characterId?: string;
   /** Do not wait for the first player:sync (for refusal tests). */
   noWait?: boolean;
+  /** Extra headers on the upgrade request (e.g. X-Forwarded-For). */
+  headers?: Record<string, string>;
 }
 
 /** A plain-WebSocket client of the `/ws` adapter. */
@@ -333,7 +335,7 @@ export class RawPlayer implements PlayerLike {
     const url = new URL(server.url.replace(/^http/, "ws") + "/ws");
     if (!opts.header && t.token) url.searchParams.set("token", t.token);
     if (opts.characterId) url.searchParams.set("characterId", opts.characterId);
-    const ws = new WebSocket(url, opts.header ? { headers: { authorization: `Bearer ${t.token}` } } : {});
+    const ws = new WebSocket(url, { headers: { ...opts.headers, ...(opts.header ? { authorization: `Bearer ${t.token}` } : {}) } });
     const p = new RawPlayer(ws, t.accountId, t.token);
     if (opts.noWait) return p;
     const sync = await Promise.race([

@@ -14,6 +14,8 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   SKIP_MANIFESTS: "false",
   WORLD: "world",
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+  // Every test client connects from 127.0.0.1; the cap's own test sets a small one.
+  MAX_SOCKETS_PER_ADDRESS: "1000",
 };
 
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {

@@ -58,6 +58,8 @@ describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgr
       ADMIN_CODE,
       DISABLE_RATE_LIMIT: "true",
       TICK_MS: "100",
+      // Every client of the test connects from 127.0.0.1 (README "WebSocket API": sockets per address).
+      MAX_SOCKETS_PER_ADDRESS: TEST_ENV.MAX_SOCKETS_PER_ADDRESS,
       LOG_LEVEL: "info",
       ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
     });

@@ -52,6 +52,8 @@ describe("world persistence (real process)", function () {
       JWT_SECRET: TEST_ENV.JWT_SECRET,
       ADMIN_CODE: TEST_ENV.ADMIN_CODE,
       TICK_MS: String(TICK_MS),
+      // Every client of the test connects from 127.0.0.1 (README "WebSocket API": sockets per address).
+      MAX_SOCKETS_PER_ADDRESS: TEST_ENV.MAX_SOCKETS_PER_ADDRESS,
       SAVE_INTERVAL: String(saveIntervalSeconds),
       LOG_LEVEL: "info",
       ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, loadBuildEnv, loadConfig } from "../../src/config.js";
+import { ConfigError, configWarnings, loadBuildEnv, loadConfig } from "../../src/config.js";
 
 const prodBase = {
   NODE_ENV: "production",
@@ -34,6 +34,34 @@ describe("config", () => {
     assert.equal(c.rateLimitEnabled, true);
     assert.equal(c.adminCode, "dev");
     assert.equal(c.databaseUrl, undefined);
+  });
+
+  it("has no well-known secret in development: a random JWT secret per start, the dev admin code from loopback only", () => {
+    const a = loadConfig({});
+    const b = loadConfig({ NODE_ENV: "development" });
+    assert.equal(a.jwtSecretGenerated, true);
+    assert.ok(a.jwtSecret.length >= 43, "32 random bytes");
+    assert.notEqual(a.jwtSecret, b.jwtSecret, "drawn again at each start");
+    assert.notEqual(a.jwtSecret, "dev-secret-do-not-use-in-production-000000");
+    assert.equal(a.adminCode, "dev");
+    assert.equal(a.adminCodeLoopbackOnly, true);
+    const set = loadConfig({ JWT_SECRET: "a-chosen-secret-0123456789", ADMIN_CODE: "chosen" });
+    assert.equal(set.jwtSecretGenerated, false);
+    assert.equal(set.adminCodeLoopbackOnly, false);
+    assert.ok(configWarnings(a).some((w) => /random secret/.test(w)));
+    assert.ok(configWarnings(a).some((w) => /loopback/.test(w)));
+  });
+
+  it("refuses the old development JWT secret and other known defaults in every environment", () => {
+    for (const NODE_ENV of ["development", "test"]) {
+      assert.throws(() => loadConfig({ NODE_ENV, JWT_SECRET: "dev-secret-do-not-use-in-production-000000" }), /known default/);
+    }
+  });
+
+  it("MAX_SOCKETS_PER_ADDRESS: 10 by default, a positive integer", () => {
+    assert.equal(loadConfig({}).maxSocketsPerAddress, 10);
+    assert.equal(loadConfig({ MAX_SOCKETS_PER_ADDRESS: "100000" }).maxSocketsPerAddress, 100000);
+    assert.throws(() => loadConfig({ MAX_SOCKETS_PER_ADDRESS: "0" }), /MAX_SOCKETS_PER_ADDRESS/);
   });
 
   it("is frozen", () => {

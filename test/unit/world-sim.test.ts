@@ -11,6 +11,7 @@ import { loadContent, type GameContent } from "../../src/content/load.js";
 import { MAX_STACK } from "../../src/domain/types.js";
 import { characterRecord, STARTER } from "../helpers/records.js";
 import { chebyshev } from "../../src/domain/movement.js";
+import { pathNodeLimit } from "../../src/domain/pathing.js";
 import { createLogger } from "../../src/logger.js";
 import { handleAction, handleInventoryUse, handleMove } from "../../src/world/actions.js";
 import type { Connection, Player } from "../../src/world/player.js";
@@ -133,7 +134,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
   /** Step until the player stops moving; returns the positions after each tick. */
   const walk = (p: Player, maxTicks = 400) => {
     const trail: { x: number; z: number }[] = [];
-    for (let i = 0; i < maxTicks && p.path.length > 0; i++) {
+    for (let i = 0; i < maxTicks && (p.path.length > 0 || world.hasPendingMove(p.id)); i++) {
       world.step();
       trail.push({ x: p.x, z: p.z });
     }
@@ -178,7 +179,52 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(player.path.length, 0);
       assert.match(conn.systemLines().at(-1)!, /at most 200 tiles/);
       handleMove(world, player, { x: 100, z: 0 });
+      world.step();
       assert.equal(player.path.at(-1)?.x, 100);
+    });
+  });
+
+  describe("path-finding budget (README: Movement and path-finding cost)", () => {
+    /** The bundled map with a closed ring of walls round (60, 60): its inside is free but enclosed. */
+    const ringed = () => {
+      const c = Object.create(content) as GameContent;
+      const wall = (x: number, z: number) => chebyshev({ x, z }, { x: 60, z: 60 }) === 3;
+      Object.defineProperty(c, "isBlocked", { value: (x: number, z: number) => wall(x, z) || content.isBlocked(x, z) });
+      world = new World({ content: c, characters: repo as unknown as CharacterRepository, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
+    };
+
+    it("a move into an enclosed area is refused at once, with no search, and the player is told", () => {
+      ringed();
+      const { player, conn } = join("boxed-out");
+      const searches = { n: 0 };
+      const pathTo = world.pathTo.bind(world);
+      world.pathTo = (...args: Parameters<World["pathTo"]>) => (searches.n++, pathTo(...args));
+      handleMove(world, player, { x: 60, z: 60 });
+      assert.match(conn.systemLines().at(-1)!, /can't reach/);
+      assert.equal(world.hasPendingMove(player.id), false);
+      world.step();
+      assert.equal(searches.n, 0);
+      assert.equal(world.lastMoveTick.expanded, 0);
+    });
+
+    it("sixty moves between two ticks are searched once, for the latest target, within the search's node limit", () => {
+      ringed();
+      const { player } = join("spammer");
+      for (let i = 0; i < 60; i++) handleMove(world, player, { x: 60 + (i % 2 ? 5 : -5), z: 60 + (i % 3) });
+      assert.equal(player.path.length, 0, "no search in the message handler");
+      world.step();
+      assert.deepEqual(world.lastMoveTick.served, [player.id]);
+      assert.ok(world.lastMoveTick.expanded > 0 && world.lastMoveTick.expanded <= pathNodeLimit(chebyshev({ x: 0, z: 0 }, { x: 65, z: 62 })));
+      assert.deepEqual(player.path.at(-1), { x: 65, z: 62 });
+    });
+
+    it("a move followed by an attack before the tick does not walk (the later order wins)", () => {
+      const { player } = join("changer");
+      handleMove(world, player, { x: 10, z: 0 });
+      player.action = { kind: "attack", targetId: "nobody" } as Player["action"];
+      world.step();
+      assert.equal(world.lastMoveTick.expanded, 0);
+      assert.deepEqual({ x: player.x, z: player.z }, { x: 0, z: 0 });
     });
   });
 

@@ -89,11 +89,16 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       }
     });
     ws.on("error", (e) => logger.debug({ err: e }, "adapter socket error"));
+    /** Refuse the join: counted (by the HTTP-style status of the reason), then closed. */
+    const refuse = (status: number, code: number, reason: string) => {
+      runtime.metrics?.joinRefusals.inc({ transport: "ws", code: String(status) });
+      ws.close(code, reason);
+    };
     try {
-      if (runtime.blockedFor(undefined, address) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (runtime.blockedFor(undefined, address) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       const principal = await runtime.authenticate(token, address);
-      if (!principal) return ws.close(CLOSE_CODES.BAD_TOKEN, "invalid token");
-      if (runtime.blockedFor(principal.accountId) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (!principal) return refuse(401, CLOSE_CODES.BAD_TOKEN, "invalid token");
+      if (runtime.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       const r = room();
       if (!r) return ws.close(1013, "world not ready");
       const s = await r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
@@ -114,9 +119,10 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
         return;
       }
       session = s;
+      runtime.metrics?.joins.inc({ transport: "ws" });
       for (const f of early.splice(0)) r.receiveJson(s, f);
     } catch (e) {
-      if (e instanceof ServerError) return ws.close(closeCodeFor(e.code), e.message.slice(0, 120));
+      if (e instanceof ServerError) return refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
       logger.error({ err: e }, "adapter join failed");
       ws.close(1011, "internal error");
     }

@@ -48,6 +48,8 @@ export interface ColyseusOptions {
   trustProxy?: boolean;
   /** Seconds an address is still blocked for (0 when it is not); blocked room sockets get 429. */
   blockedFor?: (address: string | undefined) => number;
+  /** Told the status of every matchmaking request Colyseus refused (metrics). */
+  onRefused?: (status: number) => void;
 }
 
 export interface ColyseusHandle {
@@ -96,7 +98,7 @@ export async function setupColyseus(
   setTransport(transport);
   return {
     transport,
-    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler),
+    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler, opts.onRefused),
     accept: () => matchMaker.accept(),
     async shutdown() {
       try {
@@ -114,8 +116,9 @@ export async function setupColyseus(
  * is Express's `req.ip` (the app's `trust proxy` setting follows TRUST_PROXY, the same rule as
  * `clientAddress`).
  */
-function withClientAddress(matchmaking: RequestHandler): RequestHandler {
+function withClientAddress(matchmaking: RequestHandler, onRefused?: (status: number) => void): RequestHandler {
   return (req, res, next) => {
+    if (onRefused && req.method === "POST" && req.path.startsWith("/matchmake/")) res.once("finish", () => res.statusCode >= 400 && onRefused(res.statusCode));
     const address = req.ip;
     if (address) req.headers[CLIENT_ADDRESS_HEADER] = address;
     else delete req.headers[CLIENT_ADDRESS_HEADER];

@@ -34,6 +34,7 @@ import {
 import type { Tile } from "../domain/types.js";
 import type { ClientEventName } from "../events.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
 import type { TradeEventHandler } from "../world/runtime.js";
@@ -119,6 +120,8 @@ export interface TradeServiceDeps {
   params: TradeParams;
   logger: Logger;
   tickMs: number;
+  /** Prometheus metrics (README "Metrics"). */
+  metrics?: Metrics;
 }
 
 export class TradeService implements TradeEventHandler, TradeHooks {
@@ -170,7 +173,10 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       },
       settle: (session) => this.settle(session),
       evict: (session, players, result) => this.evict(session, players, result),
-      auditCancelled: (session) => auditCancelled(deps.orm, session, items),
+      auditCancelled: (session) => {
+        deps.metrics?.trades.inc({ outcome: session.cancelReason ?? "cancelled" });
+        return auditCancelled(deps.orm, session, items);
+      },
       opened: (tradeId, room) => {
         this.rooms.set(tradeId, room);
       },
@@ -304,6 +310,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   /** `tradeCancelled` to both players of a pending request (each knew of it). */
   private notifyCancelled(session: TradeSession) {
     const reason = session.cancelReason ?? "cancelled";
+    this.deps.metrics?.trades.inc({ outcome: reason });
     for (const id of [session.a.playerId, session.b.playerId]) {
       this.env.send(id, "tradeCancelled", { tradeId: session.id, reason, message: CANCEL_MESSAGES[reason] });
     }
@@ -430,7 +437,10 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       const players = live();
       for (const p of players) p.itemsLocked = true;
       try {
+        const timer = this.deps.metrics?.settlementSeconds.startTimer();
         const result = await settleTrade(this.deps.orm, session, this.env.items);
+        timer?.({ result: result.ok ? "ok" : result.failure });
+        if (result.ok) this.deps.metrics?.trades.inc({ outcome: "completed" });
         // Whatever happened, memory now follows storage. After a commit the settlement returns the
         // inventories and coins it wrote (the trade changes nothing else), so no reload is needed.
         if (result.ok) {

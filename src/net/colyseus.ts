@@ -118,7 +118,8 @@ export async function setupColyseus(
  */
 function withClientAddress(matchmaking: RequestHandler, onRefused?: (status: number) => void): RequestHandler {
   return (req, res, next) => {
-    if (onRefused && req.method === "POST" && req.path.startsWith("/matchmake/")) res.once("finish", () => res.statusCode >= 400 && onRefused(res.statusCode));
+    // `req` may be the body replay of the matchmaking guard: only url, method, headers, socket, ip.
+    if (onRefused && req.method === "POST" && req.url?.startsWith("/matchmake/")) res.once("finish", () => res.statusCode >= 400 && onRefused(res.statusCode));
     const address = req.ip;
     if (address) req.headers[CLIENT_ADDRESS_HEADER] = address;
     else delete req.headers[CLIENT_ADDRESS_HEADER];

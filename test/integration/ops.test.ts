@@ -4,6 +4,7 @@
  * port) with the game's counters moving, and the access log with request ids and no secrets.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { createLogger } from "../../src/logger.js";
 import { startServer, type GameServer } from "../../src/server.js";
@@ -125,6 +126,27 @@ describe("operations: monitor, playground, metrics, access log", function () {
         await sdk.close();
         json.ws?.close();
       }
+    });
+
+    it("exports every metric the Grafana dashboard (ops/grafana-dashboard.json) queries", async () => {
+      const dashboard = JSON.parse(readFileSync(new URL("../../ops/grafana-dashboard.json", import.meta.url), "utf8")) as {
+        panels: { title: string; targets?: { expr: string }[] }[];
+        templating: { list: { query?: unknown }[] };
+      };
+      const exprs = [
+        ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr)),
+        ...dashboard.templating.list.map((v) => (typeof v.query === "object" && v.query ? (v.query as { query: string }).query : "")),
+      ];
+      const queried = new Set<string>();
+      for (const e of exprs) for (const m of e.matchAll(/\b((?:realm|process|nodejs)_[a-z0-9_]+)/g)) queried.add(m[1]!);
+      assert.ok(queried.size >= METRIC_NAMES.length, `the dashboard queries ${queried.size} metrics`);
+      const exported = new Set([...(await (await fetch(server.metricsUrl!)).text()).matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap((m) =>
+        // A histogram's series are its name with _bucket, _sum and _count.
+        m[2] === "histogram" ? [`${m[1]}_bucket`, `${m[1]}_sum`, `${m[1]}_count`] : [m[1]!],
+      ));
+      const missing = [...queried].filter((name) => !exported.has(name));
+      assert.deepEqual(missing, [], "queried by the dashboard but not exported");
+      for (const name of METRIC_NAMES) assert.ok([...queried].some((q) => q.startsWith(name)), `the dashboard shows ${name}`);
     });
 
     it("counts flood drops and the block they lead to", async () => {

@@ -9,7 +9,8 @@ import { Writable } from "node:stream";
 import { createLogger } from "../../src/logger.js";
 import { startServer, type GameServer } from "../../src/server.js";
 import { METRIC_NAMES } from "../../src/metrics.js";
-import { sdkPlayer, jsonPlayer, tokenFor } from "../helpers/players.js";
+import { sdkPlayer, jsonPlayer, tokenFor, type TestPlayer } from "../helpers/players.js";
+import { axeForCoins, requestTrade, roomGone } from "../helpers/trade.js";
 import { eventually } from "../helpers/clients.js";
 import { startTestServer, testConfig, TEST_ENV } from "../helpers/server.js";
 import { pgliteStorage } from "../helpers/storage.js";
@@ -147,6 +148,34 @@ describe("operations: monitor, playground, metrics, access log", function () {
       const missing = [...queried].filter((name) => !exported.has(name));
       assert.deepEqual(missing, [], "queried by the dashboard but not exported");
       for (const name of METRIC_NAMES) assert.ok([...queried].some((q) => q.startsWith(name)), `the dashboard shows ${name}`);
+    });
+
+    it("counts trades by outcome and times the settlement", async () => {
+      const players: TestPlayer[] = [];
+      try {
+        const { a, b, tradeId, roomId } = await axeForCoins(server, players);
+        const ma = a.mark();
+        a.send("tradeAccept", { tradeId });
+        b.send("tradeAccept", { tradeId });
+        await a.next("tradeConfirmScreen", () => true, { after: ma });
+        a.send("tradeAccept", { tradeId });
+        b.send("tradeAccept", { tradeId });
+        await a.next("tradeCompleted", () => true, { after: ma });
+        await roomGone(roomId);
+        // A declined request, between two other players.
+        const [c, d] = [await sdkPlayer(server), await jsonPlayer(server)];
+        players.push(c, d);
+        const declined = await requestTrade(c, d);
+        d.send("tradeRequestRespond", { tradeId: declined, accept: false });
+        await c.next("tradeCancelled", (e) => e.tradeId === declined);
+        const t = await (await fetch(server.metricsUrl!)).text();
+        assert.equal(sample(t, "realm_trades_total", { outcome: "completed" }), 1);
+        assert.equal(sample(t, "realm_trades_total", { outcome: "declined" }), 1);
+        assert.equal(sample(t, "realm_trade_settlement_seconds_count", { result: "ok" }), 1);
+        assert.ok((sample(t, "realm_rooms", { type: "trade" }) ?? 0) <= 1);
+      } finally {
+        for (const p of players) await p.close();
+      }
     });
 
     it("counts flood drops and the block they lead to", async () => {

@@ -121,7 +121,10 @@ export class WorldRoom extends Room {
       remoteAddress: principal.address,
       flood: new FloodMeter(),
       client,
-      send: (event, data) => session.client?.send(event, data),
+      send: (event, data) => {
+        this.rt.metrics?.messageOut(event);
+        session.client?.send(event, data);
+      },
       close: (code, reason) => session.client?.leave(code, reason),
     };
     client.view = new StateView();
@@ -130,6 +133,7 @@ export class WorldRoom extends Room {
     client.userData = { sessionId: session.id };
     this.sessions.set(client.sessionId, session);
     this.refreshView(session, player);
+    this.rt.metrics?.joins.inc({ transport: "sdk" });
   }
 
   /** A plain-WebSocket client joins on its own behalf (the `/ws` adapter). */
@@ -146,7 +150,10 @@ export class WorldRoom extends Room {
       remoteAddress: io.remoteAddress,
       flood: new FloodMeter(),
       sent: { players: new Map(), npcs: new Map(), resources: new Map(), groundItems: new Map() },
-      send: (event, data) => io.send(JSON.stringify({ event, data })),
+      send: (event, data) => {
+        this.rt.metrics?.messageOut(event);
+        io.send(JSON.stringify({ event, data }));
+      },
       close: (code, reason) => io.close(code, reason),
     };
     const player = await this.enter(session, principal, characterId);
@@ -200,7 +207,11 @@ export class WorldRoom extends Room {
    */
   override onUncaughtException(error: RoomException, methodName: RoomMethodName) {
     const cause = error.cause ?? error;
-    if (cause instanceof ServerError) return; // an intended refusal (join, reconnection)
+    if (cause instanceof ServerError) {
+      // an intended refusal (join, reconnection)
+      this.rt.metrics?.joinRefusals.inc({ transport: "sdk", code: String(cause.code) });
+      return;
+    }
     this.rt.logger.error({ err: cause, method: methodName }, "world room: uncaught exception");
   }
 
@@ -274,6 +285,7 @@ export class WorldRoom extends Room {
    * route. A bad payload changes nothing and never disconnects; the sender is told why.
    */
   private route(s: Session, player: Player, event: string, payload: unknown) {
+    this.rt.metrics?.messageIn(event);
     if (s.flood.count()) return this.tooMany(s);
     // Own keys only: a client-chosen name like "constructor" must not find Object.prototype's members.
     const schema = Object.hasOwn(CLIENT_EVENTS, event) ? CLIENT_EVENTS[event as ClientEventName] : undefined;
@@ -294,6 +306,7 @@ export class WorldRoom extends Room {
   }
 
   private tooMany(s: Session) {
+    this.rt.metrics?.floodDrops.inc();
     if (!s.flood.shouldClose()) return;
     this.rt.block(s.accountId, s.remoteAddress);
     s.close(CLOSE_CODES.FLOOD, "message flood");
@@ -302,6 +315,7 @@ export class WorldRoom extends Room {
   // ------------------------------------------------------------------ tick and sync
 
   private onTick() {
+    const started = performance.now();
     const world = this.rt.world;
     world.step();
     this.state.tick = world.tick;
@@ -313,6 +327,7 @@ export class WorldRoom extends Room {
       else this.sendWorldUpdate(s, p, false);
     }
     this.broadcastPatch();
+    this.rt.metrics?.tick((performance.now() - started) / 1000);
   }
 
   /** Copy the world's public state into schema objects (unchanged values send nothing). */

@@ -104,6 +104,8 @@ const envSchema = z.object({
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CLIENT_DIST: optionalString,
+  METRICS_PORT: optionalString.pipe(z.string().regex(/^\d+$/, "must be an integer").transform(Number).pipe(z.number().int().min(0).max(65535)).optional()),
+  METRICS_HOST: z.string().trim().min(1).default("127.0.0.1"),
 });
 
 /** The parsed, validated configuration. Frozen; never mutated after start-up. */
@@ -152,6 +154,10 @@ export interface Config {
   readonly tradeInactivityTimeoutMs: number;
   readonly logLevel: string;
   readonly clientDist?: string;
+  /** Port of the Prometheus metrics listener (`METRICS_PORT`); no listener when unset. */
+  readonly metricsPort?: number;
+  /** Address it binds (`METRICS_HOST`, loopback by default). */
+  readonly metricsHost: string;
 }
 
 /** Thrown when the environment is invalid; `problems` holds one line per bad setting. */
@@ -252,6 +258,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,
     logLevel: v.LOG_LEVEL,
     clientDist: v.CLIENT_DIST,
+    metricsPort: v.METRICS_PORT,
+    metricsHost: v.METRICS_HOST,
   };
   return deepFreeze(config);
 }
@@ -311,5 +319,11 @@ export function configWarnings(c: Config): string[] {
   if (c.jwtSecretGenerated) w.push("JWT_SECRET not set: tokens are signed with a random secret drawn at this start (they stop working at the next start)");
   if (c.adminCodeLoopbackOnly) w.push(`ADMIN_CODE not set: the development admin code '${DEV_ADMIN_CODE}' is accepted from loopback addresses only`);
   if (!c.rateLimitEnabled) w.push("rate limiting is disabled (DISABLE_RATE_LIMIT)");
+  if (c.metricsPort !== undefined && !isLoopback(c.metricsHost)) w.push(`METRICS_HOST=${c.metricsHost}: metrics are reachable beyond this machine; keep the port firewalled`);
   return w;
+}
+
+/** True for addresses only this machine can reach. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
 }

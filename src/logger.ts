@@ -1,11 +1,11 @@
 /** Structured logging (pino). Secrets are redacted by path wherever they could appear. */
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 
 export type { Logger };
 
-/** Create the process logger (to stdout, or to `destination`: tests capture the output). */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({
+/** Create the process logger (writing to stdout unless a destination is given, as tests do). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions<never> = {
     level,
     base: undefined,
     redact: {
@@ -27,5 +27,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       ],
       censor: "[redacted]",
     },
-  }, destination);
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

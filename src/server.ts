@@ -4,6 +4,7 @@
  * returns a handle whose `close()` shuts everything down in reverse.
  */
 import { createServer, type Server as HttpServer } from "node:http";
+import express from "express";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
 import { configWarnings } from "./config.js";
@@ -26,7 +27,11 @@ import { ADAPTER_MAX_BUFFERED_BYTES, createAdapter, type AdapterOptions } from "
 import { SocketCap } from "./net/socket-cap.js";
 import { TradeService } from "./trade/service.js";
 import { TradeRoom } from "../rooms/TradeRoom.js";
-import { adminRoutes, monitorRouter } from "./http/admin.js";
+import { adminRoutes, monitorRedirect, monitorRouter, MONITOR_PATH, OLD_MONITOR_PATH } from "./http/admin.js";
+import { playgroundRouters } from "./http/playground.js";
+import { Metrics, serveMetrics } from "./metrics.js";
+import { poolStats } from "./storage/orm.js";
+import { basename, resolve } from "node:path";
 import { CharacterService } from "./services/characters.js";
 import { SocialService } from "./services/social.js";
 import { createApiModules } from "./http/routes/index.js";
@@ -75,6 +80,9 @@ export interface GameServer {
   port: number;
   /** Base HTTP URL, e.g. http://127.0.0.1:5555 */
   url: string;
+  metrics: Metrics;
+  /** URL of the Prometheus metrics page when METRICS_PORT is set. */
+  metricsUrl?: string;
   /** Stop accepting, close rooms (which save), close storage (unless injected). Idempotent. */
   close(): Promise<void>;
 }
@@ -135,7 +143,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   httpServer.headersTimeout = 10_000;
   httpServer.requestTimeout = 30_000;
   const cors = new CorsPolicy(config);
-  const blocklist = new Blocklist();
+  const metrics = new Metrics(config.tickMs);
+  const blocklist = new Blocklist(Date.now, (scope) => metrics.rateLimitBlocks.inc({ scope }));
   const limits = createLimits({ enabled: config.rateLimitEnabled, blockSeconds: config.rateLimitBlockSeconds, blocklist });
   const auth = new AuthService(config, storage.orm);
 
@@ -149,6 +158,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     social,
     logger,
     saveIntervalSeconds: config.saveIntervalSeconds,
+    metrics,
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
       if (runtime.blockedFor(undefined, address) > 0) return "blocked";
@@ -167,6 +177,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     countAuthAttempt: (address) => limits.countAuthAttempt(address),
     tickMs: config.tickMs,
     logger,
+    metrics,
   });
   WorldRoom.runtime = runtime;
   const trades = new TradeService({
@@ -177,6 +188,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     params: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
     logger,
     tickMs: config.tickMs,
+    metrics,
   });
   runtime.trade = trades;
   TradeRoom.env = trades.env;
@@ -191,6 +203,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // One backpressure rule for both transports (README "Slow consumers").
     maxBufferedBytes: opts.adapter?.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES,
     logger,
+    onRefused: (status) => metrics.joinRefusals.inc({ transport: "sdk", code: String(status) }),
+  });
+  metrics.watch({
+    world: basename(resolve(config.worldDir)),
+    playersOnline: () => world.playersOnline(),
+    rooms: async () => {
+      const byType: Record<string, number> = {};
+      for (const r of await matchMaker.driver.query({})) byType[r.name] = (byType[r.name] ?? 0) + 1;
+      return byType;
+    },
+    dbPool: () => poolStats(storage),
+    saveQueueDepth: () => world.queues.depth,
   });
   const { app } = createApp({
     config,
@@ -216,7 +240,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     routers: [
       { path: "/manifests", router: createManifestRouter(config.manifestsDir) },
       { path: "/", router: createDataRouter(content) },
-      { path: "/admin/monitor", router: monitorRouter(auth, limits) },
+      { path: MONITOR_PATH, router: monitorRouter(auth, limits) },
+      { path: OLD_MONITOR_PATH, router: express.Router().use(monitorRedirect()) },
+      // The playground outside production only (README "Playground").
+      ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
       ...createApiModules({ storage, content, auth, world, characters: characterService, social, config }),
@@ -269,6 +296,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   const actualPort = (httpServer.address() as AddressInfo).port;
   logger.info({ port: actualPort }, "listening");
+  let metricsServer: HttpServer | undefined;
+  let metricsUrl: string | undefined;
+  if (config.metricsPort !== undefined) {
+    ({ server: metricsServer, url: metricsUrl } = await serveMetrics(metrics, config.metricsHost, config.metricsPort));
+    logger.info({ url: metricsUrl }, "metrics listening");
+  }
 
   let closing: Promise<void> | undefined;
   /**
@@ -281,6 +314,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (closing ??= (async () => {
       logger.info("shutting down: closing rooms, saving players");
       httpServer.close();
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
       await trades.cancelAll();
       trades.close();
       adapter.close();
@@ -307,6 +342,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     httpServer,
     port: actualPort,
     url: `http://127.0.0.1:${actualPort}`,
+    metrics,
+    metricsUrl,
     close,
   };
 }

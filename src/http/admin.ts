@@ -95,10 +95,16 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Li
   };
 }
 
+/** Where the Colyseus monitor lives (the path the Colyseus documentation uses). */
+export const MONITOR_PATH = "/colyseus";
+/** Where it used to live; requests there are redirected (`monitorRedirect`). */
+export const OLD_MONITOR_PATH = "/admin/monitor";
+
 /**
- * The Colyseus monitor panel at `/admin/monitor`, for admins: HTTP Basic auth with any user name and
- * ADMIN_CODE as the password (browsers can't send X-Admin-Code), or X-Admin-Code. A wrong code or
- * password counts as a failed authentication attempt; a request with neither only gets the challenge.
+ * The Colyseus monitor panel (mounted at MONITOR_PATH), for admins: HTTP Basic auth with any user
+ * name and ADMIN_CODE as the password (browsers can't send X-Admin-Code), or X-Admin-Code. A wrong
+ * code or password counts as a failed authentication attempt; a request with neither only gets the
+ * challenge.
  */
 export function monitorRouter(auth: AuthService, limits: Pick<Limits, "countAuthFailure">): Router {
   const guard: RequestHandler = async (req, res, next) => {
@@ -112,4 +118,18 @@ export function monitorRouter(auth: AuthService, limits: Pick<Limits, "countAuth
   const r = Router();
   r.use(guard, monitor() as unknown as RequestHandler);
   return r;
+}
+
+/**
+ * The monitor's old address (mounted at OLD_MONITOR_PATH): a permanent redirect (308, so the method
+ * is kept) to the same place under MONITOR_PATH, rest of the path and query included. It reveals
+ * nothing, so it needs no admin rights; the monitor itself checks them.
+ */
+export function monitorRedirect(): RequestHandler {
+  return (req, res) => {
+    const q = req.originalUrl.indexOf("?");
+    const query = q < 0 ? "" : req.originalUrl.slice(q);
+    const rest = req.path === "/" ? "/" : req.path;
+    res.redirect(308, `${MONITOR_PATH}${rest}${query}`);
+  };
 }

@@ -2,7 +2,7 @@
  * The Express application factory. It takes its dependencies and does not listen, so tests drive it
  * directly and the entry file mounts it on the shared HTTP server beside Colyseus.
  *
- * Order: CORS → /status and /health (never limited) → block guard → matchmaking (/ws, its body
+ * Order: access log → CORS → /status and /health (never limited) → block guard → matchmaking (/ws, its body
  * checked first) → limits → JSON body → routes → 404 → error body.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -19,6 +19,7 @@ import { CorsPolicy, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./cors.js";
 import { ApiError, errorBody, errorHandler, notFoundHandler, unauthorized } from "./errors.js";
 import type { Limits } from "./limits.js";
 import { guardedMatchmaking, type MatchmakingPolicy } from "./matchmaking.js";
+import { accessLog } from "./access-log.js";
 
 /**
  * The package's version, read once from the nearest `package.json` above this module, so it is
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy ? 1 : false);
   app.set("etag", false);
+  app.use(accessLog(logger));
 
   // CORS for every response. Disallowed origins get no CORS headers; their preflights get 403.
   app.use(
@@ -221,7 +223,8 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
         },
       }),
     );
-    const reserved = /^\/(?:api|manifests|ws)(?:\/|$)/;
+    // `playground` too: the development playground's path is a JSON 404 in production, never the client.
+    const reserved = /^\/(?:api|manifests|ws|playground)(?:\/|$)/;
     const looksLikeFile = /\.[^/]*$/;
     app.use((req, res, next) => {
       if ((req.method !== "GET" && req.method !== "HEAD") || reserved.test(req.path) || looksLikeFile.test(req.path)) return next();

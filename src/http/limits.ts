@@ -11,10 +11,15 @@ import { ApiError } from "./errors.js";
 /** Temporary blocks by key (`ip:<addr>` or `account:<id>`). */
 export class Blocklist {
   private readonly until = new Map<string, number>();
-  constructor(private readonly now: () => number = Date.now) {}
+  /** @param onBlock told of every block imposed (metrics), with the key's kind (`ip`, `account`). */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly onBlock?: (scope: string) => void,
+  ) {}
 
   block(key: string, seconds: number): void {
     this.until.set(key, this.now() + seconds * 1000);
+    this.onBlock?.(key.slice(0, key.indexOf(":")));
     if (this.until.size > 100_000) this.sweep();
   }
 

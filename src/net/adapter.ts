@@ -89,14 +89,19 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       }
     });
     ws.on("error", (e) => logger.debug({ err: e }, "adapter socket error"));
+    /** Refuse the join: counted (by the HTTP-style status of the reason), then closed. */
+    const refuse = (status: number, code: number, reason: string) => {
+      runtime.metrics?.joinRefusals.inc({ transport: "ws", code: String(status) });
+      ws.close(code, reason);
+    };
     try {
-      if (runtime.blockedFor(undefined, address) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (runtime.blockedFor(undefined, address) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       const principal = await runtime.authenticate(token, address);
       if (!principal) {
         logger.debug({ address }, "adapter: invalid token; closing");
-        return ws.close(CLOSE_CODES.BAD_TOKEN, "invalid token");
+        return refuse(401, CLOSE_CODES.BAD_TOKEN, "invalid token");
       }
-      if (runtime.blockedFor(principal.accountId) > 0) return ws.close(CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (runtime.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       const r = room();
       if (!r) return ws.close(1013, "world not ready");
       const s = await r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
@@ -118,9 +123,10 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       }
       session = s;
       logger.debug({ address, accountId: principal.accountId }, "adapter: joined");
+      runtime.metrics?.joins.inc({ transport: "ws" });
       for (const f of early.splice(0)) r.receiveJson(s, f);
     } catch (e) {
-      if (e instanceof ServerError) return ws.close(closeCodeFor(e.code), e.message.slice(0, 120));
+      if (e instanceof ServerError) return refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
       logger.error({ err: e }, "adapter join failed");
       ws.close(1011, "internal error");
     }

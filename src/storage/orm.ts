@@ -132,3 +132,15 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
     close: () => orm.close(true),
   };
 }
+
+/**
+ * The database pool's state for metrics: on PostgreSQL the `pg` pool under MikroORM's driver
+ * (its size limit, connections checked out, queries waiting for one); PGlite is one connection that
+ * serialises queries, so only its size (1) means something.
+ */
+export async function poolStats(storage: Storage): Promise<{ size: number; inUse?: number; waiting?: number }> {
+  if (storage.kind === "pglite") return { size: 1 };
+  const conn = storage.orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> };
+  const pool = (await conn.getNativeClient()) as { totalCount: number; idleCount: number; waitingCount: number; options?: { max?: number } };
+  return { size: pool.options?.max ?? pool.totalCount, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount };
+}

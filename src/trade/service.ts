@@ -35,6 +35,7 @@ import {
 import type { Tile } from "../domain/types.js";
 import type { ClientEventName } from "../events.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
 import type { TradeEventHandler } from "../world/runtime.js";
@@ -149,6 +150,8 @@ export interface TradeServiceDeps {
   params: TradeParams;
   logger: Logger;
   tickMs: number;
+  /** Prometheus metrics (README "Metrics"). */
+  metrics?: Metrics;
 }
 
 export class TradeService implements TradeEventHandler, TradeHooks {
@@ -202,7 +205,10 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       },
       settle: (session, signal) => this.settle(session, signal),
       evict: (session, players, result) => this.evict(session, players, result),
-      auditCancelled: (session) => auditCancelled(deps.orm, session, items),
+      auditCancelled: (session) => {
+        deps.metrics?.trades.inc({ outcome: session.cancelReason ?? "cancelled" });
+        return auditCancelled(deps.orm, session, items);
+      },
       claim: (tradeId) => {
         const session = this.creating.get(tradeId);
         this.creating.delete(tradeId);
@@ -348,6 +354,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   /** `tradeCancelled` to both players of a pending request (each knew of it). */
   private notifyCancelled(session: TradeSession) {
     const reason = session.cancelReason ?? "cancelled";
+    this.deps.metrics?.trades.inc({ outcome: reason });
     for (const id of [session.a.playerId, session.b.playerId]) {
       this.env.send(id, "tradeCancelled", { tradeId: session.id, reason, message: CANCEL_MESSAGES[reason] });
     }
@@ -519,7 +526,10 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       const players = live();
       for (const p of players) p.itemsLocked = true;
       try {
+        const timer = this.deps.metrics?.settlementSeconds.startTimer();
         const result = await settleTrade(this.deps.orm, session, this.env.items, signal);
+        timer?.({ result: result.ok ? "ok" : result.failure });
+        if (result.ok) this.deps.metrics?.trades.inc({ outcome: "completed" });
         // Whatever happened, memory now follows storage. After a commit the settlement returns the
         // inventories and coins it wrote (the trade changes nothing else), so no reload is needed.
         if (result.ok) {

@@ -7,15 +7,28 @@ import type { Logger } from "../logger.js";
 
 export class PlayerQueues {
   private readonly chains = new Map<string, Promise<unknown>>();
-  constructor(private readonly logger: Logger) {}
+  private pending = 0;
+  /** @param onFailure told of every job that failed (metrics). */
+  constructor(
+    private readonly logger: Logger,
+    private readonly onFailure?: () => void,
+  ) {}
+
+  /** Jobs queued or running, over all players. */
+  get depth(): number {
+    return this.pending;
+  }
 
   /** Run `job` after every earlier job of this player. Resolves with its result. */
   run<T>(playerId: string, job: () => Promise<T>): Promise<T> {
     const prev = this.chains.get(playerId) ?? Promise.resolve();
+    this.pending++;
     const next = prev.catch(() => undefined).then(job);
     const tail = next.catch((e) => {
+      this.onFailure?.();
       this.logger.error({ err: e, playerId }, "player storage job failed");
     });
+    void tail.finally(() => this.pending--);
     this.chains.set(playerId, tail);
     void tail.then(() => {
       if (this.chains.get(playerId) === tail) this.chains.delete(playerId);

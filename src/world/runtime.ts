@@ -9,6 +9,7 @@ import { TokenError } from "../auth/tokens.js";
 import { TRADE_EVENTS, type ClientEventName, type ClientEventPayload } from "../events.js";
 import { addressKey, type Blocklist } from "../http/limits.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 import { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove, handleWithdraw } from "./actions.js";
 import type { Player } from "./player.js";
 import { REFUSAL, type World } from "./world.js";
@@ -38,6 +39,8 @@ export interface WorldRuntimeDeps {
   countAuthAttempt?: (address: string) => Promise<boolean>;
   tickMs: number;
   logger: Logger;
+  /** Prometheus metrics (README "Metrics"). */
+  metrics?: Metrics;
 }
 
 export class WorldRuntime {
@@ -45,6 +48,7 @@ export class WorldRuntime {
   readonly characters: CharacterRepository;
   readonly tickMs: number;
   readonly logger: Logger;
+  readonly metrics: Metrics | undefined;
   trade: TradeEventHandler | undefined;
 
   constructor(private readonly deps: WorldRuntimeDeps) {
@@ -52,6 +56,7 @@ export class WorldRuntime {
     this.characters = deps.characters;
     this.tickMs = deps.tickMs;
     this.logger = deps.logger;
+    this.metrics = deps.metrics;
   }
 
   /**

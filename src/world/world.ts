@@ -22,6 +22,7 @@ import { COINS_ITEM_ID, MAX_STACK, type SkillName, type Tile } from "../domain/t
 import { addXp } from "../domain/xp.js";
 import type { ChatMessage, CombatHit } from "../events.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 import { groundItemView, npcView, resourceView, type GroundItem, type Npc, type PublicView, type ResourceInstance } from "./entities.js";
 import { SpatialGrid } from "./grid.js";
 import { PlayerQueues } from "./persistence.js";
@@ -98,6 +99,8 @@ export interface WorldDeps {
   checkAdminCode: (code: string, address: string | undefined) => AdminCodeCheck | Promise<AdminCodeCheck>;
   rng?: () => number;
   now?: () => number;
+  /** Prometheus metrics (README "Metrics"). */
+  metrics?: Metrics;
 }
 
 /** Visible entity ids per collection. */
@@ -158,7 +161,7 @@ export class World implements WorldPort {
     this.regions = regionsOf(this.content);
     this.rng = deps.rng ?? Math.random;
     this.now = deps.now ?? Date.now;
-    this.queues = new PlayerQueues(deps.logger);
+    this.queues = new PlayerQueues(deps.logger, () => deps.metrics?.saveFailures.inc());
     this.lastSaveAt = this.now();
     this.spawnContent();
   }

@@ -241,11 +241,11 @@ describe("HTTP surface", function () {
   });
 
   it("guards the Colyseus monitor with the admin code", async () => {
-    assert.equal((await get("/admin/monitor/api")).status, 401);
+    assert.equal((await get("/colyseus/api")).status, 401);
     const wrong = Buffer.from("admin:nope").toString("base64");
-    assert.equal((await get("/admin/monitor/api", { headers: { authorization: `Basic ${wrong}` } })).status, 401);
+    assert.equal((await get("/colyseus/api", { headers: { authorization: `Basic ${wrong}` } })).status, 401);
     const right = Buffer.from(`admin:${TEST_ENV.ADMIN_CODE}`).toString("base64");
-    const r = await get("/admin/monitor/api", { headers: { authorization: `Basic ${right}` } });
+    const r = await get("/colyseus/api", { headers: { authorization: `Basic ${right}` } });
     assert.equal(r.status, 200);
     assert.ok(Array.isArray((await r.json()).rooms));
   });
@@ -523,18 +523,18 @@ describe("admin code guessing", function () {
 
   it("10 wrong HTTP Basic passwords on the monitor block the address, even for the right password", async () => {
     for (let i = 0; i < 10; i++) {
-      const r = await fetch(`${server.url}/admin/monitor/api`, { headers: { authorization: basic(`guess-${i}`) } });
+      const r = await fetch(`${server.url}/colyseus/api`, { headers: { authorization: basic(`guess-${i}`) } });
       assert.equal(r.status, 401, `guess ${i + 1}`);
     }
-    await expectBlocked(await fetch(`${server.url}/admin/monitor/api`, { headers: { authorization: basic(TEST_ENV.ADMIN_CODE!) } }));
+    await expectBlocked(await fetch(`${server.url}/colyseus/api`, { headers: { authorization: basic(TEST_ENV.ADMIN_CODE!) } }));
   });
 
   it("10 wrong X-Admin-Code headers on the monitor block the address", async () => {
     for (let i = 0; i < 10; i++) {
-      const r = await fetch(`${server.url}/admin/monitor/api`, { headers: { "x-admin-code": `guess-${i}` } });
+      const r = await fetch(`${server.url}/colyseus/api`, { headers: { "x-admin-code": `guess-${i}` } });
       assert.equal(r.status, 401, `guess ${i + 1}`);
     }
-    await expectBlocked(await fetch(`${server.url}/admin/monitor/api`, { headers: { "x-admin-code": TEST_ENV.ADMIN_CODE! } }));
+    await expectBlocked(await fetch(`${server.url}/colyseus/api`, { headers: { "x-admin-code": TEST_ENV.ADMIN_CODE! } }));
   });
 
   it("10 wrong X-Admin-Code headers on /api/admin block the address", async () => {
@@ -547,11 +547,11 @@ describe("admin code guessing", function () {
 
   it("requests without any code get the challenge and are not counted", async () => {
     for (let i = 0; i < 12; i++) {
-      const r = await fetch(`${server.url}/admin/monitor/api`);
+      const r = await fetch(`${server.url}/colyseus/api`);
       assert.equal(r.status, 401);
       assert.match(r.headers.get("www-authenticate") ?? "", /Basic/);
     }
-    const ok = await fetch(`${server.url}/admin/monitor/api`, { headers: { authorization: basic(TEST_ENV.ADMIN_CODE!) } });
+    const ok = await fetch(`${server.url}/colyseus/api`, { headers: { authorization: basic(TEST_ENV.ADMIN_CODE!) } });
     assert.equal(ok.status, 200);
     const trades = await fetch(`${server.url}/api/admin/trades`, { headers: { "x-admin-code": TEST_ENV.ADMIN_CODE! } });
     assert.equal(trades.status, 200);

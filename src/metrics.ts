@@ -1,0 +1,229 @@
+/**
+ * Prometheus metrics (README "Metrics"). One registry per server, built here and handed to the
+ * parts that count by construction; each of them adds one line where the thing happens. Values
+ * that already live somewhere (players online, rooms, database pool, save queue) are read when
+ * Prometheus scrapes, through `watch`, instead of being copied on every change.
+ *
+ * The registry is served on its own listener (`METRICS_PORT`, loopback by default, `METRICS_HOST`),
+ * never on the game's public port.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { CLIENT_EVENTS, SERVER_EVENTS } from "./events.js";
+
+/** Every metric name the server exports besides prom-client's process defaults (the dashboard uses these). */
+export const METRIC_NAMES = [
+  "realm_players_online",
+  "realm_rooms",
+  "realm_tick_duration_seconds",
+  "realm_tick_overruns_total",
+  "realm_messages_in_total",
+  "realm_messages_out_total",
+  "realm_flood_drops_total",
+  "realm_rate_limit_blocks_total",
+  "realm_joins_total",
+  "realm_join_refusals_total",
+  "realm_trades_total",
+  "realm_trade_settlement_seconds",
+  "realm_db_pool_size",
+  "realm_db_pool_in_use",
+  "realm_db_pool_waiting",
+  "realm_save_queue_depth",
+  "realm_save_failures_total",
+] as const;
+
+/** Live values read at scrape time. Each is optional: a missing source leaves its gauge empty. */
+export interface MetricSources {
+  /** Name of the world (the `world` label). */
+  world?: string;
+  playersOnline?: () => number;
+  /** Rooms by type (`world`, `trade`). */
+  rooms?: () => Promise<Record<string, number>> | Record<string, number>;
+  /** The database pool; `inUse` and `waiting` are left out where they mean nothing (PGlite). */
+  dbPool?: () => Promise<{ size: number; inUse?: number; waiting?: number } | undefined>;
+  saveQueueDepth?: () => number;
+}
+
+const knownIn = new Set<string>(Object.keys(CLIENT_EVENTS));
+const knownOut = new Set<string>(SERVER_EVENTS);
+
+export class Metrics {
+  readonly registry = new Registry();
+  private sources: MetricSources = {};
+
+  /** Tick duration; observe through `tick()`. */
+  readonly tickSeconds: Histogram;
+  readonly tickOverruns: Counter;
+  private readonly messagesIn: Counter<"event">;
+  private readonly messagesOut: Counter<"event">;
+  readonly floodDrops: Counter;
+  readonly rateLimitBlocks: Counter<"scope">;
+  readonly joins: Counter<"transport">;
+  readonly joinRefusals: Counter<"transport" | "code">;
+  readonly trades: Counter<"outcome">;
+  readonly settlementSeconds: Histogram<"result">;
+  readonly saveFailures: Counter;
+
+  /** @param tickMs the tick length; a tick that takes longer counts as an overrun. */
+  constructor(private readonly tickMs: number) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    const self = this;
+
+    new Gauge({
+      name: "realm_players_online",
+      help: "Players connected to the world (dropped players waiting to reconnect are not counted)",
+      labelNames: ["world"],
+      registers,
+      collect() {
+        const s = self.sources;
+        if (s.playersOnline) this.set({ world: s.world ?? "world" }, s.playersOnline());
+      },
+    });
+    new Gauge({
+      name: "realm_rooms",
+      help: "Colyseus rooms of this process by type",
+      labelNames: ["type"],
+      registers,
+      async collect() {
+        const rooms = await self.sources.rooms?.();
+        this.reset();
+        for (const [type, n] of Object.entries(rooms ?? {})) this.set({ type }, n);
+      },
+    });
+    this.tickSeconds = new Histogram({
+      name: "realm_tick_duration_seconds",
+      help: "Time one world tick took (simulation, schema sync and patches)",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    });
+    this.tickOverruns = new Counter({ name: "realm_tick_overruns_total", help: "Ticks that took longer than TICK_MS", registers });
+    this.messagesIn = new Counter({
+      name: "realm_messages_in_total",
+      help: "Messages received from clients by event (both transports); names not in the protocol count as 'unknown'",
+      labelNames: ["event"],
+      registers,
+    });
+    this.messagesOut = new Counter({ name: "realm_messages_out_total", help: "Messages sent to clients by event", labelNames: ["event"], registers });
+    this.floodDrops = new Counter({ name: "realm_flood_drops_total", help: "Client messages dropped for exceeding the per-connection rate", registers });
+    this.rateLimitBlocks = new Counter({
+      name: "realm_rate_limit_blocks_total",
+      help: "Temporary blocks imposed (REST or authentication limit, message flood), by what was blocked: ip or account",
+      labelNames: ["scope"],
+      registers,
+    });
+    this.joins = new Counter({ name: "realm_joins_total", help: "Players that joined the world, by transport (sdk, ws)", labelNames: ["transport"], registers });
+    this.joinRefusals = new Counter({
+      name: "realm_join_refusals_total",
+      help: "Refused joins and reconnections by transport and HTTP-style status code",
+      labelNames: ["transport", "code"],
+      registers,
+    });
+    this.trades = new Counter({
+      name: "realm_trades_total",
+      help: "Ended trades and trade requests by outcome: completed, or the cancel reason",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.settlementSeconds = new Histogram({
+      name: "realm_trade_settlement_seconds",
+      help: "Duration of the settlement transaction by result (ok or the failure code)",
+      labelNames: ["result"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    const pool = async () => self.sources.dbPool?.().catch(() => undefined);
+    new Gauge({
+      name: "realm_db_pool_size",
+      help: "Connections the database pool may open (1 on embedded PGlite)",
+      registers,
+      async collect() {
+        const p = await pool();
+        if (p) this.set(p.size);
+      },
+    });
+    new Gauge({
+      name: "realm_db_pool_in_use",
+      help: "Database connections checked out of the pool (PostgreSQL only)",
+      registers,
+      async collect() {
+        const p = await pool();
+        if (p?.inUse !== undefined) this.set(p.inUse);
+      },
+    });
+    new Gauge({
+      name: "realm_db_pool_waiting",
+      help: "Queries waiting for a free database connection (PostgreSQL only)",
+      registers,
+      async collect() {
+        const p = await pool();
+        if (p?.waiting !== undefined) this.set(p.waiting);
+      },
+    });
+    new Gauge({
+      name: "realm_save_queue_depth",
+      help: "Storage jobs (saves, item transactions, deaths, settlements) queued or running in the per-player queues",
+      registers,
+      collect() {
+        const depth = self.sources.saveQueueDepth?.();
+        if (depth !== undefined) this.set(depth);
+      },
+    });
+    this.saveFailures = new Counter({ name: "realm_save_failures_total", help: "Storage jobs of the per-player queues that failed", registers });
+  }
+
+  /** Set the live sources read at scrape time. */
+  watch(sources: MetricSources): void {
+    this.sources = { ...this.sources, ...sources };
+  }
+
+  /** Record one tick that took `seconds`. */
+  tick(seconds: number): void {
+    this.tickSeconds.observe(seconds);
+    if (seconds * 1000 > this.tickMs) this.tickOverruns.inc();
+  }
+
+  /** One message from a client (bounded labels: unknown names count as "unknown"). */
+  messageIn(event: string): void {
+    this.messagesIn.inc({ event: knownIn.has(event) ? event : "unknown" });
+  }
+
+  /** One message to a client. */
+  messageOut(event: string): void {
+    this.messagesOut.inc({ event: knownOut.has(event) ? event : "other" });
+  }
+
+  /** The Prometheus text exposition. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/**
+ * Serve `GET /metrics` on its own listener. Everything else is 404.
+ * @returns the listening server and the URL of the metrics page.
+ */
+export async function serveMetrics(metrics: Metrics, host: string, port: number): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (req.method !== "GET" || path !== "/metrics") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    metrics.text().then(
+      (body) => res.writeHead(200, { "content-type": metrics.registry.contentType, "cache-control": "no-store" }).end(body),
+      () => res.writeHead(500, { "content-type": "text/plain" }).end("metrics collection failed\n"),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  return { server, url: `http://${shownHost}:${addr.port}/metrics` };
+}

@@ -35,7 +35,7 @@ function npmAs(platform: string, dir: string, args: string[]) {
   );
   const cli = process.env.npm_execpath;
   const [cmd, pre] = cli && /\.c?js$/.test(cli) ? [process.execPath, [cli]] : ["npm", []];
-  const env = { ...process.env, NODE_OPTIONS: `--require ${preload}` };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: `--require ${preload}` };
   for (const k of Object.keys(env)) if (k.startsWith("npm_config_")) delete env[k];
   const r = spawnSync(cmd, [...pre, ...args, "--dry-run", "--ignore-scripts", "--offline", "--no-audit", "--no-fund", "--cache", join(dir, "cache")], {
     cwd: dir,

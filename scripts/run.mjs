@@ -48,8 +48,12 @@ function main(argv) {
   // The server is the last child: its exit code is the launcher's.
   const server = children[children.length - 1];
 
+  // Once a signal has been passed on, every child is already stopping: none gets a second one
+  // (tsx watch force-kills its server on a second signal).
+  let signalled = false;
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.on(signal, () => {
+      signalled = true;
       for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill(signal);
     });
   }
@@ -63,7 +67,7 @@ function main(argv) {
     c.on("exit", (code, signal) => {
       if (c === server) process.exitCode = code ?? (signal ? 1 : 0);
       // One child ended: stop the others (the watcher without its server, or the reverse).
-      for (const other of children) if (other !== c && other.exitCode === null && other.signalCode === null) other.kill("SIGTERM");
+      if (!signalled) for (const other of children) if (other !== c && other.exitCode === null && other.signalCode === null) other.kill("SIGTERM");
       if (--pending === 0) process.exit(process.exitCode ?? 0);
     });
   }

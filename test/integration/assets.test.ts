@@ -11,12 +11,14 @@ import { get } from "node:http";
 import { join } from "node:path";
 import { ASSET_ETAG_FILE, downloadAssets, listAssets } from "../../src/content/assets.js";
 
-const tsxCli = "node_modules/tsx/dist/cli.mjs";
+/** Node arguments that run a TypeScript script in this very process (no tsx wrapper process that
+ * a kill would leave its child behind). */
+const TS = ["--import", "tsx"];
 
 /** Runs a script under tsx with only `env` (plus PATH and HOME); resolves with its code and output. */
 function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tsxCli, script], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...TS, script], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -56,7 +58,7 @@ describe("build-time assets", function () {
       mkdirSync(join(source, t, ".."), { recursive: true });
       writeFileSync(join(source, t), mp3(t));
     }
-    cdn = spawn(process.execPath, [tsxCli, "scripts/cdn.ts"], {
+    cdn = spawn(process.execPath, [...TS, "scripts/cdn.ts"], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, WORLD: source, PORT_CDN: "0", HOST_CDN: "127.0.0.1" },
       stdio: ["ignore", "pipe", "pipe"],
     });

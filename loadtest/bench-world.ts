@@ -25,11 +25,11 @@ import { parseArgs } from "node:util";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { seededRng, type Tile } from "./bot.js";
 import type { Command, GroupReport, JoinCommand, WorkerMessage } from "./bot-worker.js";
+import { buildDist, PROD_NODE_OPTIONS, ROOT } from "./server.js";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
 const ADMIN_CODE = "bench-admin-code";
-const ROOT = resolve(import.meta.dirname, "..");
 
 const { values: args } = parseArgs({
   options: {
@@ -76,18 +76,6 @@ function int(v: string, min: number, max: number, name: string): number {
 
 const children = new Set<ChildProcess>();
 
-/** Node.js flags the production start script (`npm run start:prod`) gives the server: `config.nodeOptions` in package.json. */
-const PROD_NODE_OPTIONS: string[] = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).config?.nodeOptions ?? "")
-  .split(/\s+/)
-  .filter(Boolean);
-
-/** Compile the server as `npm run build` does (without the model-bounds step), so the benchmark runs what production runs. */
-function buildDist() {
-  const t0 = Date.now();
-  const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, encoding: "utf8" });
-  if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
-  console.log(`  compiled the server into dist/ in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-}
 function killAll() {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 }

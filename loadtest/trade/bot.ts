@@ -37,6 +37,7 @@ export class Bot {
   readonly transport: "json" | "sdk";
   private ws: WebSocket | undefined;
   private room: Room | undefined;
+  private client: Client | undefined;
   private readonly handlers = new Map<string, Set<Handler>>();
 
   private constructor(readonly opts: BotOptions) {
@@ -84,18 +85,56 @@ export class Bot {
     } else {
       const client = new Client(`${this.opts.url}/ws`);
       client.auth.token = this.opts.token;
-      const room = await client.join("world", {});
-      this.room = room;
-      room.onMessage("*", (type, data) => this.emit(String(type), data));
-      room.onLeave((code) => {
-        if (this.room === room) {
-          this.connected = false;
-          this.closedWith = code;
-        }
-      });
+      this.client = client;
+      // Clients may only join the world room the server created (see the README's matchmaking rules).
+      this.attach(await client.join("world", {}));
     }
     this.connected = true;
     await synced;
+  }
+
+  private attach(room: Room) {
+    this.room = room;
+    room.onMessage("*", (type, data) => this.emit(String(type), data));
+    room.onLeave((code) => {
+      if (this.room === room) {
+        this.connected = false;
+        this.closedWith = code;
+      }
+    });
+  }
+
+  /**
+   * SDK only: drop the connection without leaving (the player lingers) and come back with the
+   * room's reconnection token, as the SDK does after a network cut. Waits for the next `player:sync`.
+   */
+  async resume(): Promise<void> {
+    const room = this.room;
+    if (!room || !this.client) throw new Error("resume needs a connected SDK bot");
+    const token = room.reconnectionToken;
+    this.connected = false;
+    this.room = undefined;
+    room.reconnection.enabled = false; // this bot reconnects itself, below
+    await room.leave(false).catch(() => undefined);
+    const synced = this.wait("player:sync", () => true, 20_000);
+    this.attach(await this.client.reconnect(token));
+    this.connected = true;
+    await synced;
+  }
+
+  /** SDK only: do not reconnect by itself when the server goes away (e.g. at its shutdown). */
+  stopReconnecting() {
+    if (this.room) this.room.reconnection.enabled = false;
+  }
+
+  /** The synchronised world state the SDK client holds (undefined on the plain WebSocket). */
+  get sdkState(): any {
+    return this.room?.state;
+  }
+
+  /** Plain WebSocket only: send a frame as is (hostile-input tests). */
+  sendRawFrame(frame: string | Buffer) {
+    if (this.ws?.readyState === this.ws?.OPEN) this.ws!.send(frame);
   }
 
   /** Close the connection: a plain socket drops (the player lingers), an SDK client leaves. Queued messages are dropped. */

@@ -2,7 +2,7 @@
  * Colyseus matchmaking (`POST /ws/matchmake/<method>/<room>`) under the API's body rules. Colyseus
  * reads the body itself (up to 1 MB) and answers failures in its own shape; here the body is read
  * first with the API's limit, so an oversized body is 413 `PAYLOAD_TOO_LARGE` and malformed JSON is
- * 400 `INVALID_JSON` with the error body of CONTRACT.md §3. A body that passes is replayed to
+ * 400 `INVALID_JSON` with the error body of docs/http.md#error-body. A body that passes is replayed to
  * Colyseus unchanged, so the SDK sees no difference.
  */
 import { Readable } from "node:stream";

@@ -32,7 +32,7 @@ export const FriendRequestEntity = defineEntity({
 });
 export type FriendRequest = InferEntity<typeof FriendRequestEntity>;
 
-/** Players an account blocks (SPEC.md: ignore list per account). */
+/** Players an account blocks (ignore list per account; README.md#social-graph-deaths-and-kills-apiplayer). */
 export const IgnoreEntryEntity = defineEntity({
   name: "IgnoreEntry",
   tableName: "ignore_entries",

@@ -49,7 +49,7 @@ function showsValues(state: TradeState): boolean {
   return state === "confirm" || state === "settling" || state === "completed";
 }
 
-/** Turn a validated trade event into a domain action, or a refusal with CONTRACT.md's codes. */
+/** Turn a validated trade event into a domain action, or a refusal with the codes of docs/trading.md#error-codes. */
 export function toTradeAction(playerId: string, event: string, data: Record<string, unknown>): TradeAction | Refusal {
   const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
   switch (event) {

@@ -1,5 +1,5 @@
 /**
- * Local asset CDN for development (SPEC.md "Asset CDN paths"), default port 8080:
+ * Local asset CDN for development (README.md#game-content-and-manifests), default port 8080:
  *   GET /manifests/<file>.json   from <WORLD>/manifests (ETag, 304, 5-minute cache)
  *   GET /models/<file>.glb       from <WORLD>/models
  *   GET /audio/music/{normal|combat}/<file>.mp3   from <WORLD>/audio/music

@@ -57,7 +57,7 @@ export async function writeBoxGlb(file: string, size: { x: number; y: number; z:
  * loader's model check passes. Buildings are sized to the footprint buildings.json gives them.
  */
 export const SAMPLE_MODELS: readonly { id: string; size: { x: number; y: number; z: number } }[] = [
-  // Stations: the furnace is SPEC.md's 2.27 by 2.18 example (2 by 2 tiles).
+  // Stations: the furnace is the 2.27 by 2.18 example (2 by 2 tiles).
   { id: "stations/furnace", size: { x: 2.27, y: 1.9, z: 2.18 } },
   { id: "stations/anvil", size: { x: 0.9, y: 0.75, z: 0.5 } },
   { id: "stations/bank_booth", size: { x: 1.6, y: 1.4, z: 0.8 } },

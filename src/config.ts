@@ -152,9 +152,9 @@ export interface Config {
   /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
   readonly maxSocketsPerAddress: number;
   readonly redisUrl?: string;
-  /** A pending trade request expires after this long (CONTRACT.md: 30 s). */
+  /** A pending trade request expires after this long (docs/trading.md#rules: 30 s). */
   readonly tradeRequestTimeoutMs: number;
-  /** An open trade without activity is cancelled after this long (CONTRACT.md: 5 minutes). */
+  /** An open trade without activity is cancelled after this long (docs/trading.md#rules: 5 minutes). */
   readonly tradeInactivityTimeoutMs: number;
   readonly logLevel: string;
   readonly clientDist?: string;
@@ -250,7 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { apiKey: v.VOICE_API_KEY, apiSecret: v.VOICE_API_SECRET, url: v.VOICE_URL }
         : undefined,
     saveIntervalSeconds: v.SAVE_INTERVAL,
-    // DISABLE_RATE_LIMIT is a development convenience and is ignored in production (CONTRACT.md §1).
+    // DISABLE_RATE_LIMIT is a development convenience and is ignored in production (README.md#settings).
     rateLimitEnabled: isProduction ? true : !v.DISABLE_RATE_LIMIT,
     rateLimitBlockSeconds: v.RATE_LIMIT_BLOCK_SECONDS,
     trustProxy: v.TRUST_PROXY,

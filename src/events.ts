@@ -1,5 +1,5 @@
 /**
- * Every WebSocket event and its payload schema (SPEC.md Events, CONTRACT.md sections 4 and 5).
+ * Every WebSocket event and its payload schema (docs/protocol.md#client-events, docs/trading.md#events).
  * One table drives the Colyseus room handlers, the plain-WebSocket adapter, the tests and the bots.
  */
 import { z } from "zod";
@@ -23,7 +23,7 @@ export const CLIENT_EVENTS = {
   "bank:withdraw": z.object({ itemId: id, quantity: int.min(1).max(2_147_483_647) }),
   tradeRequest: z.object({ targetPlayerId: id }),
   tradeRequestRespond: z.object({ tradeId: id, accept: z.boolean() }),
-  // Quantities and slots are validated by the trade rules so refusals carry CONTRACT.md's codes.
+  // Quantities and slots are validated by the trade rules so refusals carry the codes of docs/trading.md#error-codes.
   tradeAddItem: z.object({ tradeId: id, inventorySlot: z.unknown().optional(), quantity: z.unknown().optional(), coins: z.unknown().optional() }),
   tradeRemoveItem: z.object({ tradeId: id, inventorySlot: z.unknown() }),
   tradeAccept: z.object({ tradeId: id, revision: int.min(0).optional() }),
@@ -82,7 +82,7 @@ export interface ChatMessage {
   code?: string;
 }
 
-/** Maximum messages per second per connection (SPEC.md Limits). */
+/** Maximum messages per second per connection (docs/protocol.md#limits). */
 export const MAX_MESSAGES_PER_SECOND = 60;
 /** Seconds of continuous flooding before the connection is closed. */
 export const FLOOD_SECONDS_BEFORE_CLOSE = 3;

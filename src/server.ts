@@ -1,5 +1,5 @@
 /**
- * The composition root. Starts every stage in SPEC.md's order — configuration, manifests, storage,
+ * The composition root. Starts every stage in order (docs/architecture.md#start-up) — configuration, manifests, storage,
  * HTTP (CORS, rate limiting, static), WebSocket handlers, world — logging one line per stage, and
  * returns a handle whose `close()` shuts everything down in reverse.
  */

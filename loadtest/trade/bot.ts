@@ -158,7 +158,7 @@ export class Bot {
 
   /**
    * Send an event, keeping to the server's message rate as a well-behaved client does: at most
-   * `SEND_PER_SECOND` in any second (below CONTRACT.md's 60, whose excess the server drops), the
+   * `SEND_PER_SECOND` in any second (below the 60 of docs/protocol.md#limits, whose excess the server drops), the
    * rest queued in order.
    */
   send(event: string, data: unknown) {

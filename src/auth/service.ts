@@ -1,5 +1,5 @@
 /**
- * Resolves bearer tokens into principals and issues server tokens (CONTRACT.md section 2).
+ * Resolves bearer tokens into principals and issues server tokens (docs/http.md#authentication).
  * Accounts are created on first use of a valid server token, and linked on provider exchange.
  */
 import { timingSafeEqual, createHash } from "node:crypto";

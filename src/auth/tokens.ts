@@ -1,5 +1,5 @@
 /**
- * Token primitives (CONTRACT.md section 2). Server tokens: HS256 JWTs signed with JWT_SECRET,
+ * Token primitives (docs/http.md#authentication). Server tokens: HS256 JWTs signed with JWT_SECRET,
  * verification pinned to HS256 with `exp` required. Provider tokens: verified against the
  * identity provider's JWKS (issuer and audience checked) with `jose`.
  */

@@ -9,11 +9,11 @@
  * model share its `modelScale` (`stationModelScales`).
  */
 
-/** Tile edge in metres (SPEC.md: `tileSize` 1.0). */
+/** Tile edge in metres (README.md#game-content-and-manifests: `tileSize` 1.0). */
 export const TILE_SIZE = 1.0;
 
 /** Footprint in tiles of a model of the given dimensions (metres) at a scale: each side rounded to
- * the nearest whole tile, at least 1 (SPEC.md: 2.27 by 2.18 gives 2 by 2). */
+ * the nearest whole tile, at least 1 (e.g. 2.27 by 2.18 gives 2 by 2). */
 export function footprintOf(dimensions: { x: number; y?: number; z: number }, scale: number): { width: number; depth: number } {
   const tiles = (m: number) => Math.max(1, Math.round((m * scale) / TILE_SIZE));
   return { width: tiles(dimensions.x), depth: tiles(dimensions.z) };

@@ -1,5 +1,5 @@
 /**
- * HTTP surface of the content: the `/manifests/` file route (SPEC.md rule 9) and the public data
+ * HTTP surface of the content: the `/manifests/` file route (README.md#http-api) and the public data
  * endpoints built from loaded content. Routers only; the app factory mounts them.
  */
 import { createHash } from "node:crypto";
@@ -11,7 +11,7 @@ import { SKILLS } from "../domain/types.js";
 import type { GameContent } from "./load.js";
 import { UNLOCK_TYPES } from "./schemas.js";
 
-/** SPEC.md rule 9 and Limits: manifests may be cached 300 seconds. */
+/** README.md#http-api: manifests may be cached 300 seconds. */
 export const MANIFEST_CACHE_CONTROL = "public, max-age=300, must-revalidate";
 
 export interface StaticRouterOptions {

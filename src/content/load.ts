@@ -77,10 +77,10 @@ import {
   type WorldAreas,
 } from "./schemas.js";
 
-/** The five files that can stand in for `items.json` (SPEC.md rule 7). */
+/** The five files that can stand in for `items.json` (README.md#game-content-and-manifests). */
 export const ITEM_FILES = ["items/food.json", "items/weapons.json", "items/tools.json", "items/resources.json", "items/misc.json"] as const;
 
-/** Required manifests besides the items (SPEC.md rule 7). */
+/** Required manifests besides the items (README.md#game-content-and-manifests). */
 export const REQUIRED_MANIFESTS = ["npcs.json", "world-areas.json", "biomes.json", "stores.json"] as const;
 
 /** Every manifest the game knows, relative to the manifests directory. The sync fetches all. */
@@ -265,7 +265,7 @@ export function itemIndexFiles(json: unknown): string[] | undefined {
 }
 
 /**
- * Required manifests absent from `dir` (SPEC.md rule 7), seen through `overlayDir` when given.
+ * Required manifests absent from `dir` (README.md#game-content-and-manifests), seen through `overlayDir` when given.
  * Items count as present when `items.json` is a list, when it is an index and every file it names
  * exists (each missing one is reported as `items/food.json (listed in items.json)`), or, without
  * `items.json`, when all five `items/*.json` files exist (otherwise `items.json (or items/*.json)`).

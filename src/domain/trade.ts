@@ -1,5 +1,5 @@
 /**
- * The trade session as a pure state machine (SPEC.md "Trade session" and CONTRACT.md section 5),
+ * The trade session as a pure state machine (docs/trading.md#states),
  * plus the settlement plan the storage transaction applies.
  *
  * States:
@@ -19,7 +19,7 @@ import { applyChanges, INVENTORY_ERROR, isValidSlot, type Inventory, type ItemLo
 import { chebyshev } from "./movement.js";
 import { COINS_ITEM_ID, MAX_STACK, type Tile } from "./types.js";
 
-/** `tradeError` codes (CONTRACT.md section 5), exactly. */
+/** `tradeError` codes (docs/trading.md#error-codes), exactly. */
 export const TRADE_ERROR = {
   INVALID_REQUEST: "INVALID_REQUEST",
   PLAYER_OFFLINE: "PLAYER_OFFLINE",
@@ -42,7 +42,7 @@ export const TRADE_ERROR = {
 } as const;
 export type TradeErrorCode = (typeof TRADE_ERROR)[keyof typeof TRADE_ERROR];
 
-/** `tradeCancelled.reason` values (CONTRACT.md section 5), exactly. */
+/** `tradeCancelled.reason` values (docs/trading.md#cancellation), exactly. */
 export const TRADE_CANCEL_REASON = {
   DECLINED: "declined",
   CANCELLED: "cancelled",
@@ -401,7 +401,7 @@ export function removeOfferItem(
  *    a trade whose `values` its sender has not seen.
  * 4. Confirmation screen: mark accepted; when both have, move to settling (effect settle).
  * A player who has already accepted changes nothing (effect none). An accept without `revision`
- * (CONTRACT.md allows omitting it) accepts whatever screen and offers are current when it arrives:
+ * (it may be omitted, docs/trading.md#rules) accepts whatever screen and offers are current when it arrives:
  * the server cannot know what such a client has seen, so only a client that quotes revisions is
  * protected against its own duplicate accepts.
  */

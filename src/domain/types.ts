@@ -20,7 +20,7 @@ export const SKILLS = [
 ] as const;
 export type SkillName = (typeof SKILLS)[number];
 
-/** Skills that start above level 1 (constitution starts at 10, as in SPEC.md's character table). */
+/** Skills that start above level 1 (constitution starts at 10, README.md#rules-that-hold-everywhere). */
 export const STARTING_LEVELS: Readonly<Partial<Record<SkillName, number>>> = Object.freeze({
   constitution: 10,
 });
@@ -29,7 +29,7 @@ export const STARTING_LEVELS: Readonly<Partial<Record<SkillName, number>>> = Obj
 export const EQUIP_SLOTS = ["head", "cape", "neck", "weapon", "body", "shield", "legs", "hands", "feet", "ring", "ammo"] as const;
 export type EquipSlot = (typeof EQUIP_SLOTS)[number];
 
-/** Inventory size in slots (SPEC.md Limits). */
+/** Inventory size in slots (docs/persistence.md#what-is-stored). */
 export const INVENTORY_SIZE = 28;
 /** Largest stack or coin amount (signed 32-bit integer maximum). */
 export const MAX_STACK = 2_147_483_647;

@@ -1,5 +1,5 @@
 /**
- * Cross-origin policy (SPEC.md "Cross-origin access", CONTRACT.md section 3): an exact list plus
+ * Cross-origin policy (docs/http.md#cors): an exact list plus
  * anchored patterns; never a reflected arbitrary origin, never `*`. Shared by Express, Colyseus's
  * matchmaking responses and the WebSocket upgrade check.
  */

@@ -1,5 +1,5 @@
 /**
- * HTTP error vocabulary (CONTRACT.md section 3). Handlers throw `ApiError`; the error middleware
+ * HTTP error vocabulary (docs/http.md#error-body). Handlers throw `ApiError`; the error middleware
  * renders `{ error: { code, message, details? } }` and hides everything unknown behind a bare 500.
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";

@@ -1,5 +1,5 @@
 /**
- * Rate limits (SPEC.md Limits, CONTRACT.md section 3): REST 100 requests per minute, authentication
+ * Rate limits (docs/http.md#rate-limits-and-blocks): REST 100 requests per minute, authentication
  * 10 attempts per minute, per client address. Exceeding either blocks the client for
  * RATE_LIMIT_BLOCK_SECONDS; while blocked every request answers 429 with Retry-After.
  * The same Blocklist is used by the WebSocket flood guard (accounts and addresses).

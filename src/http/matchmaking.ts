@@ -3,7 +3,7 @@
  * server's room policy (README "What a client may do through the matchmaker"). Colyseus reads the
  * body itself (up to 1 MB) and answers failures in its own shape; here the body is read first with
  * the API's limit, so an oversized body is 413 `PAYLOAD_TOO_LARGE` and malformed JSON is 400
- * `INVALID_JSON` with the API's error body. Then the verb is checked: only the server creates rooms,
+ * `INVALID_JSON` with the API's error body (docs/http.md#error-body). Then the verb is checked: only the server creates rooms,
  * so `create` and `joinOrCreate` are refused (403 `ROOM_CREATION_FORBIDDEN`), `join` by name only
  * reaches the world room, and `joinById` of a trade room only its two traders (403
  * `ROOM_JOIN_FORBIDDEN`). A request that passes is replayed to Colyseus unchanged, so the SDK sees

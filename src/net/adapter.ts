@@ -1,5 +1,5 @@
 /**
- * The plain-WebSocket adapter at exactly `/ws` (CONTRACT.md section 4), for agents and tools without
+ * The plain-WebSocket adapter at exactly `/ws` (docs/protocol.md#plain-websocket), for agents and tools without
  * the Colyseus SDK: `ws://host:5555/ws?token=<token>` (or `Authorization: Bearer`), every frame
  * UTF-8 JSON `{ "event": "<name>", "data": {...} }` both ways. It joins the world room on the
  * client's behalf and feeds frames to the same event table as the SDK path.

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from "node:http";
 
 /**
- * The address a request comes from (CONTRACT.md section 3). Without `trustProxy` it is the socket's
+ * The address a request comes from (docs/http.md#rate-limits-and-blocks). Without `trustProxy` it is the socket's
  * peer address and every forwarding header is ignored (they are set by the client and spoofable).
  * With `trustProxy` the server sits behind one proxy it trusts, and the client is the address that
  * proxy reports: the last `X-Forwarded-For` entry, the first hop counted from the server. This is

@@ -1,5 +1,5 @@
 /**
- * Per-connection message rate (SPEC.md: 60 messages per second). Messages past the limit in a
+ * Per-connection message rate (docs/protocol.md#limits: 60 messages per second). Messages past the limit in a
  * one-second window are dropped; a connection that floods three windows in a row is to be closed.
  */
 import { FLOOD_SECONDS_BEFORE_CLOSE, MAX_MESSAGES_PER_SECOND } from "../events.js";

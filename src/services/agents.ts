@@ -1,5 +1,5 @@
 /**
- * AI agents (CONTRACT.md section 6): registering a character as an agent and issuing its
+ * AI agents (README.md#agents): registering a character as an agent and issuing its
  * credentials, listing and revoking them, and the goal/pause controls with quick-action data.
  *
  * Credentials: a server token bound to the character (`characterId` claim) whose `jti` is the
@@ -25,7 +25,7 @@ import { availableGoals, buildGoal, pauseAfterGoal, type AvailableGoal, type Goa
 
 /** Agent tokens live 30 days. */
 export const AGENT_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-/** Radius of quick-action surroundings, in tiles (CONTRACT.md: players see at least 16). */
+/** Radius of quick-action surroundings, in tiles (within what a player sees, docs/protocol.md#interest-management). */
 export const QUICK_ACTION_RADIUS = 16;
 /** Close code sent to an agent connection whose token was revoked or replaced. */
 export const AGENT_REVOKED_CLOSE_CODE = 4003;
@@ -68,7 +68,7 @@ export interface AgentSummary {
   revokedAt: string | null;
 }
 
-/** The answer of stop and resume (SPEC.md). */
+/** The answer of stop and resume (README.md#agents). */
 export interface GoalControlResult {
   success: true;
   goal: StoredGoal | null;

@@ -1,7 +1,7 @@
 /**
  * Characters as the application sees them: creation with the starter kit and a template, renaming,
  * deletion, the agent flag and goal persistence, and the private player view (the `player:sync`
- * shape of CONTRACT.md section 4 plus `online`).
+ * shape of docs/protocol.md#private-state plus `online`).
  *
  * No HTTP types here: the world calls `createCharacter` when an account joins without a character,
  * and the REST routes map the `ServiceError`s this throws.
@@ -18,7 +18,7 @@ import type { Storage } from "../storage/orm.js";
 import type { WorldPort } from "../world/port.js";
 import { invalid, missing, conflict, ServiceError, SERVICE_ERROR } from "./errors.js";
 
-/** CONTRACT.md section 3: 3 to 12 letters, digits, spaces, `_` or `-`. */
+/** README.md#rules-that-hold-everywhere: 3 to 12 letters, digits, spaces, `_` or `-`. */
 export const CHARACTER_NAME_PATTERN = /^[A-Za-z0-9 _-]{3,12}$/;
 /** Characters one account may own. */
 export const MAX_CHARACTERS_PER_ACCOUNT = 10;
@@ -52,7 +52,7 @@ export interface StartingState {
   health: number;
 }
 
-/** The private state of a character (CONTRACT.md `player:sync`) plus its online flag. */
+/** The private state of a character (`player:sync`, docs/protocol.md#private-state) plus its online flag. */
 export interface PlayerView {
   id: string;
   accountId: string;

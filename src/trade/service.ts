@@ -1,5 +1,5 @@
 /**
- * Trade coordination between the world and the per-trade rooms (CONTRACT.md section 5).
+ * Trade coordination between the world and the per-trade rooms (docs/trading.md).
  *
  * - Requests (`tradeRequest`, `tradeRequestRespond`) are checked and held here while pending.
  * - An accepted request creates a `TradeRoom` in this process (`matchMaker.handleCreateRoom`: the

@@ -158,7 +158,7 @@ export class Player {
     };
   }
 
-  /** The `player:sync` payload (CONTRACT.md section 4). */
+  /** The `player:sync` payload (docs/protocol.md#private-state). */
   syncPayload(): Record<string, unknown> {
     const skills: Record<string, { level: number; xp: number }> = {};
     for (const s of SKILLS) skills[s] = { level: this.skills[s].level, xp: this.skills[s].xp };

@@ -60,7 +60,7 @@ export class WorldRuntime {
   }
 
   /**
-   * Resolve a token to a principal for a WebSocket join from `address` (CONTRACT.md section 2).
+   * Resolve a token to a principal for a WebSocket join from `address` (docs/http.md#authentication).
    * Returns undefined for a bad token, which counts as an authentication attempt of the address,
    * like on HTTP. In anonymous mode an empty token creates a temporary identity; creating one
    * counts as an attempt too (as `POST /api/auth/anonymous` does), and past the limit it is

@@ -29,7 +29,7 @@ import { PlayerQueues } from "./persistence.js";
 import { Player, type Connection } from "./player.js";
 import type { LivePlayerSummary, Surroundings, WorldPort, WorldSnapshot } from "./port.js";
 
-/** Tiles (Chebyshev) a player sees around itself. CONTRACT.md asks for at least 16. */
+/** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
 export const VIEW_RADIUS = 24;
 /** Seconds a dropped connection's player stays in the world awaiting reconnection. */
 export const RECONNECT_SECONDS = 20;

@@ -25,7 +25,7 @@ for (const kind of storageKinds()) {
         assert.equal((await h.request("GET", "/api/v1/player", { token: "not.a.token" })).status, 401);
       });
 
-      it("POST creates the character (201) with SPEC.md defaults and the starter kit", async () => {
+      it("POST creates the character (201) with the documented defaults and the starter kit", async () => {
         const a = h.account();
         const name = uniqueName();
         const r = await h.request("POST", "/api/v1/player", { token: a.token, body: { name } });

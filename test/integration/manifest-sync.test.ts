@@ -475,7 +475,7 @@ describe("manifest sync", function () {
     });
   });
 
-  describe("development fallback (SPEC.md rule 6)", () => {
+  describe("development fallback (README.md#game-content-and-manifests)", () => {
     let production: FakeCdn;
     beforeEach(async () => {
       production = await startCdn(await shippedFiles());

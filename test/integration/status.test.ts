@@ -1,5 +1,5 @@
 /**
- * GET /status with storage really down (CONTRACT.md §3: answers within 3 s, `degraded`/`down`).
+ * GET /status with storage really down (docs/http.md#status-and-health: answers within 3 s, `degraded`/`down`).
  * Two real outages: the embedded database's only connection held by an open transaction, and a
  * PostgreSQL address that accepts TCP connections but never answers.
  */

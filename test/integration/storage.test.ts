@@ -35,7 +35,7 @@ for (const kind of storageKinds()) {
       assert.equal(diff.trim(), "", diff);
     });
 
-    it("applies SPEC.md defaults to a new character", async () => {
+    it("applies the documented defaults to a new character", async () => {
       const c = await makeCharacter();
       const row = await storage.orm.em.fork().findOneOrFail(CharacterEntity, { id: c.id });
       assert.equal(row.combatLevel, 3);

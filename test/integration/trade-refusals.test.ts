@@ -1,5 +1,5 @@
 /**
- * Every refusal of CONTRACT.md section 5 over a real socket (SDK clients, and the plain-WebSocket
+ * Every refusal of docs/trading.md#error-codes over a real socket (SDK clients, and the plain-WebSocket
  * adapter where JSON matters): requests (too far, self, offline, dead, busy, already trading,
  * ignored, cooldown) and offers (untradeable, bad or empty slot, every bad quantity, coins, frozen
  * offers, stale revisions, INVENTORY_FULL on the offer screen). Each waits for the answering event.
@@ -24,7 +24,7 @@ import {
   until,
 } from "../helpers/trade.js";
 
-describe("trade: refusals (CONTRACT.md §5)", function () {
+describe("trade: refusals (docs/trading.md)", function () {
   this.timeout(30_000);
   let server: GameServer;
   let players: TestPlayer[] = [];

@@ -1,5 +1,5 @@
 /**
- * The plain-WebSocket adapter at exactly `/ws` (CONTRACT.md section 4) with a raw `ws` client:
+ * The plain-WebSocket adapter at exactly `/ws` (docs/protocol.md#plain-websocket) with a raw `ws` client:
  * authentication by query and header, JSON envelopes, `player:sync` first, `world:update` deltas,
  * feedback instead of disconnects for bad frames, and play together with SDK clients.
  */

@@ -1,5 +1,5 @@
 /**
- * Authentication attempts on the WebSocket paths (CONTRACT.md sections 2 and 3): an invalid token on
+ * Authentication attempts on the WebSocket paths (docs/protocol.md#authentication-attempts): an invalid token on
  * matchmaking or on /ws counts against the same 10-per-minute authentication limit as HTTP, and so
  * does every anonymous identity a tokenless join creates. Past the limit the address is blocked:
  * matchmaking answers 429, /ws closes with 4029, HTTP answers 429. Each test gets its own server,

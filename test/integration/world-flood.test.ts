@@ -1,5 +1,5 @@
 /**
- * Message flooding (CONTRACT.md section 4): past 60 messages in a second the excess is dropped; a
+ * Message flooding (docs/protocol.md#limits): past 60 messages in a second the excess is dropped; a
  * connection that keeps flooding for 3 seconds is closed with 4029 and its account and address are
  * blocked (matchmaking answers 429), while everyone else keeps playing. Each scenario gets its own
  * server, since the block covers the test's address (127.0.0.1).

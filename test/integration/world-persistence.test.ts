@@ -1,5 +1,5 @@
 /**
- * Persistence of the real process (`src/main.ts`), CONTRACT.md section 7: progress is saved every
+ * Persistence of the real process (`src/main.ts`), docs/persistence.md: progress is saved every
  * SAVE_INTERVAL, a SIGKILL loses at most what came after the last save, and SIGTERM saves everyone.
  *
  * Storage is PostgreSQL when TEST_DATABASE_URL is set (the test then reads rows while the server

@@ -1,5 +1,5 @@
 /**
- * Shutdown (CONTRACT.md section 7): every player in the world is saved exactly once — one save,
+ * Shutdown (docs/persistence.md#shutdown): every player in the world is saved exactly once — one save,
  * one closed session — whatever transport it uses, and the server closes.
  */
 import assert from "node:assert/strict";

@@ -19,7 +19,7 @@ function problems(env: NodeJS.ProcessEnv): string[] {
 }
 
 describe("config", () => {
-  it("applies SPEC.md defaults in development", () => {
+  it("applies the documented defaults in development", () => {
     const c = loadConfig({});
     assert.equal(c.port, 5555);
     assert.equal(c.env, "development");

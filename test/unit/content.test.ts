@@ -185,7 +185,7 @@ describe("shipped game content", () => {
   });
 
   it("blocks each station's footprint (model dimensions times its modelScale) and keeps it usable", () => {
-    // The furnace is SPEC.md's 2.27 x 2.18 model at scale 1: 2 by 2 tiles from its own tile.
+    // The furnace is the 2.27 x 2.18 model at scale 1: 2 by 2 tiles from its own tile.
     const furnace = content.stations.find((s) => s.id === "lumbrook_furnace")!;
     assert.deepEqual(content.stationTiles.get(furnace.id), [
       { x: furnace.x, z: furnace.z },
@@ -303,7 +303,7 @@ describe("content validation", () => {
   });
 
   it("places stations with the footprint model-bounds.json gives, and names a manifest stale for the station's scale", async () => {
-    // The furnace model is SPEC.md's 2.27 x 2.18, written as 2 by 2 for modelScale 1. At 1.5 it
+    // The furnace model is 2.27 x 2.18, written as 2 by 2 for modelScale 1. At 1.5 it
     // is 3.405 x 3.27, so 3 by 3: the manifest was not regenerated after the stations.json edit.
     const furnace = JSON.parse(await readFile(path.join(dir, "stations.json"), "utf8")).findIndex((s: any) => s.id === "lumbrook_furnace");
     await editJson(dir, "stations.json", (st) => (st[furnace].modelScale = 1.5));

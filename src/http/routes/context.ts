@@ -2,7 +2,7 @@
  * What every REST route module shares: its dependencies, the route helper that turns service
  * errors into HTTP errors, the access checks, and the OpenAPI schemas of common bodies.
  *
- * Access rules (CONTRACT.md section 3 and issue 6):
+ * Access rules (docs/http.md#access-rules and issue 6):
  * - a token acts only on its own account's characters and agents (403 FORBIDDEN);
  * - a character-bound token (an agent's) acts only on that character, and never on account-level
  *   operations (creating or deleting characters, issuing or revoking agent tokens, resuming goals);
@@ -140,7 +140,7 @@ export class Access {
 export const Id = z.string().min(1).max(128);
 export const CharacterIdParams = z.object({ characterId: Id.openapi({ description: "A character id, or `me`" }) });
 
-/** Character name rules (CONTRACT.md section 3), the same check the service makes. */
+/** Character name rules (README.md#rules-that-hold-everywhere), the same check the service makes. */
 export const CharacterName = z
   .string()
   .max(64)
@@ -180,7 +180,7 @@ export const GoalSchema = z
   .openapi("Goal");
 export const AvailableGoalSchema = z.object({ id: z.string(), type: z.string(), description: z.string() }).openapi("AvailableGoal");
 
-/** CONTRACT.md `player:sync` plus `online`. */
+/** `player:sync` (docs/protocol.md#private-state) plus `online`. */
 export const PlayerViewSchema = z
   .object({
     id: z.string(),

@@ -55,7 +55,7 @@ function standardWorld(): World {
 
 describe("domain/trade", () => {
   describe("TRADE_ERROR", () => {
-    it("lists CONTRACT.md's codes exactly", () => {
+    it("lists the documented codes exactly", () => {
       assert.deepEqual(Object.values(TRADE_ERROR), [
         "INVALID_REQUEST", "PLAYER_OFFLINE", "SELF_TRADE", "TOO_FAR", "ALREADY_IN_TRADE", "PLAYER_BUSY", "RATE_LIMITED",
         "INVALID_TRADE", "NOT_IN_TRADE", "INVALID_SLOT", "INVALID_ITEM", "INVALID_QUANTITY", "UNTRADEABLE_ITEM",

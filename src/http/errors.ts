@@ -68,6 +68,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     else if (err?.type === "entity.too.large") apiError = new ApiError("PAYLOAD_TOO_LARGE", "request body is too large");
     else if (err?.type === "encoding.unsupported" || err?.type === "charset.unsupported")
       apiError = new ApiError("INVALID_REQUEST", "unsupported body encoding");
+    // The router decodes path parameters and throws a URIError (status 400, not exposed) for
+    // percent-encoding that does not decode, e.g. /api/character/%ff: the client's mistake.
+    else if (err instanceof URIError) apiError = new ApiError("INVALID_REQUEST", "the URL has invalid percent-encoding");
     else if (typeof err?.status === "number" && err.status >= 400 && err.status < 500 && err.expose) {
       apiError = new ApiError("INVALID_REQUEST", "invalid request");
     } else {

@@ -179,6 +179,26 @@ describe("HTTP surface", function () {
     assert.ok(body.error.details.every((d: { field: string }) => d.field.startsWith("body")));
   });
 
+  it("a path parameter that is not valid percent-encoding is 400 INVALID_REQUEST, not a 500 (found by the soak run)", async () => {
+    const a = await get("/api/auth/anonymous", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const { token } = await a.json();
+    for (const [method, path] of [
+      ["PATCH", "/api/character/%00%ff"],
+      ["GET", "/api/characters/%E0%A4%A/skills"],
+      ["GET", "/api/agents/%ff/goal"],
+    ] as const) {
+      const r = await get(path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(method === "PATCH" ? { body: JSON.stringify({ name: "Valid" }) } : {}),
+      });
+      assert.equal(r.status, 400, `${method} ${path}`);
+      const body = await r.json();
+      assert.equal(body.error.code, "INVALID_REQUEST", `${method} ${path}`);
+      assert.doesNotMatch(JSON.stringify(body), /URIError|at .*\.(js|ts)/);
+    }
+  });
+
   it("anonymous mode issues a token that authenticates", async () => {
     const r = await get("/api/auth/anonymous", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     assert.equal(r.status, 201);

@@ -203,7 +203,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // One backpressure rule for both transports (README "Slow consumers").
     maxBufferedBytes: opts.adapter?.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES,
     logger,
-    onRefused: (status) => metrics.joinRefusals.inc({ transport: "sdk", code: String(status) }),
   });
   metrics.watch({
     world: basename(resolve(config.worldDir)),
@@ -225,6 +224,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     storagePing: () => storage.ping(1_000),
     playersOnline: () => world.playersOnline(),
     matchmaking: colyseus.matchmaking,
+    onMatchmakeRefused: (status) => metrics.joinRefusals.inc({ transport: "sdk", code: String(status) }),
     matchmakingPolicy: {
       // Trade rooms are watched by id, and only by their two traders (TradeRoom.admits, checked
       // again in its onJoin). Anything else — the world, an unknown room, an invalid token — goes on

@@ -50,6 +50,8 @@ export interface AppDeps {
   matchmaking?: RequestHandler;
   /** Which rooms a client may join by id (src/http/matchmaking.ts). */
   matchmakingPolicy?: MatchmakingPolicy;
+  /** Told the status of every refused matchmaking request (metrics). */
+  onMatchmakeRefused?: (status: number) => void;
   /** Extra routers mounted as they are (manifests, game data). */
   routers?: { path: string; router: Router }[];
   /** Feature route modules. */
@@ -116,7 +118,7 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   });
 
   app.use(limits.blockGuard);
-  if (deps.matchmaking) app.use("/ws", ...guardedMatchmaking(deps.matchmaking, undefined, deps.matchmakingPolicy));
+  if (deps.matchmaking) app.use("/ws", ...guardedMatchmaking(deps.matchmaking, undefined, deps.matchmakingPolicy, deps.onMatchmakeRefused));
   app.use("/api", limits.rest);
   app.use("/api/auth", limits.auth);
   app.use(express.json({ limit: "64kb", strict: true, type: ["application/json", "application/*+json"] }));

@@ -100,10 +100,20 @@ const bearer = (req: Request): string | undefined => {
  * @param matchmaking Colyseus's `createNodeMatchmakingMiddleware()`
  * @param policy checks `joinById` against the rooms of this process (trade rooms: only their traders)
  */
-export function guardedMatchmaking(matchmaking: RequestHandler, limitBytes = MATCHMAKE_BODY_LIMIT, policy?: MatchmakingPolicy): RequestHandler[] {
+export function guardedMatchmaking(
+  matchmaking: RequestHandler,
+  limitBytes = MATCHMAKE_BODY_LIMIT,
+  policy?: MatchmakingPolicy,
+  /** Told the status of every matchmaking request answered with an error: this guard's, the socket cap's and Colyseus's (metrics). */
+  onRefused?: (status: number) => void,
+): RequestHandler[] {
   const readBody = express.raw({ type: () => true, limit: limitBytes });
   return [
-    (req, res, next) => (isMatchmakeRequest(req) ? readBody(req, res, next) : next()),
+    (req, res, next) => {
+      if (!isMatchmakeRequest(req)) return next();
+      if (onRefused) res.once("finish", () => res.statusCode >= 400 && onRefused(res.statusCode));
+      return readBody(req, res, next);
+    },
     async (req, res, next) => {
       if (!isMatchmakeRequest(req)) return matchmaking(req, res, next);
       const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

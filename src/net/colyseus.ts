@@ -59,8 +59,6 @@ export interface ColyseusOptions {
   /** Outgoing bytes that may wait on one SDK socket before it is terminated (slow consumer). */
   maxBufferedBytes?: number;
   logger?: Logger;
-  /** Told the status of every matchmaking request Colyseus refused (metrics). */
-  onRefused?: (status: number) => void;
 }
 
 /**
@@ -157,7 +155,7 @@ export async function setupColyseus(
   setTransport(transport);
   return {
     transport,
-    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler, cap, opts.onRefused),
+    matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler, cap),
     accept: () => matchMaker.accept(),
     async shutdown() {
       try {
@@ -175,10 +173,9 @@ export async function setupColyseus(
  * is Express's `req.ip` (the app's `trust proxy` setting follows TRUST_PROXY, the same rule as
  * `clientAddress`).
  */
-function withClientAddress(matchmaking: RequestHandler, cap?: SocketCap, onRefused?: (status: number) => void): RequestHandler {
+function withClientAddress(matchmaking: RequestHandler, cap?: SocketCap): RequestHandler {
   return (req, res, next) => {
     // `req` may be the body replay of the matchmaking guard: only url, method, headers, socket, ip.
-    if (onRefused && req.method === "POST" && req.url?.startsWith("/matchmake/")) res.once("finish", () => res.statusCode >= 400 && onRefused(res.statusCode));
     const address = req.ip;
     // An address at its socket cap would be refused at the room socket: say so at matchmaking.
     if (cap?.full(address) && req.method === "POST" && (req.url ?? "").startsWith("/matchmake/")) {

@@ -111,6 +111,9 @@ describe("operations: monitor, playground, metrics, access log", function () {
           body: "{}",
         });
         assert.ok(bad.status >= 400);
+        // A verb only the server may use, refused before Colyseus sees it, counts as well.
+        const create = await fetch(`${server.url}/ws/matchmake/create/world`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        assert.equal(create.status, 403);
         const after = await eventually(async () => {
           const t = await scrape();
           return (sample(t, "realm_tick_duration_seconds_count") ?? 0) > 0 && (sample(t, "realm_messages_out_total", { event: "world:update" }) ?? 0) > 0 ? t : undefined;
@@ -121,6 +124,7 @@ describe("operations: monitor, playground, metrics, access log", function () {
         assert.equal(sample(after, "realm_messages_in_total", { event: "player:chat" }), 1);
         assert.equal(sample(after, "realm_messages_in_total", { event: "unknown" }), 1);
         assert.equal(sample(after, "realm_join_refusals_total", { transport: "sdk", code: String(bad.status) }), 1);
+        assert.equal(sample(after, "realm_join_refusals_total", { transport: "sdk", code: "403" }), 1);
         assert.ok((sample(after, "realm_messages_out_total", { event: "player:sync" }) ?? 0) >= 2);
         assert.ok(sample(after, "realm_save_queue_depth") !== undefined);
       } finally {

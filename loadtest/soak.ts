@@ -22,7 +22,7 @@
  * `player:sync` (see `storageMatchesSync`); RSS growth under 10 % over the second half of the run.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -141,8 +141,12 @@ async function startServer(world: string, databaseUrl: string): Promise<ServerRu
     tail: [],
     rss: [],
   };
+  // The whole server log is kept next to the run's world directory, for reading after a failure.
+  const logFile = createWriteStream(join(world, "server.log"));
+  log(`server log: ${join(world, "server.log")}`);
   let buf = "";
   const onData = (d: Buffer) => {
+    logFile.write(d);
     buf += d.toString();
     let i: number;
     while ((i = buf.indexOf("\n")) >= 0) {
@@ -211,7 +215,10 @@ const completedTrades = new Set<string>();
 
 function countStatus(status: number, what: string) {
   stats.http[status] = (stats.http[status] ?? 0) + 1;
-  if (status >= 500 && stats.fivexx.length < 50) stats.fivexx.push(`${status} ${what}`);
+  if (status >= 500 && stats.fivexx.length < 50) {
+    stats.fivexx.push(`${status} ${what}`);
+    if (stats.fivexx.length <= 5) log(`5xx: ${status} ${what}`);
+  }
 }
 
 /** A failed connection: count the HTTP status it names, if any (upgrade refusals and SDK matchmaking errors carry it). */
@@ -778,7 +785,9 @@ async function main() {
         2,
       ) + "\n",
     );
-  rmSync(world, { recursive: true, force: true });
+  // A failed run keeps its world directory (server.log) for reading.
+  if (pass) rmSync(world, { recursive: true, force: true });
+  else log(`kept ${world} (server.log) for reading`);
   return pass;
 }
 

@@ -59,6 +59,8 @@ export class Bot {
   /** (Re)open the connection and wait for `player:sync`. */
   async reconnect(): Promise<void> {
     const synced = this.wait("player:sync", () => true, 20_000);
+    // Awaited below; if the connection fails first, its own error is the one reported.
+    synced.catch(() => undefined);
     if (this.transport === "json") {
       const ws = new WebSocket(`${this.opts.url.replace(/^http/, "ws")}/ws?token=${encodeURIComponent(this.opts.token)}`);
       this.ws = ws;
@@ -117,6 +119,8 @@ export class Bot {
     room.reconnection.enabled = false; // this bot reconnects itself, below
     await room.leave(false).catch(() => undefined);
     const synced = this.wait("player:sync", () => true, 20_000);
+    // Awaited below; if the connection fails first, its own error is the one reported.
+    synced.catch(() => undefined);
     this.attach(await this.client.reconnect(token));
     this.connected = true;
     await synced;

@@ -17,8 +17,8 @@ import { Bot } from "../../loadtest/trade/bot.js";
 import { loadContent } from "../../src/content/load.js";
 import { openStorage, type Storage } from "../../src/storage/orm.js";
 import { tokenFor } from "../helpers/players.js";
-import { freePort, startProcess, tempWorld, type Child } from "../helpers/process.js";
-import { TEST_ENV } from "../helpers/server.js";
+import { tempWorld, type Child } from "../helpers/process.js";
+import { startServerProcess } from "../helpers/server-process.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
 import { ADMIN_CODE, totals, until, violations } from "../helpers/trade.js";
 
@@ -45,28 +45,14 @@ describe(`ground items: drop, pick up, bank, SIGKILL with SAVE_INTERVAL=300 (${T
 
   /** Start the server process; resolves with its base URL once it listens. */
   async function start(): Promise<string> {
-    const port = await freePort();
-    child = startProcess({
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
-      SKIP_MANIFESTS: "true",
-      JWT_SECRET: TEST_ENV.JWT_SECRET,
-      ADMIN_CODE,
-      DISABLE_RATE_LIMIT: "true",
-      SAVE_INTERVAL: "300",
-      // 100 private ticks of 20 ms: the pile is B's to take 2 s after it appears.
-      TICK_MS: "20",
-      LOG_LEVEL: "info",
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
-    });
-    await child.waitFor(/"msg":"listening"/, 120_000);
-    return `http://127.0.0.1:${port}`;
+    // 100 private ticks of 20 ms: the pile is B's to take 2 s after it appears.
+    const server = await startServerProcess(world, { SAVE_INTERVAL: "300", TICK_MS: "20" });
+    child = server.child;
+    return server.url;
   }
 
   async function stop(signal: "SIGTERM" | "SIGKILL") {
-    child!.proc.kill(signal);
-    const exit = await child!.exited;
+    const exit = await child!.stop(signal);
     if (signal === "SIGTERM") assert.equal(exit.code, 0, child!.output());
     else assert.equal(exit.signal, "SIGKILL");
     child = undefined;

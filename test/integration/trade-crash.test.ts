@@ -18,8 +18,8 @@ import { Bot, tradeOnce, type TradeResult } from "../../loadtest/trade/bot.js";
 import { openStorage, type Storage } from "../../src/storage/orm.js";
 import { loadContent } from "../../src/content/load.js";
 import { tokenFor } from "../helpers/players.js";
-import { freePort, startProcess, tempWorld, type Child } from "../helpers/process.js";
-import { TEST_ENV } from "../helpers/server.js";
+import { tempWorld, type Child } from "../helpers/process.js";
+import { startServerProcess } from "../helpers/server-process.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
 import { ADMIN_CODE, totals, until, violations } from "../helpers/trade.js";
 
@@ -48,23 +48,9 @@ describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgr
 
   /** Start the server process; resolves with its base URL once it listens. */
   async function start(): Promise<string> {
-    const port = await freePort();
-    child = startProcess({
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
-      SKIP_MANIFESTS: "true",
-      JWT_SECRET: TEST_ENV.JWT_SECRET,
-      ADMIN_CODE,
-      DISABLE_RATE_LIMIT: "true",
-      TICK_MS: "100",
-      // Every client of the test connects from 127.0.0.1 (README "WebSocket API": sockets per address).
-      MAX_SOCKETS_PER_ADDRESS: TEST_ENV.MAX_SOCKETS_PER_ADDRESS,
-      LOG_LEVEL: "info",
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
-    });
-    await child.waitFor(/"msg":"listening"/, 120_000);
-    return `http://127.0.0.1:${port}`;
+    const server = await startServerProcess(world, { TICK_MS: "100" });
+    child = server.child;
+    return server.url;
   }
 
   /** Storage to inspect: the shared PostgreSQL one, or the process's PGlite directory (server stopped). */
@@ -101,8 +87,7 @@ describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgr
     }
     const ids = bots.map((b) => b.id);
     await Promise.all(bots.map((b) => b.close()));
-    child!.proc.kill("SIGTERM");
-    assert.equal((await child!.exited).code, 0, child!.output());
+    assert.equal((await child!.stop("SIGTERM")).code, 0, child!.output());
 
     const before = await withStorage(async (s) => ({ all: await totals(s.orm), each: await perCharacter(s, ids) }));
 
@@ -245,8 +230,7 @@ describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgr
       assert.deepEqual(held, after.each[bot.id], `${bot.name} after restart`);
       await bot.close();
     }
-    child!.proc.kill("SIGTERM");
-    assert.equal((await child!.exited).code, 0);
+    assert.equal((await child!.stop("SIGTERM")).code, 0);
     child = undefined;
   });
 });

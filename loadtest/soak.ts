@@ -21,9 +21,8 @@
  * quantity below 1 or above its stack cap, no negative coins; storage equal to each bot's last
  * `player:sync` (see `storageMatchesSync`); RSS growth under 10 % over the second half of the run.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -32,7 +31,7 @@ import { loadContent, type GameContent } from "../src/content/load.js";
 import { MAX_STACK } from "../src/domain/types.js";
 import { openStorage } from "../src/storage/orm.js";
 import { seededRng, withTimeout, type Tile } from "./bot.js";
-import { buildDist, PROD_NODE_OPTIONS, ROOT } from "./server.js";
+import { buildDist, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer } from "./server.js";
 import { Bot, tradeOnce } from "./trade/bot.js";
 
 const JWT_SECRET = "soak-secret-0123456789-abcdefghijklmnopq";
@@ -81,26 +80,11 @@ function prepareDatabase(url: string) {
 
 // ------------------------------------------------------------------ server
 
-interface ServerRun {
-  proc: ChildProcess;
-  url: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+interface ServerRun extends LoadServer {
   /** Lines matching "uncaught", "unhandled" or at pino level error/fatal (first 50). */
   bad: string[];
   badCount: number;
-  tail: string[];
   rss: { t: number; rss: number }[];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
 }
 
 /** A pino line at level error (50) or fatal (60), or any line naming an uncaught exception or unhandled rejection. */
@@ -111,61 +95,20 @@ export function isBadLine(line: string): boolean {
 }
 
 async function startServer(world: string, databaseUrl: string): Promise<ServerRun> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, [...PROD_NODE_OPTIONS, "dist/src/main.js"], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
-      DATABASE_URL: databaseUrl,
-      JWT_SECRET,
-      ADMIN_CODE,
-      SKIP_MANIFESTS: "true",
-      // As the benchmarks: every bot comes from 127.0.0.1, so per-address limits would measure nothing.
-      DISABLE_RATE_LIMIT: "true",
-      MAX_SOCKETS_PER_ADDRESS: "100000",
-      SAVE_INTERVAL: args["save-interval"],
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const s: ServerRun = {
-    proc,
-    url: `http://127.0.0.1:${port}`,
-    exited: new Promise((r) => proc.on("exit", (code, signal) => r({ code, signal }))),
-    bad: [],
-    badCount: 0,
-    tail: [],
-    rss: [],
-  };
-  let buf = "";
-  const onData = (d: Buffer) => {
-    buf += d.toString();
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (!line.trim()) continue;
-      s.tail.push(line);
-      if (s.tail.length > 50) s.tail.shift();
+  // Filled in by the output handler during the whole run; the process fields are added once it is up.
+  const run = { bad: [] as string[], badCount: 0, rss: [] } as Omit<ServerRun, keyof LoadServer>;
+  const server = await startLoadServer({
+    world,
+    nodeArgs: [...PROD_NODE_OPTIONS, "dist/src/main.js"],
+    env: { DATABASE_URL: databaseUrl, JWT_SECRET, ADMIN_CODE, SAVE_INTERVAL: args["save-interval"] },
+    onLine: (line) => {
       if (isBadLine(line)) {
-        s.badCount++;
-        if (s.bad.length < 50) s.bad.push(line.slice(0, 2_000));
+        run.badCount++;
+        if (run.bad.length < 50) run.bad.push(line.slice(0, 2_000));
       }
-    }
-  };
-  proc.stdout!.on("data", onData);
-  proc.stderr!.on("data", onData);
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited during start-up:\n${s.tail.join("\n")}`);
-    if (await fetch(`${s.url}/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)) return s;
-    if (Date.now() > deadline) throw new Error(`server not ready after 180 s:\n${s.tail.join("\n")}`);
-    await sleep(250);
-  }
+    },
+  });
+  return Object.assign(run, server);
 }
 
 function rssOf(pid: number): number | undefined {

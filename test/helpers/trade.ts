@@ -88,6 +88,20 @@ export async function toConfirm(a: TestPlayer, b: TestPlayer, tradeId: string, r
   return conf.revision;
 }
 
+/**
+ * Both accept on the offer screen at `revision`, then on the confirmation screen: the settlement
+ * starts. Resolves with a's mark from before the first accept.
+ */
+export async function acceptTwice(a: TestPlayer, b: TestPlayer, tradeId: string, revision: number): Promise<number> {
+  const m = a.mark();
+  a.send("tradeAccept", { tradeId, revision });
+  b.send("tradeAccept", { tradeId, revision });
+  const conf = await a.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: m });
+  a.send("tradeAccept", { tradeId, revision: conf.revision });
+  b.send("tradeAccept", { tradeId, revision: conf.revision });
+  return m;
+}
+
 /** Two free tiles at most 2 apart, both within 3 tiles of `at` (a bank booth or a store). */
 export function freeTilesNear(server: GameServer, at: Tile): [Tile, Tile] {
   const c = server.content;

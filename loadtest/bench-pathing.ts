@@ -39,7 +39,7 @@ import WebSocket from "ws";
 import { signServerToken } from "../src/auth/tokens.js";
 import { loadContent } from "../src/content/load.js";
 import { Regions } from "../src/domain/pathing.js";
-import { ROOT, startLoadServer } from "./server.js";
+import { collectProbes, ROOT, startLoadServer } from "./server.js";
 
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
 const ADMIN_CODE = "bench-admin-code-0123456789";
@@ -140,11 +140,7 @@ async function startServer(world: string) {
     cwd: SERVER_ROOT,
     nodeArgs: ["--import", "tsx", "--import", pathToFileURL(join(SERVER_ROOT, "loadtest/probe.ts")).href, "src/main.ts"],
     env: { JWT_SECRET, ADMIN_CODE, TICK_MS: String(TICK_MS), DATABASE_URL: args.db },
-    onLine: (line) => {
-      if (!line.startsWith("PROBE ")) return false;
-      probes.push(JSON.parse(line.slice(6)));
-      return true;
-    },
+    onLine: collectProbes(probes),
     readyMs: 120_000,
     onSpawn: (proc) => (server = proc),
   });

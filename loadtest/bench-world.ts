@@ -25,7 +25,7 @@ import { parseArgs } from "node:util";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { seededRng, type Tile } from "./bot.js";
 import type { Command, GroupReport, JoinCommand, WorkerMessage } from "./bot-worker.js";
-import { buildDist, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer } from "./server.js";
+import { buildDist, collectProbes, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer } from "./server.js";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
@@ -137,11 +137,7 @@ async function startServer(world: string, databaseUrl: string | undefined): Prom
       TICK_MS: args["tick-ms"] || undefined,
       DATABASE_URL: databaseUrl,
     },
-    onLine: (line) => {
-      if (!line.startsWith("PROBE ")) return false;
-      probes.push(JSON.parse(line.slice(6)));
-      return true;
-    },
+    onLine: collectProbes(probes),
     tailLines: 200,
     onSpawn: (proc) => children.add(proc),
   });

@@ -5,8 +5,8 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
+import { freePort } from "../test/helpers/process.js";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 
@@ -23,16 +23,16 @@ export function buildDist() {
   console.log(`  compiled the server into dist/ in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
+/**
+ * An `onLine` for servers started with the probe (`loadtest/probe.ts`): its "PROBE {json}" lines go
+ * to `probes` (and stay out of the tail).
+ */
+export function collectProbes<P>(probes: P[]): (line: string) => boolean {
+  return (line) => {
+    if (!line.startsWith("PROBE ")) return false;
+    probes.push(JSON.parse(line.slice(6)) as P);
+    return true;
+  };
 }
 
 export interface LoadServerOptions {

@@ -1,7 +1,9 @@
 /** The real server entry point (`src/main.ts`) as a child process, set up as the process tests need it. */
-import { freePort, startProcess, type Child } from "./process.js";
+import { rmSync } from "node:fs";
+import { openStorage, type Storage } from "../../src/storage/orm.js";
+import { freePort, startProcess, tempWorld, type Child } from "./process.js";
 import { TEST_ENV } from "./server.js";
-import { TEST_DATABASE_URL } from "./storage.js";
+import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "./storage.js";
 
 export interface ServerProcess {
   child: Child;
@@ -39,4 +41,45 @@ export async function startServerProcess(world: string, env: NodeJS.ProcessEnv =
     throw e;
   }
   return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * For a describe block that runs the server process (with `env`) on one temporary world, kills and
+ * restarts it, and inspects its storage in between: storage is reset before, the process killed and
+ * the world removed after.
+ */
+export function useServerProcess(env: NodeJS.ProcessEnv) {
+  const ctx = {
+    world: "",
+    child: undefined as Child | undefined,
+    pg: undefined as Storage | undefined,
+    /** Start the server process; resolves with its base URL once it listens. */
+    async start(): Promise<string> {
+      const server = await startServerProcess(ctx.world, env);
+      ctx.child = server.child;
+      return server.url;
+    },
+    /** Storage to inspect: the shared PostgreSQL one, or the process's PGlite directory (server stopped). */
+    async withStorage<T>(fn: (s: Storage) => Promise<T>): Promise<T> {
+      if (ctx.pg) return fn(ctx.pg);
+      const s = await openStorage({ pgliteDir: `${ctx.world}/db` });
+      try {
+        return await fn(s);
+      } finally {
+        await s.close();
+      }
+    },
+  };
+  before(async () => {
+    ctx.world = tempWorld();
+    if (TEST_DATABASE_URL) {
+      ctx.pg = await postgresStorage();
+      await resetStorage(ctx.pg);
+    }
+  });
+  after(() => {
+    ctx.child?.proc.kill("SIGKILL");
+    rmSync(ctx.world, { recursive: true, force: true });
+  });
+  return ctx;
 }

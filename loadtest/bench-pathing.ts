@@ -39,7 +39,7 @@ import WebSocket from "ws";
 import { signServerToken } from "../src/auth/tokens.js";
 import { loadContent } from "../src/content/load.js";
 import { Regions } from "../src/domain/pathing.js";
-import { collectProbes, ROOT, startLoadServer } from "./server.js";
+import { collectProbes, ROOT, startLoadServer, type Probe, type TickStats } from "./server.js";
 
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
 const ADMIN_CODE = "bench-admin-code-0123456789";
@@ -121,16 +121,6 @@ async function buildWorld(dir: string) {
     if (regions.reachable(spawn, t)) throw new Error(`target ${t.x},${t.z} is reachable from the spawn: the ring is not closed`);
   }
   return { spawn, regions: regions.count };
-}
-
-interface TickStats {
-  count: number;
-  p50?: number;
-  p99?: number;
-  max?: number;
-}
-interface Probe {
-  window: { seconds: number; cpu: number; p50: number; p99: number; max: number; elu: number; tick: TickStats; tickCpu: TickStats };
 }
 
 async function startServer(world: string) {

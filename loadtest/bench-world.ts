@@ -25,7 +25,7 @@ import { parseArgs } from "node:util";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { seededRng, type Tile } from "./bot.js";
 import type { Command, GroupReport, JoinCommand, WorkerMessage } from "./bot-worker.js";
-import { buildDist, collectProbes, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer } from "./server.js";
+import { buildDist, collectProbes, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe, type TickStats } from "./server.js";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
@@ -97,22 +97,6 @@ function reachable(host: string, port: number, ms = 1_000): Promise<boolean> {
     sock.once("connect", () => done(true));
     sock.once("error", () => done(false));
   });
-}
-
-interface TickStats {
-  count: number;
-  p50?: number;
-  p99?: number;
-  max?: number;
-}
-
-interface Probe {
-  t: number;
-  cpu: number;
-  rss: number;
-  heap: number;
-  eld: { p50: number; p99: number; max: number; elu: number };
-  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number; tick: TickStats; tickCpu: TickStats };
 }
 
 interface ServerHandle extends LoadServer {

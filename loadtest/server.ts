@@ -23,14 +23,28 @@ export function buildDist() {
   console.log(`  compiled the server into dist/ in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-/**
- * An `onLine` for servers started with the probe (`loadtest/probe.ts`): its "PROBE {json}" lines go
- * to `probes` (and stay out of the tail).
- */
-export function collectProbes<P>(probes: P[]): (line: string) => boolean {
+export interface TickStats {
+  count: number;
+  p50?: number;
+  p99?: number;
+  max?: number;
+}
+
+/** One "PROBE {json}" line of `loadtest/probe.ts`: the server's CPU, memory, event loop and ticks. */
+export interface Probe {
+  t: number;
+  cpu: number;
+  rss: number;
+  heap: number;
+  eld: { p50: number; p99: number; max: number; elu: number };
+  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number; tick: TickStats; tickCpu: TickStats };
+}
+
+/** An `onLine` for servers started with the probe: its lines go to `probes` (and stay out of the tail). */
+export function collectProbes(probes: Probe[]): (line: string) => boolean {
   return (line) => {
     if (!line.startsWith("PROBE ")) return false;
-    probes.push(JSON.parse(line.slice(6)) as P);
+    probes.push(JSON.parse(line.slice(6)) as Probe);
     return true;
   };
 }

@@ -28,10 +28,9 @@
  * Storage: PGlite in the temporary world directory unless `--db` names a PostgreSQL database.
  * Everything stays on 127.0.0.1; the server is killed on exit.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -40,10 +39,10 @@ import WebSocket from "ws";
 import { signServerToken } from "../src/auth/tokens.js";
 import { loadContent } from "../src/content/load.js";
 import { Regions } from "../src/domain/pathing.js";
+import { collectProbes, ROOT, startLoadServer, type Probe, type TickStats } from "./server.js";
 
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
 const ADMIN_CODE = "bench-admin-code-0123456789";
-const ROOT = resolve(import.meta.dirname, "..");
 /** The enclosure: a ring of walls at Chebyshev distance 3 from its centre. */
 const CENTRE = { x: 70, z: -70 };
 const TARGETS = [
@@ -124,73 +123,18 @@ async function buildWorld(dir: string) {
   return { spawn, regions: regions.count };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
-}
-
-interface TickStats {
-  count: number;
-  p50?: number;
-  p99?: number;
-  max?: number;
-}
-interface Probe {
-  window: { seconds: number; cpu: number; p50: number; p99: number; max: number; elu: number; tick: TickStats; tickCpu: TickStats };
-}
-
 async function startServer(world: string) {
-  const port = await freePort();
   const probes: Probe[] = [];
-  const log: string[] = [];
-  server = spawn(process.execPath, ["--import", "tsx", "--import", pathToFileURL(join(SERVER_ROOT, "loadtest/probe.ts")).href, "src/main.ts"], {
+  const s = await startLoadServer({
+    world,
     cwd: SERVER_ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
-      JWT_SECRET,
-      ADMIN_CODE,
-      SKIP_MANIFESTS: "true",
-      DISABLE_RATE_LIMIT: "true",
-      // Every bot connects from 127.0.0.1: lift the per-address socket cap (README "WebSocket API").
-      MAX_SOCKETS_PER_ADDRESS: "100000",
-      TICK_MS: String(TICK_MS),
-      LOG_LEVEL: "warn",
-      ...(args.db ? { DATABASE_URL: args.db } : {}),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+    nodeArgs: ["--import", "tsx", "--import", pathToFileURL(join(SERVER_ROOT, "loadtest/probe.ts")).href, "src/main.ts"],
+    env: { JWT_SECRET, ADMIN_CODE, TICK_MS: String(TICK_MS), DATABASE_URL: args.db },
+    onLine: collectProbes(probes),
+    readyMs: 120_000,
+    onSpawn: (proc) => (server = proc),
   });
-  let buf = "";
-  const onData = (d: Buffer) => {
-    buf += d.toString();
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (line.startsWith("PROBE ")) probes.push(JSON.parse(line.slice(6)));
-      else if (line.trim()) log.push(line) > 50 && log.shift();
-    }
-  };
-  server.stdout!.on("data", onData);
-  server.stderr!.on("data", onData);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`server exited during start-up:\n${log.join("\n")}`);
-    const ok = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
-    if (ok) return { url, probes, log };
-    if (Date.now() > deadline) throw new Error(`server not ready after 120 s:\n${log.join("\n")}`);
-    await sleep(250);
-  }
+  return { url: s.url, probes };
 }
 
 /** A plain-WebSocket client: counts the "can't reach" answers and its own position. */

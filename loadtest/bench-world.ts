@@ -15,9 +15,9 @@
  * else PGlite in the benchmark's temporary world directory. All traffic stays on 127.0.0.1.
  * Every phase is bounded in time; the server and workers are killed on any failure.
  */
-import { fork, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { fork, spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -25,7 +25,7 @@ import { parseArgs } from "node:util";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { seededRng, type Tile } from "./bot.js";
 import type { Command, GroupReport, JoinCommand, WorkerMessage } from "./bot-worker.js";
-import { buildDist, PROD_NODE_OPTIONS, ROOT } from "./server.js";
+import { buildDist, collectProbes, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe, type TickStats } from "./server.js";
 
 const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
@@ -86,17 +86,6 @@ for (const sig of ["SIGINT", "SIGTERM"] as const)
     process.exit(130);
   });
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
-}
-
 function reachable(host: string, port: number, ms = 1_000): Promise<boolean> {
   return new Promise((res) => {
     const sock = connect({ host, port });
@@ -110,86 +99,33 @@ function reachable(host: string, port: number, ms = 1_000): Promise<boolean> {
   });
 }
 
-interface TickStats {
-  count: number;
-  p50?: number;
-  p99?: number;
-  max?: number;
-}
-
-interface Probe {
-  t: number;
-  cpu: number;
-  rss: number;
-  heap: number;
-  eld: { p50: number; p99: number; max: number; elu: number };
-  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number; tick: TickStats; tickCpu: TickStats };
-}
-
-interface ServerHandle {
-  proc: ChildProcess;
-  url: string;
+interface ServerHandle extends LoadServer {
   probes: Probe[];
-  log: string[];
 }
 
 async function startServer(world: string, databaseUrl: string | undefined): Promise<ServerHandle> {
-  const port = await freePort();
   const prof = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
   const extra = args["server-node-options"]?.split(/\s+/).filter(Boolean) ?? [];
   const entry =
     args.runtime === "tsx"
       ? ["--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"]
       : ["--import", pathToFileURL(join(ROOT, "dist/loadtest/probe.js")).href, "dist/src/main.js"];
-  const proc = spawn(process.execPath, [...prof, ...(args.runtime === "tsx" ? [] : PROD_NODE_OPTIONS), ...extra, ...entry], {
-    cwd: ROOT,
+  const probes: Probe[] = [];
+  const server = await startLoadServer({
+    world,
+    nodeArgs: [...prof, ...(args.runtime === "tsx" ? [] : PROD_NODE_OPTIONS), ...extra, ...entry],
     env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
       JWT_SECRET,
       ADMIN_CODE,
-      SKIP_MANIFESTS: "true",
-      DISABLE_RATE_LIMIT: "true",
-      // Every bot connects from 127.0.0.1: lift the per-address socket cap (README "WebSocket API").
-      MAX_SOCKETS_PER_ADDRESS: "100000",
       SAVE_INTERVAL: args["save-interval"],
-      LOG_LEVEL: "warn",
-      ...(args["tick-ms"] ? { TICK_MS: args["tick-ms"] } : {}),
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      TICK_MS: args["tick-ms"] || undefined,
+      DATABASE_URL: databaseUrl,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    onLine: collectProbes(probes),
+    tailLines: 200,
+    onSpawn: (proc) => children.add(proc),
   });
-  children.add(proc);
-  const h: ServerHandle = { proc, url: `http://127.0.0.1:${port}`, probes: [], log: [] };
-  let buf = "";
-  const onData = (d: Buffer) => {
-    buf += d.toString();
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (line.startsWith("PROBE ")) h.probes.push(JSON.parse(line.slice(6)));
-      else if (line.trim()) {
-        h.log.push(line);
-        if (h.log.length > 200) h.log.shift();
-      }
-    }
-  };
-  proc.stdout!.on("data", onData);
-  proc.stderr!.on("data", onData);
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited during start-up:\n${h.log.slice(-20).join("\n")}`);
-    const ok = await fetch(`${h.url}/status`, { signal: AbortSignal.timeout(2_000) })
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) return h;
-    if (Date.now() > deadline) throw new Error(`server not ready after 180 s:\n${h.log.slice(-20).join("\n")}`);
-    await sleep(250);
-  }
+  return Object.assign(server, { probes });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -391,7 +327,7 @@ async function joinBots(server: ServerHandle, workers: Worker[], specs: JoinComm
   const ok = joined.reduce((n, j) => n + j.ok, 0);
   const errors = joined.flatMap((j) => j.errors);
   console.log(`  ${ok}/${specs.length} bots joined in ${((Date.now() - t0) / 1000).toFixed(1)} s${errors.length ? ` (errors: ${errors.join("; ")})` : ""}`);
-  if (ok < specs.length) console.log(`  server log (last lines):\n    ${server.log.slice(-10).join("\n    ")}`);
+  if (ok < specs.length) console.log(`  server log (last lines):\n    ${server.tail.slice(-10).join("\n    ")}`);
   if (ok < specs.length * 0.95) throw new Error(`too many bots failed to join: ${errors.join("; ")}`);
   for (const w of workers) w.send({ cmd: "go" });
 }

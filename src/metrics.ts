@@ -134,33 +134,23 @@ export class Metrics {
       registers,
     });
     const pool = async () => self.sources.dbPool?.().catch(() => undefined);
-    new Gauge({
-      name: "realm_db_pool_size",
-      help: "Connections the database pool may open (1 on embedded PGlite)",
-      registers,
-      async collect() {
-        const p = await pool();
-        if (p) this.set(p.size);
-      },
-    });
-    new Gauge({
-      name: "realm_db_pool_in_use",
-      help: "Database connections checked out of the pool (PostgreSQL only)",
-      registers,
-      async collect() {
-        const p = await pool();
-        if (p?.inUse !== undefined) this.set(p.inUse);
-      },
-    });
-    new Gauge({
-      name: "realm_db_pool_waiting",
-      help: "Queries waiting for a free database connection (PostgreSQL only)",
-      registers,
-      async collect() {
-        const p = await pool();
-        if (p?.waiting !== undefined) this.set(p.waiting);
-      },
-    });
+    type Pool = NonNullable<Awaited<ReturnType<typeof pool>>>;
+    const poolGauges: [name: string, help: string, read: (p: Pool) => number | undefined][] = [
+      ["realm_db_pool_size", "Connections the database pool may open (1 on embedded PGlite)", (p) => p.size],
+      ["realm_db_pool_in_use", "Database connections checked out of the pool (PostgreSQL only)", (p) => p.inUse],
+      ["realm_db_pool_waiting", "Queries waiting for a free database connection (PostgreSQL only)", (p) => p.waiting],
+    ];
+    for (const [name, help, read] of poolGauges)
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          const p = await pool();
+          const v = p && read(p);
+          if (v !== undefined) this.set(v);
+        },
+      });
     new Gauge({
       name: "realm_save_queue_depth",
       help: "Storage jobs (saves, item transactions, deaths, settlements) queued or running in the per-player queues",

@@ -17,7 +17,6 @@
  * server into $TMPDIR/trade-bench-profiles/), BENCH_ONLY=settle (part 1 only, nothing written).
  * Results go to loadtest/trade/RESULTS.md.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -29,7 +28,8 @@ import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.
 import { acceptTrade, createTrade, respondToRequest, setOfferCoins, setOfferItem, type TradeSession } from "../../src/domain/trade.js";
 import { openStorage, type Storage } from "../../src/storage/orm.js";
 import { settleTrade } from "../../src/trade/settlement.js";
-import { freePort, tempWorld } from "../../test/helpers/process.js";
+import { tempWorld } from "../../test/helpers/process.js";
+import { startLoadServer, type LoadServer } from "../server.js";
 import { Bot, tradeOnce, type TradeResult } from "./bot.js";
 
 // Never DATABASE_URL: the benchmark drops the schema. TEST_DATABASE_URL is disposable by convention (the tests drop it too).
@@ -186,52 +186,22 @@ async function benchSettlement(storage: Storage, items: ItemLookup): Promise<Set
 
 // ------------------------------------------------------------------------------ 2. protocol
 
-interface ServerProc {
-  proc: ChildProcess;
-  url: string;
+interface ServerProc extends LoadServer {
   output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 async function startServer(world: string): Promise<ServerProc> {
-  const port = await freePort();
   const profileDir = `${tmpdir()}/trade-bench-profiles`;
   if (PROFILE) mkdirSync(profileDir, { recursive: true });
-  const args = [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", "src/main.ts"];
-  const proc = spawn(process.execPath, args, {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
-      SKIP_MANIFESTS: "true",
-      DATABASE_URL: DB_URL,
-      JWT_SECRET,
-      ADMIN_CODE,
-      DISABLE_RATE_LIMIT: "true",
-      // Every bot connects from 127.0.0.1: lift the per-address socket cap (README "WebSocket API").
-      MAX_SOCKETS_PER_ADDRESS: "100000",
-      TICK_MS,
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
   let out = "";
-  proc.stdout!.on("data", (d) => (out += d));
-  proc.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.on("exit", (code, signal) => r({ code, signal })));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) break;
-    } catch {
-      /* not yet */
-    }
-    if (proc.exitCode !== null || i > 1200) throw new Error(`server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { proc, url, output: () => out, exited };
+  const server = await startLoadServer({
+    world,
+    nodeArgs: [...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", "src/main.ts"],
+    env: { DATABASE_URL: DB_URL, JWT_SECRET, ADMIN_CODE, TICK_MS },
+    onLine: (line) => void (out += `${line}\n`),
+    readyMs: 120_000,
+  });
+  return Object.assign(server, { output: () => out });
 }
 
 interface ProtocolResult {

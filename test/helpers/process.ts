@@ -30,6 +30,8 @@ export interface Child {
   /** Resolves when a line of output matches. */
   waitFor(re: RegExp, timeoutMs?: number): Promise<string>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Send `signal`; resolves with the exit. */
+  stop(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
@@ -63,6 +65,10 @@ export function startProcess(env: NodeJS.ProcessEnv, script = "src/main.ts", nod
     proc,
     output: () => out,
     exited,
+    stop(signal) {
+      proc.kill(signal);
+      return exited;
+    },
     waitFor(re, timeoutMs = 60_000) {
       const found = out.split("\n").find((l) => re.test(l));
       if (found) return Promise.resolve(found);

@@ -1,4 +1,5 @@
-/** Stored character records for unit tests that run the real World on fake storage. */
+/** Stored character records, and a bounded wait for queued promise chains, for unit tests that run the real World on fake storage. */
+import assert from "node:assert/strict";
 import type { CharacterRecord } from "../../entities/character-repository.js";
 import { SKILLS } from "../../src/domain/types.js";
 
@@ -39,4 +40,13 @@ export function characterRecord(id: string, o: RecordOptions = {}): CharacterRec
   };
   for (const s of SKILLS) c[`${s}Xp`] = s === "constitution" ? 1154 : 0;
   return { character: c as CharacterRecord["character"], inventory: o.inventory ?? [], equipment: {}, bank: o.bank ?? [] };
+}
+
+/** Let queued promise chains run until `cond` holds (bounded: fails rather than spinning forever). */
+export async function until(cond: () => boolean, what: string, turns = 1_000): Promise<void> {
+  for (let i = 0; i < turns; i++) {
+    if (cond()) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.fail(`never happened: ${what}`);
 }

@@ -19,9 +19,12 @@ import {
 } from "../../src/domain/trade.js";
 import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.js";
 import { MAX_STACK } from "../../src/domain/types.js";
-import type { Orm } from "../../src/storage/orm.js";
+import type { Tile } from "../../src/domain/types.js";
+import type { Orm, Storage } from "../../src/storage/orm.js";
 import type { GameServer } from "../../src/server.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "./players.js";
+import { startTestServer } from "./server.js";
+import { resetStorage } from "./storage.js";
 
 export const ADMIN_CODE = "test-admin-code";
 
@@ -60,12 +63,85 @@ export async function axeForCoins(server: GameServer, players: TestPlayer[]) {
   const ids = [a.id, b.id];
   const before = await totals(server.storage.orm, ids);
   const { tradeId, roomId } = await openTrade(a, b);
+  const revision = await offerAxeForCoins(a, b, tradeId);
+  return { a, b, ids, before, tradeId, roomId, revision };
+}
+
+/** In an open trade, A offers its bronze axe and B 10 coins; resolves with the revision both have seen. */
+export async function offerAxeForCoins(a: TestPlayer, b: TestPlayer, tradeId: string): Promise<number> {
   const m = a.mark();
   a.send("tradeAddItem", { tradeId, inventorySlot: slotOf(a, "bronze_axe"), quantity: 1 });
   b.send("tradeAddItem", { tradeId, coins: 10 });
   const upd = await a.next("tradeUpdated", (d) => d.myOffer.items.length === 1 && d.theirOffer.coins === 10, { after: m });
   await b.next("tradeUpdated", (d) => d.revision === upd.revision);
-  return { a, b, ids, before, tradeId, roomId, revision: upd.revision as number };
+  return upd.revision;
+}
+
+/** Both accept on the offer screen at `revision`; resolves with the confirmation screen's revision. */
+export async function toConfirm(a: TestPlayer, b: TestPlayer, tradeId: string, revision: number): Promise<number> {
+  const ma = a.mark();
+  const mb = b.mark();
+  a.send("tradeAccept", { tradeId, revision });
+  b.send("tradeAccept", { tradeId, revision });
+  const conf = await a.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: ma });
+  await b.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: mb });
+  return conf.revision;
+}
+
+/**
+ * Both accept on the offer screen at `revision`, then on the confirmation screen: the settlement
+ * starts. Resolves with a's mark from before the first accept.
+ */
+export async function acceptTwice(a: TestPlayer, b: TestPlayer, tradeId: string, revision: number): Promise<number> {
+  const m = a.mark();
+  a.send("tradeAccept", { tradeId, revision });
+  b.send("tradeAccept", { tradeId, revision });
+  const conf = await a.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: m });
+  a.send("tradeAccept", { tradeId, revision: conf.revision });
+  b.send("tradeAccept", { tradeId, revision: conf.revision });
+  return m;
+}
+
+/** Two free tiles at most 2 apart, both within 3 tiles of `at` (a bank booth or a store). */
+export function freeTilesNear(server: GameServer, at: Tile): [Tile, Tile] {
+  const c = server.content;
+  const free: Tile[] = [];
+  for (let dx = -3; dx <= 3; dx++)
+    for (let dz = -3; dz <= 3; dz++) {
+      const t = { x: at.x + dx, z: at.z + dz };
+      if ((dx !== 0 || dz !== 0) && c.inBounds(t.x, t.z) && !c.isBlocked(t.x, t.z)) free.push(t);
+    }
+  for (const t of free) {
+    const u = free.find((o) => o !== t && Math.max(Math.abs(o.x - t.x), Math.abs(o.z - t.z)) <= 2);
+    if (u) return [t, u];
+  }
+  throw new Error(`no two free tiles near ${at.x},${at.z}`);
+}
+
+/**
+ * One in-process server per describe block (rate limits off) on the given storage, reset first;
+ * the players passed to `track` are closed after each test.
+ */
+export function useTradeServer(storage: () => Promise<Storage>) {
+  const ctx = {
+    server: undefined as unknown as GameServer,
+    players: [] as TestPlayer[],
+    track<T extends TestPlayer>(p: T): T {
+      ctx.players.push(p);
+      return p;
+    },
+  };
+  before(async () => {
+    const s = await storage();
+    await resetStorage(s);
+    ctx.server = await startTestServer({ DISABLE_RATE_LIMIT: "true" }, s);
+  });
+  after(async () => ctx.server?.close());
+  afterEach(async () => {
+    await Promise.all(ctx.players.map((p) => p.close()));
+    ctx.players = [];
+  });
+  return ctx;
 }
 
 /** Send a request and wait for the target's `tradeIncoming`; returns the trade id. */

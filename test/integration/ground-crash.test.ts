@@ -12,14 +12,11 @@
  * single-process).
  */
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import { Bot } from "../../loadtest/trade/bot.js";
 import { loadContent } from "../../src/content/load.js";
-import { openStorage, type Storage } from "../../src/storage/orm.js";
 import { tokenFor } from "../helpers/players.js";
-import { freePort, startProcess, tempWorld, type Child } from "../helpers/process.js";
-import { TEST_ENV } from "../helpers/server.js";
-import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
+import { useServerProcess } from "../helpers/server-process.js";
+import { TEST_DATABASE_URL } from "../helpers/storage.js";
 import { ADMIN_CODE, totals, until, violations } from "../helpers/trade.js";
 
 /** Tile next to the Lumbrook bank booth (6, 7): both players stand here, in reach of the bank. */
@@ -27,60 +24,15 @@ const AT_BANK = { x: 6, z: 6 };
 
 describe(`ground items: drop, pick up, bank, SIGKILL with SAVE_INTERVAL=300 (${TEST_DATABASE_URL ? "postgresql" : "pglite"})`, function () {
   this.timeout(240_000);
-  let world: string;
-  let child: Child | undefined;
-  let pg: Storage | undefined;
-
-  before(async () => {
-    world = tempWorld();
-    if (TEST_DATABASE_URL) {
-      pg = await postgresStorage();
-      await resetStorage(pg);
-    }
-  });
-  after(() => {
-    child?.proc.kill("SIGKILL");
-    rmSync(world, { recursive: true, force: true });
-  });
-
-  /** Start the server process; resolves with its base URL once it listens. */
-  async function start(): Promise<string> {
-    const port = await freePort();
-    child = startProcess({
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
-      SKIP_MANIFESTS: "true",
-      JWT_SECRET: TEST_ENV.JWT_SECRET,
-      ADMIN_CODE,
-      DISABLE_RATE_LIMIT: "true",
-      SAVE_INTERVAL: "300",
-      // 100 private ticks of 20 ms: the pile is B's to take 2 s after it appears.
-      TICK_MS: "20",
-      LOG_LEVEL: "info",
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
-    });
-    await child.waitFor(/"msg":"listening"/, 120_000);
-    return `http://127.0.0.1:${port}`;
-  }
+  // 100 private ticks of 20 ms: the pile is B's to take 2 s after it appears.
+  const t = useServerProcess({ SAVE_INTERVAL: "300", TICK_MS: "20" });
+  const { start, withStorage } = t;
 
   async function stop(signal: "SIGTERM" | "SIGKILL") {
-    child!.proc.kill(signal);
-    const exit = await child!.exited;
-    if (signal === "SIGTERM") assert.equal(exit.code, 0, child!.output());
+    const exit = await t.child!.stop(signal);
+    if (signal === "SIGTERM") assert.equal(exit.code, 0, t.child!.output());
     else assert.equal(exit.signal, "SIGKILL");
-    child = undefined;
-  }
-
-  /** Storage to inspect: the shared PostgreSQL one, or the process's PGlite directory (server stopped). */
-  async function withStorage<T>(fn: (s: Storage) => Promise<T>): Promise<T> {
-    if (pg) return fn(pg);
-    const s = await openStorage({ pgliteDir: `${world}/db` });
-    try {
-      return await fn(s);
-    } finally {
-      await s.close();
-    }
+    t.child = undefined;
   }
 
   const slotOf = (bot: Bot, itemId: string) => bot.inventory.find((s) => s.itemId === itemId)?.slot;
@@ -126,7 +78,7 @@ describe(`ground items: drop, pick up, bank, SIGKILL with SAVE_INTERVAL=300 (${T
     await Promise.all(bots.map((bot) => bot.close().catch(() => undefined)));
 
     // 3. Storage after the crash: nothing grew (and, both moves being committed, nothing was lost).
-    const content = await loadContent(`${world}/manifests`);
+    const content = await loadContent(`${t.world}/manifests`);
     const after = await withStorage(async (s) => ({
       all: await totals(s.orm),
       a: await totals(s.orm, [idA]),

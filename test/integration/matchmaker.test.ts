@@ -12,7 +12,7 @@ import type { WorldRoom } from "../../rooms/WorldRoom.js";
 import type { GameServer } from "../../src/server.js";
 import { startTestServer } from "../helpers/server.js";
 import { jsonPlayer, sdkPlayer, tokenFor, type TestPlayer } from "../helpers/players.js";
-import { audits, openTrade, slotOf, totals, until } from "../helpers/trade.js";
+import { acceptTwice, audits, openTrade, slotOf, totals, until } from "../helpers/trade.js";
 
 type Answer = { status: number; body: any };
 
@@ -87,12 +87,7 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
 
   /** Both players accept twice; resolves with the completion each received. */
   async function complete(a: TestPlayer, b: TestPlayer, tradeId: string, revision: number) {
-    const m = a.mark();
-    a.send("tradeAccept", { tradeId, revision });
-    b.send("tradeAccept", { tradeId, revision });
-    const conf = await a.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: m });
-    a.send("tradeAccept", { tradeId, revision: conf.revision });
-    b.send("tradeAccept", { tradeId, revision: conf.revision });
+    const m = await acceptTwice(a, b, tradeId, revision);
     return Promise.all([a.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m }), b.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m })]);
   }
 

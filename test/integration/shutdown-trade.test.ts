@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import type { GameServer } from "../../src/server.js";
 import type { Storage } from "../../src/storage/orm.js";
-import { freePort, startProcess, tempWorld, type Child } from "../helpers/process.js";
+import { tempWorld, type Child } from "../helpers/process.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../helpers/players.js";
-import { TEST_ENV } from "../helpers/server.js";
+import { startServerProcess } from "../helpers/server-process.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
 import { ADMIN_CODE, audits, becomeAdmin, holdCharacterLock, lockWaiters, openTrade, slotOf, teleport, totals, until } from "../helpers/trade.js";
 
@@ -50,22 +50,9 @@ describe(`shutdown with a settlement held on a row lock (${TEST_DATABASE_URL ? "
 
   /** The real server process on the test database; batched saves far away (only shutdown saves). */
   async function start(): Promise<GameServer> {
-    const port = await freePort();
-    child = startProcess({
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
-      SKIP_MANIFESTS: "true",
-      JWT_SECRET: TEST_ENV.JWT_SECRET,
-      ADMIN_CODE,
-      DISABLE_RATE_LIMIT: "true",
-      TICK_MS: "50",
-      SAVE_INTERVAL: "300",
-      LOG_LEVEL: "info",
-      DATABASE_URL: TEST_DATABASE_URL,
-    });
-    await child.waitFor(/"msg":"listening"/, 120_000);
-    return { url: `http://127.0.0.1:${port}` } as GameServer;
+    const server = await startServerProcess(world, { TICK_MS: "50", SAVE_INTERVAL: "300" });
+    child = server.child;
+    return { url: server.url } as GameServer;
   }
 
   /**
@@ -101,8 +88,7 @@ describe(`shutdown with a settlement held on a row lock (${TEST_DATABASE_URL ? "
   /** SIGTERM; resolves with the exit and how long it took. */
   async function sigterm(): Promise<{ code: number | null; ms: number }> {
     const t0 = performance.now();
-    child!.proc.kill("SIGTERM");
-    const { code } = await child!.exited;
+    const { code } = await child!.stop("SIGTERM");
     return { code, ms: performance.now() - t0 };
   }
 

@@ -13,14 +13,12 @@
  * - slot and stack bounds hold; a restarted server serves every character what storage holds.
  */
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import { Bot, tradeOnce, type TradeResult } from "../../loadtest/trade/bot.js";
-import { openStorage, type Storage } from "../../src/storage/orm.js";
+import type { Storage } from "../../src/storage/orm.js";
 import { loadContent } from "../../src/content/load.js";
 import { tokenFor } from "../helpers/players.js";
-import { freePort, startProcess, tempWorld, type Child } from "../helpers/process.js";
-import { TEST_ENV } from "../helpers/server.js";
-import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
+import { useServerProcess } from "../helpers/server-process.js";
+import { TEST_DATABASE_URL } from "../helpers/storage.js";
 import { ADMIN_CODE, totals, until, violations } from "../helpers/trade.js";
 
 const BOTS = 12;
@@ -30,53 +28,8 @@ const KILL_AFTER_COMPLETED = 15;
 
 describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgresql" : "pglite"})`, function () {
   this.timeout(240_000);
-  let world: string;
-  let child: Child | undefined;
-  let pg: Storage | undefined;
-
-  before(async () => {
-    world = tempWorld();
-    if (TEST_DATABASE_URL) {
-      pg = await postgresStorage();
-      await resetStorage(pg);
-    }
-  });
-  after(() => {
-    child?.proc.kill("SIGKILL");
-    rmSync(world, { recursive: true, force: true });
-  });
-
-  /** Start the server process; resolves with its base URL once it listens. */
-  async function start(): Promise<string> {
-    const port = await freePort();
-    child = startProcess({
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: world,
-      SKIP_MANIFESTS: "true",
-      JWT_SECRET: TEST_ENV.JWT_SECRET,
-      ADMIN_CODE,
-      DISABLE_RATE_LIMIT: "true",
-      TICK_MS: "100",
-      // Every client of the test connects from 127.0.0.1 (README "WebSocket API": sockets per address).
-      MAX_SOCKETS_PER_ADDRESS: TEST_ENV.MAX_SOCKETS_PER_ADDRESS,
-      LOG_LEVEL: "info",
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
-    });
-    await child.waitFor(/"msg":"listening"/, 120_000);
-    return `http://127.0.0.1:${port}`;
-  }
-
-  /** Storage to inspect: the shared PostgreSQL one, or the process's PGlite directory (server stopped). */
-  async function withStorage<T>(fn: (s: Storage) => Promise<T>): Promise<T> {
-    if (pg) return fn(pg);
-    const s = await openStorage({ pgliteDir: `${world}/db` });
-    try {
-      return await fn(s);
-    } finally {
-      await s.close();
-    }
-  }
+  const t = useServerProcess({ TICK_MS: "100" });
+  const { start, withStorage } = t;
 
   type PerCharacter = Record<string, Record<string, number>>;
   const perCharacter = async (s: Storage, ids: string[]): Promise<PerCharacter> => {
@@ -101,8 +54,7 @@ describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgr
     }
     const ids = bots.map((b) => b.id);
     await Promise.all(bots.map((b) => b.close()));
-    child!.proc.kill("SIGTERM");
-    assert.equal((await child!.exited).code, 0, child!.output());
+    assert.equal((await t.child!.stop("SIGTERM")).code, 0, t.child!.output());
 
     const before = await withStorage(async (s) => ({ all: await totals(s.orm), each: await perCharacter(s, ids) }));
 
@@ -165,7 +117,7 @@ describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgr
               maxInFlightAtKill = inFlight;
               finishedAtKill = results.length;
               seenAtKill = seenCompleted.size;
-              child!.proc.kill("SIGKILL");
+              t.child!.proc.kill("SIGKILL");
               resolve();
             }, 1);
           }
@@ -175,14 +127,14 @@ describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgr
       void loop();
     });
     await killedAt;
-    const exit = await child!.exited;
+    const exit = await t.child!.exited;
     assert.equal(exit.signal, "SIGKILL");
     await Promise.all(bots.map((b) => b.close().catch(() => undefined)));
     // Trades still in flight at the kill end (their sockets are gone); count them as unknown.
     await until(() => inFlight === 0, "bots to notice the kill", 30_000);
 
     // 3. Storage after the crash.
-    const content = await loadContent(`${world}/manifests`);
+    const content = await loadContent(`${t.world}/manifests`);
     const after = await withStorage(async (s) => {
       const rows: { id: string; character_a: string; character_b: string; offer_a: any; offer_b: any }[] = await s.orm.em
         .fork()
@@ -245,8 +197,7 @@ describe(`trade: SIGKILL during a burst of trades (${TEST_DATABASE_URL ? "postgr
       assert.deepEqual(held, after.each[bot.id], `${bot.name} after restart`);
       await bot.close();
     }
-    child!.proc.kill("SIGTERM");
-    assert.equal((await child!.exited).code, 0);
-    child = undefined;
+    assert.equal((await t.child!.stop("SIGTERM")).code, 0);
+    t.child = undefined;
   });
 });

@@ -14,7 +14,7 @@ import { openStorage, type Storage } from "../../src/storage/orm.js";
 import type { TestPlayer } from "../helpers/players.js";
 import { startTestServer } from "../helpers/server.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
-import { audits, axeForCoins, count, holdCharacterLock, roomGone, totals, until } from "../helpers/trade.js";
+import { acceptTwice, audits, axeForCoins, count, holdCharacterLock, roomGone, totals, until } from "../helpers/trade.js";
 
 const SKIP_REASON = "needs PostgreSQL (TEST_DATABASE_URL): a held row lock needs a second connection";
 const LOCK_TIMEOUT_MS = 400;
@@ -65,22 +65,16 @@ describe(`trade: a settlement facing a held row lock (${TEST_DATABASE_URL ? "pos
     return { seen, poll };
   }
 
-  /** Both accept on the offer screen and on the confirmation screen: the settlement starts. */
-  async function acceptTwice(a: TestPlayer, b: TestPlayer, tradeId: string, revision: number) {
-    const m = a.mark();
-    a.send("tradeAccept", { tradeId, revision });
-    b.send("tradeAccept", { tradeId, revision });
-    const conf = await a.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: m });
-    a.send("tradeAccept", { tradeId, revision: conf.revision });
-    b.send("tradeAccept", { tradeId, revision: conf.revision });
-    return m;
-  }
-
-  it("the lock outlives every attempt: the settlement retries, then the trade is cancelled (server_error) once, nothing moves, one audit record", async () => {
+  /** a (SDK) offers its axe for b's 10 coins with a's row held by another connection; totals before, per player and together. */
+  async function axeForCoinsOnHeldLock() {
     const { a, b, ids, before: both, tradeId, roomId, revision } = await axeForCoins(server, players);
     const before = { a: await totals(pg.orm, [a.id]), b: await totals(pg.orm, [b.id]), both };
     const lock = await holdCharacterLock(pg.orm, a.id);
-    const waits = watchLockWaits();
+    return { a, b, ids, before, tradeId, roomId, revision, lock, waits: watchLockWaits() };
+  }
+
+  it("the lock outlives every attempt: the settlement retries, then the trade is cancelled (server_error) once, nothing moves, one audit record", async () => {
+    const { a, b, ids, before, tradeId, roomId, revision, lock, waits } = await axeForCoinsOnHeldLock();
     let released = false;
     try {
       const m = await acceptTwice(a, b, tradeId, revision);
@@ -112,10 +106,7 @@ describe(`trade: a settlement facing a held row lock (${TEST_DATABASE_URL ? "pos
   });
 
   it("the lock is released while the settlement retries: the trade completes once, items conserved, one audit record", async () => {
-    const { a, b, ids, before: both, tradeId, roomId, revision } = await axeForCoins(server, players);
-    const before = { a: await totals(pg.orm, [a.id]), b: await totals(pg.orm, [b.id]), both };
-    const lock = await holdCharacterLock(pg.orm, a.id);
-    const waits = watchLockWaits();
+    const { a, b, ids, before, tradeId, roomId, revision, lock, waits } = await axeForCoinsOnHeldLock();
     let released = false;
     try {
       const m = await acceptTwice(a, b, tradeId, revision);

@@ -12,73 +12,39 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { CharacterRepository } from "../../entities/character-repository.js";
-import type { Tile } from "../../src/domain/types.js";
 import type { GameServer } from "../../src/server.js";
-import type { Storage } from "../../src/storage/orm.js";
 import { STARTER } from "../helpers/records.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../helpers/players.js";
-import { startTestServer } from "../helpers/server.js";
-import { pgliteStorage, postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
-import { audits, becomeAdmin, holdCharacterLock, lockWaiters, marker, nextError, openTrade, roomGone, slotOf, systemLine, teleport, totals, until } from "../helpers/trade.js";
-
-function useServer(storage: () => Promise<Storage>) {
-  const ctx = {
-    server: undefined as unknown as GameServer,
-    players: [] as TestPlayer[],
-    track<T extends TestPlayer>(p: T): T {
-      ctx.players.push(p);
-      return p;
-    },
-  };
-  before(async () => {
-    const s = await storage();
-    await resetStorage(s);
-    ctx.server = await startTestServer({ DISABLE_RATE_LIMIT: "true" }, s);
-  });
-  after(async () => ctx.server?.close());
-  afterEach(async () => {
-    await Promise.all(ctx.players.map((p) => p.close()));
-    ctx.players = [];
-  });
-  return ctx;
-}
+import { pgliteStorage, postgresStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
+import {
+  audits,
+  becomeAdmin,
+  freeTilesNear,
+  holdCharacterLock,
+  lockWaiters,
+  marker,
+  nextError,
+  offerAxeForCoins,
+  openTrade,
+  roomGone,
+  slotOf,
+  systemLine,
+  teleport,
+  toConfirm,
+  totals,
+  until,
+  useTradeServer,
+} from "../helpers/trade.js";
 
 /** Two free tiles at most 2 apart, within 3 tiles of the first bank booth. */
-function nearBank(server: GameServer): [Tile, Tile] {
-  const c = server.content;
-  const bank = c.stations.find((s) => s.type === "bank")!;
-  const free: Tile[] = [];
-  for (let dx = -3; dx <= 3; dx++)
-    for (let dz = -3; dz <= 3; dz++) {
-      const t = { x: bank.x + dx, z: bank.z + dz };
-      if ((dx || dz) && c.inBounds(t.x, t.z) && !c.isBlocked(t.x, t.z)) free.push(t);
-    }
-  for (const t of free) {
-    const u = free.find((o) => o !== t && Math.max(Math.abs(o.x - t.x), Math.abs(o.z - t.z)) <= 2);
-    if (u) return [t, u];
-  }
-  throw new Error("no free tiles near the bank");
-}
+const nearBank = (server: GameServer) => freeTilesNear(server, server.content.stations.find((s) => s.type === "bank")!);
 
 /** A offers its axe, B 10 coins; both accept twice (offer and confirmation screens) but the last accept is left to the caller. */
-async function toFinalAccept(a: TestPlayer, b: TestPlayer, tradeId: string): Promise<number> {
-  let m = a.mark();
-  a.send("tradeAddItem", { tradeId, inventorySlot: slotOf(a, "bronze_axe"), quantity: 1 });
-  b.send("tradeAddItem", { tradeId, coins: 10 });
-  const upd = await a.next("tradeUpdated", (d) => d.myOffer.items.length === 1 && d.theirOffer.coins === 10, { after: m });
-  await b.next("tradeUpdated", (d) => d.revision === upd.revision);
-  m = a.mark();
-  const mb = b.mark();
-  a.send("tradeAccept", { tradeId, revision: upd.revision });
-  b.send("tradeAccept", { tradeId, revision: upd.revision });
-  const conf = await a.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: m });
-  await b.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: mb });
-  return conf.revision;
-}
+const toFinalAccept = async (a: TestPlayer, b: TestPlayer, tradeId: string) => toConfirm(a, b, tradeId, await offerAxeForCoins(a, b, tradeId));
 
 describe("trade: who may trade (agents, one account's characters)", function () {
   this.timeout(60_000);
-  const t = useServer(pgliteStorage);
+  const t = useTradeServer(pgliteStorage);
 
   it("an agent character trades like any player: the trade completes and is audited", async () => {
     const accountId = `acc-${randomUUID()}`;
@@ -134,7 +100,7 @@ describe("trade: who may trade (agents, one account's characters)", function () 
 
 (TEST_DATABASE_URL ? describe : describe.skip)("trade: a player who rejoins while its trade settles (PostgreSQL)", function () {
   this.timeout(60_000);
-  const t = useServer(postgresStorage);
+  const t = useTradeServer(postgresStorage);
 
   it("the new player's items stay locked until the settlement ended: a bank deposit meanwhile is refused and nothing is duplicated", async () => {
     const world = t.server.world;

@@ -15,8 +15,7 @@ import type { Tile } from "../../src/domain/types.js";
 import type { GameServer } from "../../src/server.js";
 import type { Storage } from "../../src/storage/orm.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../helpers/players.js";
-import { startTestServer } from "../helpers/server.js";
-import { pgliteStorage, postgresStorage, resetStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
+import { pgliteStorage, postgresStorage, TEST_DATABASE_URL } from "../helpers/storage.js";
 import {
   audits,
   becomeAdmin,
@@ -24,42 +23,28 @@ import {
   holdCharacterLock,
   lockWaiters,
   marker,
+  freeTilesNear,
+  offerAxeForCoins,
   openTrade,
   roomGone,
   slotOf,
   teleport,
+  toConfirm,
   totals,
   until,
+  useTradeServer,
 } from "../helpers/trade.js";
 
 const WHILE_TRADING = /while trading/;
 
 /** One server per describe block, with the players it joined closed after each test. */
 function useServer(storage: () => Promise<Storage>) {
-  const ctx = {
-    server: undefined as unknown as GameServer,
-    players: [] as TestPlayer[],
+  const ctx = Object.assign(useTradeServer(storage), {
     async join(kind: "sdk" | "json") {
-      const p = kind === "sdk" ? await sdkPlayer(ctx.server) : await jsonPlayer(ctx.server);
-      ctx.players.push(p);
-      return p;
+      return ctx.track(kind === "sdk" ? await sdkPlayer(ctx.server) : await jsonPlayer(ctx.server));
     },
     /** Two free tiles at most 2 apart, both within 3 tiles of `at` (a bank booth or a store). */
-    spotNear(at: Tile): [Tile, Tile] {
-      const c = ctx.server.content;
-      const free: Tile[] = [];
-      for (let dx = -3; dx <= 3; dx++)
-        for (let dz = -3; dz <= 3; dz++) {
-          const x = at.x + dx;
-          const z = at.z + dz;
-          if ((dx !== 0 || dz !== 0) && c.inBounds(x, z) && !c.isBlocked(x, z)) free.push({ x, z });
-        }
-      for (const t of free) {
-        const u = free.find((o) => o !== t && Math.max(Math.abs(o.x - t.x), Math.abs(o.z - t.z)) <= 2);
-        if (u) return [t, u];
-      }
-      throw new Error(`no two free tiles near ${at.x},${at.z}`);
-    },
+    spotNear: (at: Tile): [Tile, Tile] => freeTilesNear(ctx.server, at),
     /** A (plain WebSocket) and B (SDK), admins, standing at `spot`. */
     async pairAt(spot: [Tile, Tile], kinds: ["sdk" | "json", "sdk" | "json"] = ["json", "sdk"]) {
       const a = await ctx.join(kinds[0]);
@@ -85,43 +70,12 @@ function useServer(storage: () => Promise<Storage>) {
         ground,
       };
     },
-  };
-  before(async () => {
-    const s = await storage();
-    await resetStorage(s);
-    ctx.server = await startTestServer({ DISABLE_RATE_LIMIT: "true" }, s);
-  });
-  after(async () => ctx.server?.close());
-  afterEach(async () => {
-    await Promise.all(ctx.players.map((p) => p.close()));
-    ctx.players = [];
   });
   return ctx;
 }
 
 const station = (server: GameServer, type: string): Tile => server.content.stations.find((s) => s.type === type)!;
 const store = (server: GameServer) => [...server.content.stores.values()].find((s) => s.buysAnything)!;
-
-/** A offers its axe, B 10 coins; returns the revision both have seen. */
-async function offerAxeForCoins(a: TestPlayer, b: TestPlayer, tradeId: string): Promise<number> {
-  const m = a.mark();
-  a.send("tradeAddItem", { tradeId, inventorySlot: slotOf(a, "bronze_axe"), quantity: 1 });
-  b.send("tradeAddItem", { tradeId, coins: 10 });
-  const upd = await a.next("tradeUpdated", (d) => d.myOffer.items.length === 1 && d.theirOffer.coins === 10, { after: m });
-  await b.next("tradeUpdated", (d) => d.revision === upd.revision);
-  return upd.revision;
-}
-
-/** Both accept on the offer screen; resolves with the confirmation screen's revision. */
-async function toConfirm(a: TestPlayer, b: TestPlayer, tradeId: string, revision: number): Promise<number> {
-  const ma = a.mark();
-  const mb = b.mark();
-  a.send("tradeAccept", { tradeId, revision });
-  b.send("tradeAccept", { tradeId, revision });
-  const conf = await a.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: ma });
-  await b.next("tradeConfirmScreen", (d) => d.tradeId === tradeId, { after: mb });
-  return conf.revision;
-}
 
 describe("trade: the world refuses interface actions during a trade", function () {
   this.timeout(60_000);

@@ -7,14 +7,13 @@
  * test then reads it through a restarted server, or directly once the server is dead.
  */
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { openStorage, type Storage } from "../../src/storage/orm.js";
 import { admin, becomeAdmin, eventually, invCount, lastSync, SdkPlayer, tokenFor } from "../helpers/clients.js";
-import { freePort, startProcess, type Child } from "../helpers/process.js";
+import { tempWorld, type Child } from "../helpers/process.js";
+import { startServerProcess } from "../helpers/server-process.js";
 import { TEST_DATABASE_URL } from "../helpers/storage.js";
-import { TEST_ENV } from "../helpers/server.js";
 
 const TICK_MS = 50;
 
@@ -31,8 +30,7 @@ describe("world persistence (real process)", function () {
   let pg: Storage | undefined;
 
   beforeEach(() => {
-    world = mkdtempSync(join(tmpdir(), "world-persist-"));
-    cpSync("world/manifests", join(world, "manifests"), { recursive: true });
+    world = tempWorld();
   });
   afterEach(async () => {
     for (const r of running) if (r.child.proc.exitCode === null && r.child.proc.signalCode === null) r.child.proc.kill("SIGKILL");
@@ -43,24 +41,8 @@ describe("world persistence (real process)", function () {
   after(async () => pg?.close());
 
   async function start(saveIntervalSeconds: number): Promise<Running> {
-    const port = await freePort();
-    const child = startProcess({
-      PORT: String(port),
-      WORLD: world,
-      NODE_ENV: "development",
-      SKIP_MANIFESTS: "true",
-      JWT_SECRET: TEST_ENV.JWT_SECRET,
-      ADMIN_CODE: TEST_ENV.ADMIN_CODE,
-      TICK_MS: String(TICK_MS),
-      // Every client of the test connects from 127.0.0.1 (README "WebSocket API": sockets per address).
-      MAX_SOCKETS_PER_ADDRESS: TEST_ENV.MAX_SOCKETS_PER_ADDRESS,
-      SAVE_INTERVAL: String(saveIntervalSeconds),
-      LOG_LEVEL: "info",
-      ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
-    });
-    const r = { child, url: `http://127.0.0.1:${port}` };
+    const r = await startServerProcess(world, { TICK_MS: String(TICK_MS), SAVE_INTERVAL: String(saveIntervalSeconds) });
     running.push(r);
-    await child.waitFor(/"msg":"listening"/, 120_000);
     return r;
   }
 

@@ -25,7 +25,7 @@ import { handleMove } from "../../src/world/actions.js";
 import type { Connection, Player } from "../../src/world/player.js";
 import { WorldRuntime } from "../../src/world/runtime.js";
 import { COMBAT_LOGOUT_SECONDS, REFUSAL, World } from "../../src/world/world.js";
-import { characterRecord, STARTER } from "../helpers/records.js";
+import { characterRecord, STARTER, until } from "../helpers/records.js";
 
 /** Storage in memory: stored records by id, saves, deaths (a gate holds writes open). */
 class FakeRepo {
@@ -70,14 +70,6 @@ class FakeConnection implements Connection {
     this.sent.push({ event, data });
   }
   close() {}
-}
-
-async function until(cond: () => boolean, what: string, turns = 1_000) {
-  for (let i = 0; i < turns; i++) {
-    if (cond()) return;
-    await new Promise((r) => setImmediate(r));
-  }
-  assert.fail(`never happened: ${what}`);
 }
 
 describe("world rules (fake storage, fake clock)", () => {

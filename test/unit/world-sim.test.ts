@@ -9,7 +9,7 @@ import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../
 import type { DeathItems } from "../../entities/activity.js";
 import { loadContent, type GameContent } from "../../src/content/load.js";
 import { MAX_STACK } from "../../src/domain/types.js";
-import { characterRecord, STARTER } from "../helpers/records.js";
+import { characterRecord, STARTER, until } from "../helpers/records.js";
 import { chebyshev } from "../../src/domain/movement.js";
 import { pathNodeLimit } from "../../src/domain/pathing.js";
 import { createLogger } from "../../src/logger.js";
@@ -91,15 +91,6 @@ class FakeConnection implements Connection {
 /** A stored character at a position, with 25 coins and the given items. */
 const record = (id: string, at: { x: number; z: number } = { x: 0, z: 0 }, inventory: CharacterRecord["inventory"] = []) =>
   characterRecord(id, { at, inventory });
-
-/** Let queued promise chains run (bounded: fails rather than spinning forever). */
-async function until(cond: () => boolean, what: string, turns = 1_000) {
-  for (let i = 0; i < turns; i++) {
-    if (cond()) return;
-    await new Promise((r) => setImmediate(r));
-  }
-  assert.fail(`never happened: ${what}`);
-}
 
 describe("world/World simulation (fake storage, fake clock)", () => {
   let content: GameContent;

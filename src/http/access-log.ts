@@ -24,6 +24,15 @@ const SECRET_HEADERS = ["authorization", "x-admin-code", "cookie", "proxy-author
 const SECRET_PARAM = /token|secret|password|passwd|code|key|auth/i;
 
 /** The request URL with the values of credential query parameters replaced. */
+/**
+ * Colyseus answers some matchmaking requests with its own 52x codes that describe the client's
+ * request, not a server fault: 520 no such room type, 521 invalid criteria, 522 no such room id,
+ * 524 reconnection seat expired, 525 authentication failed. The SDK reports the status as the
+ * error's code, so they stay as Colyseus defines them; they are logged as warnings. 523 (unhandled)
+ * and 526 (an exception in the application) are server faults and stay errors.
+ */
+const CLIENT_MATCHMAKE_STATUSES = new Set([520, 521, 522, 524, 525]);
+
 export function redactUrl(url: string): string {
   const q = url.indexOf("?");
   if (q < 0) return url;
@@ -68,7 +77,7 @@ export function accessLog(logger: Logger): RequestHandler {
       res.setHeader(REQUEST_ID_HEADER, id);
       return id;
     },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+    customLogLevel: (_req, res, err) => (CLIENT_MATCHMAKE_STATUSES.has(res.statusCode) ? "warn" : err || res.statusCode >= 500 ? "error" : "info"),
     customSuccessMessage: (req, res) => `${req.method} ${res.statusCode}`,
     customErrorMessage: (req, res) => `${req.method} ${res.statusCode}`,
   }) as unknown as RequestHandler;

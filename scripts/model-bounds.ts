@@ -20,9 +20,9 @@ import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { loadBuildEnv } from "../src/config.js";
 import { computeModelBounds } from "../src/content/bounds.js";
-import { formatPath } from "../src/content/load.js";
-import { ModelBoundsManifestSchema, StationListSchema, type ModelBoundsManifest } from "../src/content/schemas.js";
-import { writeFileAtomic } from "../src/content/sync.js";
+import { formatPath } from "../src/content/issues.js";
+import { ModelBoundsManifestSchema, StationListSchema, type ModelBoundsManifest } from "../src/content/world-schemas.js";
+import { writeFileAtomic } from "../src/content/files.js";
 
 /** The files and directories of one world. */
 interface WorldPaths {

@@ -21,8 +21,10 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { MusicListSchema, ModelIdSchema } from "./schemas.js";
-import { conditionalGet, fileExists, pool, readEtagStore, writeFileAtomic } from "./sync.js";
+import { ModelIdSchema } from "./schemas.js";
+import { MusicListSchema } from "./world-schemas.js";
+import { conditionalGet, pool, readEtagStore } from "./download.js";
+import { fileExists, writeFileAtomic } from "./files.js";
 
 /** Where asset ETags are kept, relative to the world directory. */
 export const ASSET_ETAG_FILE = ".cache/asset-etags.json";

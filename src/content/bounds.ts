@@ -18,7 +18,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { NodeIO, getBounds, type Document } from "@gltf-transform/core";
 import { TILE_SIZE, footprintOf, stationModelScales, type StationScale } from "./footprint.js";
-import type { ModelBoundsEntry, ModelBoundsManifest } from "./schemas.js";
+import type { ModelBoundsEntry, ModelBoundsManifest } from "./world-schemas.js";
 
 export { TILE_SIZE, footprintOf } from "./footprint.js";
 

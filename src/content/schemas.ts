@@ -1,7 +1,9 @@
 /**
- * Zod schemas for every manifest file under `<WORLD>/manifests/`, one per file, with the inferred
- * types. Shapes only: cross references between files (item ids in drop tables, biome ids in areas,
- * ...) are checked by `load.ts`, which knows every file at once.
+ * Zod schemas for the manifest files under `<WORLD>/manifests/` that describe items, NPCs and skills,
+ * one per file, with the inferred types, and the building blocks every schema uses; the manifests
+ * that lay out the world (areas, stations, buildings, stores...) are in `world-schemas.ts`. Shapes
+ * only: cross references between files (item ids in drop tables, biome ids in areas, ...) are
+ * checked by `check.ts`, which knows every file at once.
  *
  * Conventions used by all manifests:
  * - ids are lower snake case (`bronze_sword`); model ids may contain `/` (`stations/furnace`).
@@ -19,12 +21,15 @@ export const IdSchema = z.string().regex(/^[a-z][a-z0-9_]*$/, "must be lower sna
 /** Model id: a path below `world/models/` without the `.glb` extension. */
 export const ModelIdSchema = z.string().regex(/^[a-z0-9_]+(\/[a-z0-9_]+)*$/, "must be a model path like stations/furnace");
 
-const SkillSchema = z.enum(SKILLS);
-const Level = z.int().min(1).max(99);
-const NonNegInt = z.int().min(0);
-const PosInt = z.int().min(1);
-const Chance = z.number().min(0).max(1);
-const Text = z.string().min(1).max(500);
+// Building blocks shared with `world-schemas.ts`.
+export const SkillSchema = z.enum(SKILLS);
+export const Level = z.int().min(1).max(99);
+export const NonNegInt = z.int().min(0);
+export const PosInt = z.int().min(1);
+/** A probability in [0, 1]. */
+export const Chance = z.number().min(0).max(1);
+/** Free text shown to players (descriptions, examine texts). */
+export const Text = z.string().min(1).max(500);
 
 /** Integer tile on the ground plane. */
 export const TileSchema = z.strictObject({ x: z.int(), z: z.int() });
@@ -173,143 +178,7 @@ export type NpcDef = z.infer<typeof NpcSchema>;
 export const NpcListSchema = z.array(NpcSchema);
 
 // ---------------------------------------------------------------------------------------------
-// biomes.json, music.json, vegetation.json
-
-const Color = z.string().regex(/^#[0-9a-f]{6}$/, "must be #rrggbb");
-export const BiomeSchema = z.strictObject({
-  id: IdSchema,
-  name: z.string().min(1),
-  description: Text,
-  groundColor: Color,
-  fogColor: Color,
-  /** 0 = flat, 1 = mountainous; used by the client terrain. */
-  roughness: Chance,
-});
-export type Biome = z.infer<typeof BiomeSchema>;
-export const BiomeListSchema = z.array(BiomeSchema);
-
-export const MusicTrackSchema = z.strictObject({
-  id: IdSchema,
-  name: z.string().min(1),
-  category: z.enum(["normal", "combat"]),
-  /** CDN path, `audio/music/<category>/<file>.mp3`. */
-  path: z.string().regex(/^audio\/music\/(normal|combat)\/[a-z0-9_]+\.mp3$/),
-  durationSeconds: PosInt,
-});
-export type MusicTrack = z.infer<typeof MusicTrackSchema>;
-export const MusicListSchema = z.array(MusicTrackSchema);
-
-export const VegetationSchema = z.strictObject({
-  id: IdSchema,
-  name: z.string().min(1),
-  /** Biome ids where the client scatters it. */
-  biomes: z.array(IdSchema).min(1),
-  /** Instances per tile, on average. */
-  density: Chance,
-  modelId: ModelIdSchema,
-  minScale: z.number().positive(),
-  maxScale: z.number().positive(),
-  /** Decorative vegetation never blocks movement; trees that matter are resource nodes. */
-  blocksMovement: z.literal(false),
-});
-export type Vegetation = z.infer<typeof VegetationSchema>;
-export const VegetationListSchema = z.array(VegetationSchema);
-
-// ---------------------------------------------------------------------------------------------
-// world-areas.json
-
-export const AreaSchema = z.strictObject({
-  id: IdSchema,
-  name: z.string().min(1).max(60),
-  description: Text,
-  bounds: BoundsSchema,
-  /** No player-versus-player combat and no NPC aggression. */
-  safeZone: z.boolean(),
-  /** Players may attack each other. */
-  pvp: z.boolean(),
-  difficulty: z.int().min(0).max(3),
-  biome: IdSchema,
-  musicTrack: IdSchema,
-});
-export type WorldArea = z.infer<typeof AreaSchema>;
-
-/** Largest world side in tiles. The loader keeps one byte per tile of the world for pathing
- * (4096 x 4096 is 16 MiB), so a pushed world-areas.json cannot make it allocate without limit. */
-export const MAX_WORLD_SIDE = 4096;
-
-/** World bounds: a tile rectangle at most `MAX_WORLD_SIDE` tiles on each side. */
-export const WorldBoundsSchema = BoundsSchema.refine((b) => b.maxX - b.minX < MAX_WORLD_SIDE && b.maxZ - b.minZ < MAX_WORLD_SIDE, {
-  message: `the world may be at most ${MAX_WORLD_SIDE} tiles wide and ${MAX_WORLD_SIDE} deep`,
-});
-
-/** `world-areas.json`: world bounds, the spawn tile, and non-overlapping areas. */
-export const WorldAreasSchema = z.strictObject({
-  /** Every position must lie inside these bounds (at most `MAX_WORLD_SIDE` tiles a side). */
-  worldBounds: WorldBoundsSchema,
-  tileSize: z.literal(1),
-  /** Where new characters appear (default position 0, 0; README.md#rules-that-hold-everywhere). */
-  spawn: TileSchema,
-  areas: z.array(AreaSchema).min(1),
-});
-export type WorldAreas = z.infer<typeof WorldAreasSchema>;
-
-// ---------------------------------------------------------------------------------------------
-// stations.json, buildings.json, stores.json
-
-export const STATION_TYPES = ["bank", "range", "furnace", "anvil", "altar"] as const;
-export type StationType = (typeof STATION_TYPES)[number];
-export const StationSchema = z.strictObject({
-  id: IdSchema,
-  type: z.enum(STATION_TYPES),
-  name: z.string().min(1),
-  x: z.int(),
-  z: z.int(),
-  modelId: ModelIdSchema,
-  /** Scale applied to the model; the model-bounds footprint multiplies by it. Stations sharing a
-   * model must give it the same scale (one footprint per model). */
-  modelScale: z.number().positive().max(10),
-});
-export type Station = z.infer<typeof StationSchema>;
-export const StationListSchema = z.array(StationSchema);
-
-/** A solid building: `x, z` is its minimum corner and it covers `width` x `depth` tiles. */
-export const BuildingSchema = z.strictObject({
-  id: IdSchema,
-  name: z.string().min(1),
-  x: z.int(),
-  z: z.int(),
-  footprint: z.strictObject({ width: z.int().min(1).max(32), depth: z.int().min(1).max(32) }),
-  modelId: ModelIdSchema,
-});
-export type Building = z.infer<typeof BuildingSchema>;
-export const BuildingListSchema = z.array(BuildingSchema);
-
-export const StoreStockSchema = z.strictObject({
-  itemId: IdSchema,
-  /** Normal stock level. */
-  quantity: PosInt,
-  /** Ticks to restore one unit towards `quantity`. */
-  restockTicks: PosInt,
-});
-export const StoreSchema = z.strictObject({
-  id: IdSchema,
-  name: z.string().min(1),
-  /** Tile of the shop counter; trading needs the player within 2 tiles. */
-  x: z.int(),
-  z: z.int(),
-  /** A player buying pays `ceil(value * buyMultiplier)` coins. */
-  buyMultiplier: z.number().min(0.1).max(10),
-  /** A player selling receives `floor(value * sellMultiplier)` coins. */
-  sellMultiplier: z.number().min(0).max(1),
-  /** Whether the store buys items it does not stock (a general store does). */
-  buysAnything: z.boolean(),
-  stock: z.array(StoreStockSchema).min(1),
-});
-export type Store = z.infer<typeof StoreSchema>;
-export const StoreListSchema = z.array(StoreSchema);
-
-// ---------------------------------------------------------------------------------------------
-// gathering/*.json, resources.json
+// gathering/*.json (the kinds of resource node; `world-schemas.ts` places them)
 
 export const GATHERING_SKILLS = ["fishing", "mining", "woodcutting"] as const;
 export type GatheringSkill = (typeof GATHERING_SKILLS)[number];
@@ -343,11 +212,6 @@ export const GatheringNodeSchema = z
   });
 export type GatheringNode = z.infer<typeof GatheringNodeSchema>;
 export const GatheringListSchema = z.array(GatheringNodeSchema);
-
-/** A placed resource node; `type` is a gathering node id. */
-export const ResourceNodeSchema = z.strictObject({ id: IdSchema, type: IdSchema, x: z.int(), z: z.int() });
-export type ResourceNode = z.infer<typeof ResourceNodeSchema>;
-export const ResourceNodeListSchema = z.array(ResourceNodeSchema);
 
 // ---------------------------------------------------------------------------------------------
 // recipes/cooking.json, recipes/smithing.json
@@ -442,22 +306,3 @@ export const TemplateSchema = z.strictObject({
 });
 export type CharacterTemplate = z.infer<typeof TemplateSchema>;
 export const TemplateListSchema = z.array(TemplateSchema);
-
-// ---------------------------------------------------------------------------------------------
-// model-bounds.json (generated by scripts/model-bounds.ts)
-
-const Vec3 = z.strictObject({ x: z.number(), y: z.number(), z: z.number() });
-export const ModelBoundsEntrySchema = z.strictObject({
-  id: ModelIdSchema,
-  assetPath: z.string().startsWith("asset://models/"),
-  bounds: z.strictObject({ min: Vec3, max: Vec3 }),
-  dimensions: Vec3,
-  footprint: z.strictObject({ width: PosInt, depth: PosInt }),
-});
-export const ModelBoundsManifestSchema = z.strictObject({
-  generatedAt: z.iso.datetime(),
-  tileSize: z.literal(1),
-  models: z.array(ModelBoundsEntrySchema),
-});
-export type ModelBoundsEntry = z.infer<typeof ModelBoundsEntrySchema>;
-export type ModelBoundsManifest = z.infer<typeof ModelBoundsManifestSchema>;

@@ -26,12 +26,12 @@
  *      it was.
  * Afterwards, missing required manifests stop start-up with `ManifestSyncError` listing them.
  */
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, readdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { mkdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { ContentError, MANIFEST_FILES, itemIndexFiles, loadContent, missingRequired, type GameContent } from "./load.js";
-
-export { MANIFEST_FILES, REQUIRED_MANIFESTS, missingRequired } from "./load.js";
+import { conditionalGet, pool, readEtagStore } from "./download.js";
+import { fileExists, removeStaleTemps, writeFileAtomic } from "./files.js";
+import { ContentError, loadContent, type GameContent } from "./load.js";
+import { MANIFEST_FILES, itemIndexFiles, missingRequired } from "./manifests.js";
 
 /** Where ETags of cached manifests are kept, relative to the manifests directory. */
 export const ETAG_FILE = ".cache/etags.json";
@@ -119,67 +119,8 @@ export class ManifestSyncError extends Error {
 export const SKIP_REFUSED_IN_PRODUCTION =
   "SKIP_MANIFESTS=true is refused in production (NODE_ENV=production): manifests must be fetched and validated; unset SKIP_MANIFESTS";
 
-const TEMP_RE = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
-
-/**
- * Writes `data` to `target` so that readers see either the old or the new file, never a part:
- * the bytes go to a temporary file in the same directory, are flushed, and are renamed over it.
- */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
-  const dir = path.dirname(target);
-  await mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    const handle = await open(tmp, "wx");
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, target);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-}
-
-/** Removes temporary files a crashed writer left under `dir`. */
-async function removeStaleTemps(dir: string): Promise<void> {
-  const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
-  await Promise.all(entries.filter((e) => TEMP_RE.test(path.basename(e))).map((e) => unlink(path.join(dir, e)).catch(() => undefined)));
-}
-
 async function readEtags(dir: string): Promise<Record<string, string>> {
   return readEtagStore(path.join(dir, ETAG_FILE));
-}
-
-/** An ETag store (a JSON object of file to ETag); empty when it is missing or unreadable. */
-export async function readEtagStore(file: string): Promise<Record<string, string>> {
-  try {
-    const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-      return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === "string"));
-  } catch {
-    // No or unreadable ETag store: every file is fetched in full.
-  }
-  return {};
-}
-
-export async function fileExists(p: string): Promise<boolean> {
-  return stat(p).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-}
-
-/** Runs `task` over `items` with at most `limit` in flight. */
-export async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
 }
 
 /** What the commit marker holds: the staged files to move and the complete ETag store after. */
@@ -276,53 +217,6 @@ async function fetchPass(baseUrl: string, files: readonly string[], s: SyncState
     }
   });
   return up;
-}
-
-/** What `conditionalGet` got: the file did not change (304), its new body, or why it failed
- * (`status`: the HTTP status when there was an answer). */
-export type ConditionalGetResult =
-  | { kind: "not-modified"; status: 304 }
-  | { kind: "ok"; status: 200; body: Uint8Array; etag: string | null }
-  | { kind: "failed"; status?: number; reason: string };
-
-/**
- * One GET revalidated with `If-None-Match: etag` (when given). A 200 body is read whole (within
- * `signal`) and passed to `check`, which throws to refuse it. Never throws: network errors, time
- * limits, statuses other than 200/304 and refused bodies come back as `failed` with a short reason
- * (`HTTP 404`, `timed out`, `invalid body`, or the error's message). Used by the manifest sync and
- * the build-time asset download.
- */
-export async function conditionalGet(
-  url: URL,
-  opts: { etag?: string; accept?: string; fetch?: typeof fetch; signal: AbortSignal; check?: (body: Uint8Array) => void },
-): Promise<ConditionalGetResult> {
-  const headers: Record<string, string> = {};
-  if (opts.accept) headers.accept = opts.accept;
-  if (opts.etag) headers["if-none-match"] = opts.etag;
-  let status: number | undefined;
-  try {
-    const res = await (opts.fetch ?? fetch)(url, { headers, signal: opts.signal });
-    status = res.status;
-    if (res.status === 304) {
-      await res.body?.cancel();
-      return { kind: "not-modified", status: 304 };
-    }
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      return { kind: "failed", status: res.status, reason: `HTTP ${res.status}` };
-    }
-    // The whole body is read (within the time limits) before anything is written.
-    const body = new Uint8Array(await res.arrayBuffer());
-    try {
-      opts.check?.(body);
-    } catch {
-      return { kind: "failed", status, reason: "invalid body" };
-    }
-    return { kind: "ok", status: 200, body, etag: res.headers.get("etag") };
-  } catch (err) {
-    const e = err as Error;
-    return { kind: "failed", status, reason: e.name === "TimeoutError" ? "timed out" : e.message };
-  }
 }
 
 /** `fetchPass` plus the item files the (staged or cached) `items.json` index names beyond `files`. */

@@ -7,10 +7,10 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadContent } from "../../src/content/load.js";
+import { MANIFEST_FILES } from "../../src/content/manifests.js";
 import {
   COMMIT_MARKER,
   ETAG_FILE,
-  MANIFEST_FILES,
   ManifestSyncError,
   SKIP_REFUSED_IN_PRODUCTION,
   STAGING_DIR,

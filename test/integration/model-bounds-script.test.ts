@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { ModelBoundsManifestSchema, type ModelBoundsManifest } from "../../src/content/schemas.js";
+import { ModelBoundsManifestSchema, type ModelBoundsManifest } from "../../src/content/world-schemas.js";
 import { writeBoxGlb } from "../../scripts/make-sample-models.js";
 
 interface Run {

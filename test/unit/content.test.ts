@@ -6,17 +6,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SKILLS } from "../../src/domain/types.js";
 import { dataResponses, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "../../src/content/http.js";
-import {
-  ContentError,
-  ITEM_FILES,
-  MANIFEST_FILES,
-  blockedTilesOf,
-  tileKey,
-  loadContent,
-  loadContentLenient,
-  missingRequired,
-  type GameContent,
-} from "../../src/content/load.js";
+import { blockedTilesOf, tileKey } from "../../src/content/game-content.js";
+import { ContentError, loadContent, loadContentLenient, type GameContent } from "../../src/content/load.js";
+import { ITEM_FILES, MANIFEST_FILES, missingRequired } from "../../src/content/manifests.js";
 import { UNLOCK_TYPES } from "../../src/content/schemas.js";
 import { itemSources } from "../../src/content/sources.js";
 

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { ModelBoundsError, computeModelBounds, footprintOf } from "../../src/content/bounds.js";
-import { ModelBoundsManifestSchema } from "../../src/content/schemas.js";
+import { ModelBoundsManifestSchema } from "../../src/content/world-schemas.js";
 import { writeBoxGlb } from "../../scripts/make-sample-models.js";
 
 const near = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) < 1e-4, `${what}: ${actual} != ${expected}`);

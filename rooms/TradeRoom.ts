@@ -6,24 +6,17 @@
  */
 import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import type { Principal } from "../src/auth/service.js";
+import { isParty, partnerOf, viewFor, type TradeSession, type TradeState, type TradeStep } from "../src/domain/trade.js";
 import {
   applyTradeAction,
   cancelTrade,
   completeTrade,
-  computeValues,
   failSettlement,
-  isParty,
-  partnerOf,
   tickTrade,
-  TRADE_ERROR,
-  viewFor,
   type TradeAction,
-  type TradeOffer,
-  type TradeSession,
-  type TradeState,
-  type TradeStep,
-  type TradeValues,
-} from "../src/domain/trade.js";
+} from "../src/domain/trade-transitions.js";
+import { computeValues, type TradeOffer, type TradeValues } from "../src/domain/trade-offer.js";
+import { TRADE_ERROR } from "../src/domain/trade-errors.js";
 import { CANCEL_MESSAGES, type SettleOutcome, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/service.js";
 import { StateView } from "@colyseus/schema";
 import { TradeOfferLineState, TradeOfferState, TradeRoomState, TradeValuesState, TraderViewState } from "../schema/trade.js";

@@ -20,18 +20,10 @@ import { randomUUID } from "node:crypto";
 import { matchMaker } from "@colyseus/core";
 import type { CharacterRepository } from "../../entities/character-repository.js";
 import { freeSlots, type ItemLookup } from "../domain/inventory.js";
-import {
-  cancelTrade,
-  checkTradeRequest,
-  createTrade,
-  respondToRequest,
-  tickTrade,
-  TRADE_ERROR,
-  type TradeCancelReason,
-  type TradeHoldings,
-  type TradeParams,
-  type TradeSession,
-} from "../domain/trade.js";
+import { type TradeHoldings, type TradeParams, type TradeSession } from "../domain/trade.js";
+import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade-transitions.js";
+import { checkTradeRequest } from "../domain/trade-request.js";
+import { TRADE_ERROR, type TradeCancelReason } from "../domain/trade-errors.js";
 import type { Tile } from "../domain/types.js";
 import type { ClientEventName } from "../events.js";
 import type { Logger } from "../logger.js";

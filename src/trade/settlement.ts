@@ -22,7 +22,9 @@
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { TradeAuditEntity, type AuditedOffer } from "../../entities/index.js";
 import { inventoryFromSlots, inventoryToSlots, type Inventory, type ItemLookup } from "../domain/inventory.js";
-import { offerValue, planSettlement, type ReceivedItem, type TradeOffer, type TradeSession } from "../domain/trade.js";
+import { type TradeSession } from "../domain/trade.js";
+import { planSettlement, type ReceivedItem } from "../domain/trade-settlement.js";
+import { offerValue, type TradeOffer } from "../domain/trade-offer.js";
 import type { Orm } from "../storage/orm.js";
 
 /** Why a settlement did not commit. */

@@ -2,11 +2,30 @@ import assert from "node:assert/strict";
 import { unwrap, type Result } from "../../../src/domain/errors.js";
 import { countItem, emptyInventory, freeSlots, inventoryToSlots, type Inventory } from "../../../src/domain/inventory.js";
 import {
-  acceptTrade, applyTradeAction, cancelTrade, checkTradeRequest, completeTrade, computeValues, createTrade,
-  DEFAULT_TRADE_PARAMS, failSettlement, planSettlement, removeOfferItem, respondToRequest, setOfferCoins, setOfferItem,
-  SETTLEMENT_ERROR, tickTrade, TRADE_CANCEL_REASON, TRADE_ERROR, viewFor,
-  type TradeContext, type TradeHoldings, type TradeRequestCheck, type TradeSession, type TradeStep,
+  DEFAULT_TRADE_PARAMS,
+  viewFor,
+  type TradeContext,
+  type TradeHoldings,
+  type TradeSession,
+  type TradeStep,
 } from "../../../src/domain/trade.js";
+import {
+  acceptTrade,
+  applyTradeAction,
+  cancelTrade,
+  completeTrade,
+  createTrade,
+  failSettlement,
+  removeOfferItem,
+  respondToRequest,
+  setOfferCoins,
+  setOfferItem,
+  tickTrade,
+} from "../../../src/domain/trade-transitions.js";
+import { planSettlement } from "../../../src/domain/trade-settlement.js";
+import { checkTradeRequest, type TradeRequestCheck } from "../../../src/domain/trade-request.js";
+import { computeValues } from "../../../src/domain/trade-offer.js";
+import { SETTLEMENT_ERROR, TRADE_CANCEL_REASON, TRADE_ERROR } from "../../../src/domain/trade-errors.js";
 import { MAX_STACK } from "../../../src/domain/types.js";
 import { FakeClock, fullExcept, inv, lookup, valueOf } from "./fixtures.js";
 

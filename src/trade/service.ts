@@ -32,7 +32,8 @@ import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
 import type { TradeEventHandler } from "../world/runtime.js";
 import type { SocialPort, TradeHooks, World } from "../world/world.js";
-import { auditCancelled, settleTrade, type SettlementResult } from "./settlement.js";
+import { auditCancelled } from "./audit.js";
+import { settleTrade, type SettlementResult } from "./settlement.js";
 
 /** Close code of a connection whose player must reload from storage after a trade (see `evict`); not one of Colyseus's reconnect codes (4010 would make the SDK try to resume the stale session). */
 export const TRADE_RELOAD_CLOSE_CODE = 4012;

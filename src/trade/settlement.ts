@@ -19,13 +19,12 @@
  * commit still finishing is seen): a `completed` record means it committed. When even that read
  * fails, the result is `unknown` and the caller must not trust the players' items in memory.
  */
-import type { SqlEntityManager } from "@mikro-orm/sql";
-import { TradeAuditEntity, type AuditedOffer } from "../../entities/index.js";
 import { inventoryFromSlots, inventoryToSlots, type Inventory, type ItemLookup } from "../domain/inventory.js";
-import { type TradeSession } from "../domain/trade.js";
+import type { TradeSession } from "../domain/trade.js";
 import { planSettlement, type ReceivedItem } from "../domain/trade-settlement.js";
-import { offerValue, type TradeOffer } from "../domain/trade-offer.js";
 import type { Orm } from "../storage/orm.js";
+import { auditedOffer } from "./audit.js";
+import { nativePool, prepared, PREPARE_ALL, SQL, type CharacterRow, type InventoryRow, type PgPool, type StatementName } from "./settlement-sql.js";
 
 /** Why a settlement did not commit. */
 export const SETTLEMENT_FAILURE = {
@@ -60,15 +59,6 @@ const PREPARED_MISMATCH = new Set(["26000", "42P05"]);
 const RETRYABLE = new Set(["40001", "40P01", "55P03", ...PREPARED_MISMATCH]);
 /** Attempts in all: the first and at most 3 retries. */
 const MAX_ATTEMPTS = 4;
-
-/** Audit form of an offer. */
-export function auditedOffer(offer: Pick<TradeOffer, "items" | "coins">, items: ItemLookup): AuditedOffer {
-  return {
-    items: offer.items.map((l) => ({ inventorySlot: l.inventorySlot, itemId: l.itemId, quantity: l.quantity })),
-    coins: offer.coins,
-    value: offerValue(offer, (id) => items(id)?.value ?? 0),
-  };
-}
 
 const ABANDONED: SettlementResult = { ok: false, failure: "server_error", message: "The trade was cancelled by the server." };
 
@@ -143,61 +133,6 @@ async function committedOutcome(orm: Orm, pool: PgPool | undefined, session: Tra
   return outcome === "completed" ? "completed" : outcome === "cancelled" ? "cancelled" : "absent";
 }
 
-/**
- * The three statements of a settlement, each of a fixed shape (the write takes arrays, empty where
- * there is nothing to do), so on PostgreSQL each is planned once per connection (`prepare`) and run
- * with `execute`: planning the write afresh every time cost about a fifth of PostgreSQL's CPU per
- * settlement (loadtest/trade/RESULTS.md). `$n` are typed by `params`.
- */
-const STATEMENTS = {
-  lockCharacters: {
-    name: "trade_lock_characters",
-    params: ["text", "text"],
-    body: `select id, coins from characters where id in ($1, $2) order by id for update`,
-  },
-  lockInventories: {
-    name: "trade_lock_inventories",
-    params: ["text", "text"],
-    body: `select character_id, slot, item_id, quantity from inventory_items where character_id in ($1, $2) order by character_id, slot for update`,
-  },
-  write: {
-    name: "trade_write",
-    params: ["text[]", "int[]", "text[]", "int[]", "text[]", "int[]", "text[]", "int[]", "text[]", "int[]", "text[]", "int[]", "text", "text", "text", "jsonb", "jsonb", "timestamptz", "timestamptz"],
-    // Coins of both characters; emptied, changed and newly filled slots (never the same slot twice,
-    // so the parts can share one statement); the audit record. Data-modifying CTEs always run.
-    body: `with coins as (update characters as t set coins = v.coins from unnest($1, $2) as v(id, coins) where t.id = v.id),
-      emptied as (delete from inventory_items as t using unnest($3, $4) as v(character_id, slot) where t.character_id = v.character_id and t.slot = v.slot),
-      changed as (update inventory_items as t set item_id = v.item_id, quantity = v.quantity
-                    from unnest($5, $6, $7, $8) as v(character_id, slot, item_id, quantity) where t.character_id = v.character_id and t.slot = v.slot),
-      filled as (insert into inventory_items (character_id, slot, item_id, quantity) select * from unnest($9, $10, $11, $12))
-    insert into trade_audits (id, character_a, character_b, offer_a, offer_b, outcome, reason, started_at, ended_at)
-    values ($13, $14, $15, $16, $17, 'completed', null, $18, $19)`,
-  },
-} as const;
-type StatementName = keyof typeof STATEMENTS;
-
-/** A `?` placeholder for a parameter of `type` (arrays as `array[…]`, so they are typed even when empty). */
-const placeholder = (type: string, cast: boolean) => (type.endsWith("[]") ? `array[?]::${type}` : cast ? `?::${type}` : "?");
-/**
- * Each statement in both forms, built once: `plain`, the body with `?` placeholders cast to their
- * types (each `$n` appears once, in order), and `execute`, a call of the prepared statement.
- */
-const SQL = Object.fromEntries(
-  Object.entries(STATEMENTS).map(([key, st]) => [
-    key,
-    {
-      plain: st.body.replace(/\$(\d+)/g, (_, n: string) => placeholder(st.params[Number(n) - 1]!, true)),
-      execute: `execute ${st.name}(${st.params.map((t) => placeholder(t, false)).join(", ")})`,
-    },
-  ]),
-) as Record<StatementName, { plain: string; execute: string }>;
-const PREPARE_ALL = Object.values(STATEMENTS)
-  .map((st) => `prepare ${st.name}(${st.params.join(", ")}) as ${st.body}`)
-  .join("; ");
-
-type CharacterRow = { id: string; coins: number | string };
-type InventoryRow = { character_id: string; slot: number; item_id: string; quantity: number | string };
-
 /** How one attempt talks to the database. */
 interface SettlementChannel {
   /** Open the transaction, lock both characters (id order), then both inventories (a later statement: a fresh snapshot). */
@@ -222,37 +157,6 @@ function ormChannel(conn: ReturnType<Orm["em"]["getConnection"]>, trx: Parameter
     },
   };
 }
-
-/** The parts of a `pg` pool and client this module uses. */
-interface PgPool {
-  connect(): Promise<PgClient>;
-  readonly idleCount: number;
-}
-interface PgClient {
-  query(sql: string): Promise<unknown>;
-  release(err?: Error | boolean): void;
-  /** The server process of this connection (what `pg_cancel_backend` takes). */
-  readonly processID?: number | null;
-}
-
-const pools = new WeakMap<object, Promise<PgPool | undefined>>();
-
-/** The `pg` pool behind the ORM when storage is PostgreSQL (undefined for PGlite). */
-function nativePool(orm: Orm): Promise<PgPool | undefined> {
-  let found = pools.get(orm);
-  if (!found) {
-    const conn = orm.em.getConnection() as unknown as { getNativeClient?: () => Promise<unknown> };
-    found = (async () => {
-      const native = (await conn.getNativeClient?.().catch(() => undefined)) as Partial<PgPool> | undefined;
-      return native && typeof native.connect === "function" && typeof native.idleCount === "number" ? (native as PgPool) : undefined;
-    })();
-    pools.set(orm, found);
-  }
-  return found;
-}
-
-/** Pooled connections on which the settlement statements are prepared. */
-const prepared = new WeakSet<object>();
 
 /**
  * On PostgreSQL, one pooled connection of the ORM's own pool and 2 round trips: `begin; execute
@@ -426,24 +330,4 @@ function inventoryWrites(changes: { characterId: string; before: Inventory; afte
     for (const a of afterSlots.values()) filled.push({ characterId, ...a });
   }
   return { emptied, changed, filled };
-}
-
-/** Record a trade that reached the offer screen and ended without completing. */
-export async function auditCancelled(orm: Orm, session: TradeSession, items: ItemLookup): Promise<void> {
-  await (orm.em.fork() as SqlEntityManager)
-    .createQueryBuilder(TradeAuditEntity)
-    .insert({
-      id: session.id,
-      characterA: session.a.playerId,
-      characterB: session.b.playerId,
-      offerA: auditedOffer(session.offers[session.a.playerId]!, items),
-      offerB: auditedOffer(session.offers[session.b.playerId]!, items),
-      outcome: "cancelled",
-      reason: session.cancelReason ?? null,
-      startedAt: new Date(session.startedAt ?? session.createdAt),
-      endedAt: new Date(session.endedAt ?? Date.now()),
-    })
-    .onConflict("id")
-    .ignore()
-    .execute();
 }

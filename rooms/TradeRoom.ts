@@ -17,7 +17,7 @@ import {
 } from "../src/domain/trade-transitions.js";
 import { computeValues, type TradeOffer, type TradeValues } from "../src/domain/trade-offer.js";
 import { TRADE_ERROR } from "../src/domain/trade-errors.js";
-import { CANCEL_MESSAGES, type SettleOutcome, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/service.js";
+import { CANCEL_MESSAGES, type SettleOutcome, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/room-api.js";
 import { StateView } from "@colyseus/schema";
 import { TradeOfferLineState, TradeOfferState, TradeRoomState, TradeValuesState, TraderViewState } from "../schema/trade.js";
 import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";

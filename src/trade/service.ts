@@ -1,7 +1,8 @@
 /**
  * Trade coordination between the world and the per-trade rooms (docs/trading.md).
  *
- * - Requests (`tradeRequest`, `tradeRequestRespond`) are checked and held here while pending.
+ * - Requests (`tradeRequest`, `tradeRequestRespond`) are checked and held while pending by
+ *   `TradeRequests` (requests.ts).
  * - An accepted request creates a `TradeRoom` in this process (`matchMaker.handleCreateRoom`: the
  *   room reads and changes this world's players in memory, so it lives where the world lives); from
  *   then on that room owns the session, and every trade event the world receives is handed to it by
@@ -16,15 +17,11 @@
  *   waits until each has ended and is audited, within deadlines: a settlement that does not finish
  *   in time is abandoned, and shutdown goes on to save the players whatever a trade does.
  */
-import { randomUUID } from "node:crypto";
 import { matchMaker } from "@colyseus/core";
 import type { CharacterRepository } from "../../entities/character-repository.js";
 import { freeSlots, type ItemLookup } from "../domain/inventory.js";
-import { type TradeHoldings, type TradeParams, type TradeSession } from "../domain/trade.js";
-import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade-transitions.js";
-import { checkTradeRequest } from "../domain/trade-request.js";
-import { TRADE_ERROR, type TradeCancelReason } from "../domain/trade-errors.js";
-import type { Tile } from "../domain/types.js";
+import type { TradeParams, TradeSession } from "../domain/trade.js";
+import { TRADE_ERROR } from "../domain/trade-errors.js";
 import type { ClientEventName } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
@@ -33,87 +30,12 @@ import type { Player } from "../world/player.js";
 import type { TradeEventHandler } from "../world/runtime.js";
 import type { SocialPort, TradeHooks, World } from "../world/world.js";
 import { auditCancelled } from "./audit.js";
+import { TradeRequests } from "./requests.js";
+import type { SettleOutcome, TradeEnv, TradeRoomHandle } from "./room-api.js";
 import { settleTrade, type SettlementResult } from "./settlement.js";
 
 /** Close code of a connection whose player must reload from storage after a trade (see `evict`); not one of Colyseus's reconnect codes (4010 would make the SDK try to resume the stale session). */
 export const TRADE_RELOAD_CLOSE_CODE = 4012;
-
-/** Human-readable text for each cancel reason (the `message` of `tradeCancelled`). */
-export const CANCEL_MESSAGES: Record<TradeCancelReason, string> = {
-  declined: "The trade request was declined.",
-  cancelled: "The trade was cancelled.",
-  timeout: "The trade timed out.",
-  disconnected: "The other player disconnected.",
-  player_died: "A trader died.",
-  moved_away: "A trader moved away.",
-  invalid_items: "The offered items changed; the trade was cancelled.",
-  server_error: "The trade was cancelled by the server.",
-};
-
-/** What a TradeRoom needs from the process it lives in. */
-export interface TradeEnv {
-  items: ItemLookup;
-  itemValue(itemId: string): number;
-  params: TradeParams;
-  now(): number;
-  holdingsOf(playerId: string): TradeHoldings;
-  freeSlots(playerId: string): number;
-  send(playerId: string, event: string, data: unknown): void;
-  /** Send the player's `player:sync` (after a completed trade). */
-  sync(playerId: string): void;
-  /** The account owning a character, if it exists (who may watch a trade). */
-  accountOf(characterId: string): Promise<string | undefined>;
-  /** Mark a player as trading (blocks interfaces) or free. */
-  setTrading(playerId: string, tradeId: string | undefined): void;
-  /**
-   * Run the settlement transaction and refresh both players from what committed. Players whose
-   * items in memory can't be trusted afterwards come back in `stale`: the room tells them the
-   * trade ended, then removes them (`evict`).
-   */
-  settle(session: TradeSession, signal?: AbortSignal): Promise<SettleOutcome>;
-  /**
-   * Remove players whose items in memory may differ from storage: tell them (`tradeError
-   * TRADE_FAILED`), remove them from the world and disconnect them, so they reload from storage.
-   */
-  evict(session: TradeSession, players: readonly Player[], result: SettlementResult): void;
-  /** Audit a trade that ended without completing. */
-  auditCancelled(session: TradeSession): Promise<void>;
-  /**
-   * The session of a trade whose room the service is creating right now, taken once (the room's
-   * `onCreate` asks with the trade id it was given); undefined for anything the service is not
-   * creating — so a client's options can never make a trade room.
-   */
-  claim(tradeId: string): TradeSession | undefined;
-  /**
-   * The room of `tradeId` exists: route its trade's events and interruptions to it from now on.
-   * Called from `onCreate`, before `tradeStarted` goes out. False (nothing changed) when the trade
-   * already has a room: a route is never replaced.
-   */
-  opened(tradeId: string, room: TradeRoomHandle): boolean;
-  /** The room is gone; forget its routing (only if the route is this room's). */
-  closed(tradeId: string, room: TradeRoomHandle): void;
-  logger: Logger;
-}
-
-/** What `TradeEnv.settle` reports: the settlement's result and the players to evict after it. */
-export interface SettleOutcome {
-  result: SettlementResult;
-  /** Players whose items in memory may differ from storage (the outcome is unknown, or a reload failed). */
-  stale: readonly Player[];
-}
-
-/** Why the world interrupts a trade. */
-export type TradeInterruption = "moved_away" | "player_died" | "disconnected" | "server_error";
-
-/** What the service calls on a trade room (in this process). */
-export interface TradeRoomHandle {
-  /** Resolves once the trade has ended and its audit record is written. */
-  readonly ended: Promise<void>;
-  act(playerId: string, event: string, data: Record<string, unknown>): void;
-  interrupt(playerId: string | undefined, reason: TradeInterruption): void;
-  /** Stop a settlement still running (shutdown): see `TradeRoom.abandon`. */
-  abandon(): void;
-}
 
 /**
  * How long shutdown waits for the trades (`cancelAll`): each trade gets `perTradeMs` to end after
@@ -149,18 +71,13 @@ export interface TradeServiceDeps {
 
 export class TradeService implements TradeEventHandler, TradeHooks {
   /** Requests not answered yet. */
-  private readonly pending = new Map<string, TradeSession>();
-  /** Where both players of a pending request stood when it was made (a move cancels it). */
-  private readonly pendingTiles = new Map<string, { a: Tile; b: Tile }>();
+  private readonly requests: TradeRequests;
   /** Trades whose room is being created right now (`TradeEnv.claim`): trade id to its session. */
   private readonly creating = new Map<string, TradeSession>();
   /** Open trades (offer screen onwards): trade id to its room. */
   private readonly rooms = new Map<string, TradeRoomHandle>();
   /** Player id to the trade it takes part in (pending or open). */
   private readonly byPlayer = new Map<string, string>();
-  /** Last request time per unordered pair. */
-  private readonly pairRequests = new Map<string, number>();
-  private readonly timer: NodeJS.Timeout;
   /** Set once shutdown has begun (`cancelAll`): no new request or trade from then on. */
   private closing = false;
   readonly env: TradeEnv;
@@ -217,20 +134,34 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       },
       logger: deps.logger,
     };
+    this.requests = new TradeRequests({
+      world,
+      social: deps.social,
+      params: deps.params,
+      metrics: deps.metrics,
+      tickMs: deps.tickMs,
+      now: this.env.now,
+      send: this.env.send,
+      error: (playerId, tradeId, code, message) => this.error(playerId, tradeId, code, message),
+      refuseWhileClosing: (playerId, tradeId) => this.refuseWhileClosing(playerId, tradeId),
+      byPlayer: this.byPlayer,
+    });
     world.tradeHooks = this;
-    this.timer = setInterval(() => this.expirePending(), Math.max(50, Math.min(1000, deps.tickMs)));
-    this.timer.unref();
   }
 
   /** Route a validated trade event from a player. */
   async handle(player: Player, event: ClientEventName, payload: unknown): Promise<void> {
     const data = payload as Record<string, unknown>;
-    if (event === "tradeRequest") return this.request(player, String(data.targetPlayerId));
+    if (event === "tradeRequest") return this.requests.request(player, String(data.targetPlayerId));
     const tradeId = String(data.tradeId);
-    const pending = this.pending.get(tradeId);
+    const pending = this.requests.get(tradeId);
     if (pending) {
-      if (event === "tradeRequestRespond") return this.respond(player, pending, data.accept === true);
-      if (event === "tradeCancel") return this.cancelPending(pending, "cancelled", player.id);
+      if (event === "tradeRequestRespond") {
+        const accepted = this.requests.respond(player, pending, data.accept === true);
+        if (accepted) await this.open(accepted);
+        return;
+      }
+      if (event === "tradeCancel") return this.requests.cancel(pending, "cancelled", player.id);
       return this.error(player.id, tradeId, TRADE_ERROR.INVALID_TRADE, "The trade has not started yet.");
     }
     const room = this.rooms.get(tradeId);
@@ -249,79 +180,17 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     return this.closing;
   }
 
-  private async request(player: Player, targetId: string) {
-    if (this.refuseWhileClosing(player.id, undefined)) return;
-    const world = this.deps.world;
-    const target = world.player(targetId);
-    const now = this.env.now();
-    const pair = [player.id, targetId].sort().join("|");
-    const ignored = target && this.deps.social ? await this.deps.social.isIgnoring(target.id, player.id) : false;
-    if (this.refuseWhileClosing(player.id, undefined)) return; // shutdown began while the ignore list was read
-    const check = checkTradeRequest({
-      requesterId: player.id,
-      targetId,
-      targetOnline: !!target?.connection,
-      requesterTile: player.tile,
-      targetTile: target?.tile,
-      requesterInTrade: this.byPlayer.has(player.id) || player.tradeId !== undefined,
-      targetInTrade: this.byPlayer.has(targetId) || target?.tradeId !== undefined,
-      requesterDead: player.dead,
-      targetDead: target?.dead ?? false,
-      targetBusy: ignored || (target?.itemsLocked ?? false),
-      lastPairRequestAt: this.pairRequests.get(pair),
-      sameAccount: target !== undefined && target.accountId === player.accountId,
-      now,
-    });
-    if (!check.ok) return this.error(player.id, undefined, check.error.code, check.error.message);
-    this.pairRequests.set(pair, now);
-    const created = createTrade({
-      id: randomUUID(),
-      a: { playerId: player.id, name: player.name, level: player.combatLevel },
-      b: { playerId: target!.id, name: target!.name, level: target!.combatLevel },
-      now,
-    });
-    if (!created.ok) return this.error(player.id, undefined, created.error.code, created.error.message);
-    const session = created.value;
-    this.pending.set(session.id, session);
-    this.pendingTiles.set(session.id, { a: player.tile, b: target!.tile });
-    this.byPlayer.set(player.id, session.id);
-    this.env.send(target!.id, "tradeIncoming", {
-      tradeId: session.id,
-      fromPlayerId: player.id,
-      fromPlayerName: player.name,
-      fromPlayerLevel: player.combatLevel,
-    });
-  }
-
-  private async respond(player: Player, session: TradeSession, accept: boolean) {
-    if (accept && this.refuseWhileClosing(player.id, session.id)) return;
-    // Only the invited player answers (respondToRequest says INVALID_TRADE to anyone else).
-    if (accept && player.id === session.b.playerId && (this.byPlayer.has(player.id) || player.tradeId)) {
-      return this.error(player.id, session.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
-    }
-    const now = this.env.now();
-    const res = respondToRequest(session, { playerId: player.id, accept }, now);
-    if (!res.ok) return this.error(player.id, session.id, res.error.code, res.error.message);
-    this.pending.delete(session.id);
-    this.pendingTiles.delete(session.id);
-    if (res.value.effect.kind === "cancelled") {
-      this.byPlayer.delete(session.a.playerId);
-      this.notifyCancelled(res.value.session);
-      return;
-    }
-    // Both must still be here and free.
-    const a = this.deps.world.player(session.a.playerId);
-    if (!a?.connection || a.dead) {
-      this.byPlayer.delete(session.a.playerId);
-      return this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "disconnected" });
-    }
+  /**
+   * Opens the room of an accepted request: both players are marked as trading, and the room is
+   * created in this process, never another one (it works on this world's players, see `TradeEnv`).
+   * `handleCreateRoom` runs `onCreate` synchronously, so the room is routed before this awaits; the
+   * room takes its session from `creating` by id (never from options: see `claim`).
+   */
+  private async open(session: TradeSession): Promise<void> {
     this.env.setTrading(session.a.playerId, session.id);
     this.env.setTrading(session.b.playerId, session.id);
     try {
-      // In this process, never another one: the room works on this world's players (TradeEnv).
-      // `handleCreateRoom` runs `onCreate` synchronously, so the room is routed before this awaits.
-      // The room takes its session from `creating` by id (never from options: see `claim`).
-      this.creating.set(session.id, res.value.session);
+      this.creating.set(session.id, session);
       await matchMaker.handleCreateRoom("trade", { tradeId: session.id });
     } catch (e) {
       this.deps.logger.error({ err: e, tradeId: session.id }, "could not create trade room");
@@ -329,77 +198,19 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       if (room) return room.interrupt(undefined, "server_error"); // it started: it ends it (one tradeCancelled each)
       this.env.setTrading(session.a.playerId, undefined);
       this.env.setTrading(session.b.playerId, undefined);
-      this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "server_error" });
+      this.requests.notifyCancelled({ ...session, state: "cancelled", cancelReason: "server_error" });
     } finally {
       this.creating.delete(session.id);
     }
   }
 
-  private cancelPending(session: TradeSession, reason: TradeCancelReason, by?: string) {
-    const res = cancelTrade(session, { playerId: by, reason }, this.env.now());
-    if (!res.ok) return by ? this.error(by, session.id, res.error.code, res.error.message) : undefined;
-    this.pending.delete(session.id);
-    this.pendingTiles.delete(session.id);
-    this.byPlayer.delete(session.a.playerId);
-    this.notifyCancelled(res.value.session);
-  }
-
-  /** `tradeCancelled` to both players of a pending request (each knew of it). */
-  private notifyCancelled(session: TradeSession) {
-    const reason = session.cancelReason ?? "cancelled";
-    this.deps.metrics?.trades.inc({ outcome: reason });
-    for (const id of [session.a.playerId, session.b.playerId]) {
-      this.env.send(id, "tradeCancelled", { tradeId: session.id, reason, message: CANCEL_MESSAGES[reason] });
-    }
-  }
-
-  /**
-   * The world reports moves, deaths and disconnects only for players on a trade screen, so a
-   * pending request watches its two players itself: either one gone, dead or moved ends it.
-   */
-  private pendingInterruption(s: TradeSession): TradeCancelReason | undefined {
-    const tiles = this.pendingTiles.get(s.id);
-    for (const [id, tile] of [
-      [s.a.playerId, tiles?.a],
-      [s.b.playerId, tiles?.b],
-    ] as const) {
-      const p = this.deps.world.player(id);
-      if (!p?.connection) return "disconnected";
-      if (p.dead) return "player_died";
-      if (tile && (p.x !== tile.x || p.z !== tile.z)) return "moved_away";
-    }
-    return undefined;
-  }
-
-  private expirePending() {
-    const now = this.env.now();
-    for (const s of [...this.pending.values()]) {
-      const interrupted = this.pendingInterruption(s);
-      if (interrupted) {
-        this.cancelPending(s, interrupted);
-        continue;
-      }
-      const res = tickTrade(s, now, this.deps.params);
-      if (res.effect.kind === "cancelled") {
-        this.pending.delete(s.id);
-        this.pendingTiles.delete(s.id);
-        this.byPlayer.delete(s.a.playerId);
-        this.notifyCancelled(res.session);
-      }
-    }
-    for (const [pair, t] of this.pairRequests) if (now - t > 10_000) this.pairRequests.delete(pair);
-  }
-
   /** The world reports a move, death or disconnect. */
   playerInterrupted(playerId: string, reason: "moved_away" | "player_died" | "disconnected"): void {
     const tradeId = this.byPlayer.get(playerId);
-    if (!tradeId) {
-      // A pending request the player received (as target) also ends.
-      for (const s of this.pending.values()) if (s.b.playerId === playerId) this.cancelPending(s, reason);
-      return;
-    }
-    const pending = this.pending.get(tradeId);
-    if (pending) return this.cancelPending(pending, reason);
+    // A pending request the player received (as target) also ends.
+    if (!tradeId) return this.requests.cancelReceived(playerId, reason);
+    const pending = this.requests.get(tradeId);
+    if (pending) return this.requests.cancel(pending, reason);
     this.rooms.get(tradeId)?.interrupt(playerId, reason);
   }
 
@@ -414,7 +225,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
    */
   async cancelAll(deadlines: { perTradeMs: number; abandonMs: number; overallMs: number } = SHUTDOWN_TRADE_DEADLINES): Promise<void> {
     this.closing = true;
-    for (const s of [...this.pending.values()]) this.cancelPending(s, "server_error");
+    this.requests.cancelAll("server_error");
     const rooms = [...this.rooms.entries()];
     for (const [, room] of rooms) room.interrupt(undefined, "server_error");
     const each = Promise.all(
@@ -433,7 +244,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
   }
 
   close() {
-    clearInterval(this.timer);
+    this.requests.close();
   }
 
   /** Trade id a player takes part in. */

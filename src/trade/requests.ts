@@ -1,0 +1,208 @@
+/**
+ * Trade requests not answered yet (docs/trading.md#states, `pending`): `tradeRequest` is checked
+ * and held here until the invited player answers, either player cancels, it times out, or either
+ * player leaves, dies or moves. An accepted request goes back to `TradeService`, which opens its
+ * room; from then on the room owns the trade.
+ */
+import { randomUUID } from "node:crypto";
+import type { TradeParams, TradeSession } from "../domain/trade.js";
+import { TRADE_ERROR, type TradeCancelReason } from "../domain/trade-errors.js";
+import { checkTradeRequest } from "../domain/trade-request.js";
+import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade-transitions.js";
+import type { Tile } from "../domain/types.js";
+import type { Metrics } from "../metrics.js";
+import type { Player } from "../world/player.js";
+import type { SocialPort, World } from "../world/world.js";
+import { CANCEL_MESSAGES } from "./room-api.js";
+
+/** A pair's requests are forgotten this long after the last one (the cooldown is shorter). */
+const PAIR_MEMORY_MS = 10_000;
+
+export interface TradeRequestsDeps {
+  world: World;
+  social?: SocialPort;
+  params: TradeParams;
+  metrics?: Metrics;
+  /** How often pending requests are checked for time-outs and interruptions. */
+  tickMs: number;
+  now(): number;
+  send(playerId: string, event: string, data: unknown): void;
+  /** Send `tradeError`. */
+  error(playerId: string, tradeId: string | undefined, code: string, message: string): void;
+  /** True (and the player told) once shutdown has begun: no new trade from then on. */
+  refuseWhileClosing(playerId: string, tradeId: string | undefined): boolean;
+  /** Player id to the trade it takes part in (pending or open), shared with the service. */
+  byPlayer: Map<string, string>;
+}
+
+export class TradeRequests {
+  /** Requests not answered yet, by trade id. */
+  private readonly pending = new Map<string, TradeSession>();
+  /** Where both players of a pending request stood when it was made (a move cancels it). */
+  private readonly tiles = new Map<string, { a: Tile; b: Tile }>();
+  /** Last request time per unordered pair. */
+  private readonly pairRequests = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly deps: TradeRequestsDeps) {
+    this.timer = setInterval(() => this.expire(), Math.max(50, Math.min(1000, deps.tickMs)));
+    this.timer.unref();
+  }
+
+  /** The pending request `tradeId`, if it is one. */
+  get(tradeId: string): TradeSession | undefined {
+    return this.pending.get(tradeId);
+  }
+
+  /** `tradeRequest`: checked (`checkTradeRequest`), then held and announced to the target. */
+  async request(player: Player, targetId: string): Promise<void> {
+    const { deps } = this;
+    if (deps.refuseWhileClosing(player.id, undefined)) return;
+    const target = deps.world.player(targetId);
+    const now = deps.now();
+    const pair = [player.id, targetId].sort().join("|");
+    const ignored = target && deps.social ? await deps.social.isIgnoring(target.id, player.id) : false;
+    if (deps.refuseWhileClosing(player.id, undefined)) return; // shutdown began while the ignore list was read
+    const check = checkTradeRequest({
+      requesterId: player.id,
+      targetId,
+      targetOnline: !!target?.connection,
+      requesterTile: player.tile,
+      targetTile: target?.tile,
+      requesterInTrade: deps.byPlayer.has(player.id) || player.tradeId !== undefined,
+      targetInTrade: deps.byPlayer.has(targetId) || target?.tradeId !== undefined,
+      requesterDead: player.dead,
+      targetDead: target?.dead ?? false,
+      targetBusy: ignored || (target?.itemsLocked ?? false),
+      lastPairRequestAt: this.pairRequests.get(pair),
+      sameAccount: target !== undefined && target.accountId === player.accountId,
+      now,
+    });
+    if (!check.ok) return deps.error(player.id, undefined, check.error.code, check.error.message);
+    this.pairRequests.set(pair, now);
+    const created = createTrade({
+      id: randomUUID(),
+      a: { playerId: player.id, name: player.name, level: player.combatLevel },
+      b: { playerId: target!.id, name: target!.name, level: target!.combatLevel },
+      now,
+    });
+    if (!created.ok) return deps.error(player.id, undefined, created.error.code, created.error.message);
+    const session = created.value;
+    this.pending.set(session.id, session);
+    this.tiles.set(session.id, { a: player.tile, b: target!.tile });
+    deps.byPlayer.set(player.id, session.id);
+    deps.send(target!.id, "tradeIncoming", {
+      tradeId: session.id,
+      fromPlayerId: player.id,
+      fromPlayerName: player.name,
+      fromPlayerLevel: player.combatLevel,
+    });
+  }
+
+  /**
+   * `tradeRequestRespond`. A decline ends the request; an accept returns the started trade for the
+   * service to open its room, unless the requester has gone or died meanwhile (then it ends).
+   */
+  respond(player: Player, session: TradeSession, accept: boolean): TradeSession | undefined {
+    const { deps } = this;
+    if (accept && deps.refuseWhileClosing(player.id, session.id)) return undefined;
+    // Only the invited player answers (respondToRequest says INVALID_TRADE to anyone else).
+    if (accept && player.id === session.b.playerId && (deps.byPlayer.has(player.id) || player.tradeId)) {
+      deps.error(player.id, session.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
+      return undefined;
+    }
+    const res = respondToRequest(session, { playerId: player.id, accept }, deps.now());
+    if (!res.ok) {
+      deps.error(player.id, session.id, res.error.code, res.error.message);
+      return undefined;
+    }
+    this.forget(session);
+    if (res.value.effect.kind === "cancelled") {
+      this.notifyCancelled(res.value.session);
+      return undefined;
+    }
+    // Both must still be here and free.
+    const a = deps.world.player(session.a.playerId);
+    if (!a?.connection || a.dead) {
+      this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "disconnected" });
+      return undefined;
+    }
+    return res.value.session;
+  }
+
+  /** Ends a pending request (`tradeCancel` by `by`, or an interruption). */
+  cancel(session: TradeSession, reason: TradeCancelReason, by?: string): void {
+    const res = cancelTrade(session, { playerId: by, reason }, this.deps.now());
+    if (!res.ok) {
+      if (by) this.deps.error(by, session.id, res.error.code, res.error.message);
+      return;
+    }
+    this.forget(session);
+    this.notifyCancelled(res.value.session);
+  }
+
+  /** Ends every pending request the player received (it left, died or moved). */
+  cancelReceived(playerId: string, reason: TradeCancelReason): void {
+    for (const s of [...this.pending.values()]) if (s.b.playerId === playerId) this.cancel(s, reason);
+  }
+
+  /** Ends every pending request (shutdown). */
+  cancelAll(reason: TradeCancelReason): void {
+    for (const s of [...this.pending.values()]) this.cancel(s, reason);
+  }
+
+  /** `tradeCancelled` to both players of a request that did not become a trade (each knew of it). */
+  notifyCancelled(session: TradeSession): void {
+    const reason = session.cancelReason ?? "cancelled";
+    this.deps.metrics?.trades.inc({ outcome: reason });
+    for (const id of [session.a.playerId, session.b.playerId]) {
+      this.deps.send(id, "tradeCancelled", { tradeId: session.id, reason, message: CANCEL_MESSAGES[reason] });
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The request is no longer pending; its requester is free again (the target never was bound). */
+  private forget(session: TradeSession): void {
+    this.pending.delete(session.id);
+    this.tiles.delete(session.id);
+    this.deps.byPlayer.delete(session.a.playerId);
+  }
+
+  /**
+   * The world reports moves, deaths and disconnects only for players on a trade screen, so a
+   * pending request watches its two players itself: either one gone, dead or moved ends it.
+   */
+  private interruption(s: TradeSession): TradeCancelReason | undefined {
+    const tiles = this.tiles.get(s.id);
+    for (const [id, tile] of [
+      [s.a.playerId, tiles?.a],
+      [s.b.playerId, tiles?.b],
+    ] as const) {
+      const p = this.deps.world.player(id);
+      if (!p?.connection) return "disconnected";
+      if (p.dead) return "player_died";
+      if (tile && (p.x !== tile.x || p.z !== tile.z)) return "moved_away";
+    }
+    return undefined;
+  }
+
+  private expire(): void {
+    const now = this.deps.now();
+    for (const s of [...this.pending.values()]) {
+      const interrupted = this.interruption(s);
+      if (interrupted) {
+        this.cancel(s, interrupted);
+        continue;
+      }
+      const res = tickTrade(s, now, this.deps.params);
+      if (res.effect.kind === "cancelled") {
+        this.forget(s);
+        this.notifyCancelled(res.session);
+      }
+    }
+    for (const [pair, t] of this.pairRequests) if (now - t > PAIR_MEMORY_MS) this.pairRequests.delete(pair);
+  }
+}

@@ -5,7 +5,7 @@
  * conventions (ids, tiles, ticks, chances) hold here too.
  */
 import { z } from "zod";
-import { BoundsSchema, Chance, IdSchema, ModelIdSchema, NonNegInt, PosInt, Text, TileSchema } from "./schemas.js";
+import { BoundsSchema, Chance, IdSchema, ModelIdSchema, PosInt, Text, TileSchema } from "./schemas.js";
 
 // ---------------------------------------------------------------------------------------------
 // biomes.json, music.json, vegetation.json

@@ -1,14 +1,13 @@
 /**
  * `/api/character/*`: an account's characters (list, create from a template, read, rename,
- * delete, mark as agent) and `/api/template/*`: the character templates of the content.
+ * delete, mark as agent), and `/api/characters/*`: a character's skills and position.
  */
 import { z } from "zod";
 import type { Character } from "../../../entities/character.js";
 import { combatLevel, levelsOf } from "../../domain/xp.js";
 import type { AgentService } from "../../services/agents.js";
-import { skillsView, storedSkills } from "../../services/characters.js";
+import { storedSkills } from "../../services/characters.js";
 import type { RouteModule } from "../app.js";
-import { notFound } from "../errors.js";
 import {
   Access,
   CharacterIdParams,
@@ -16,6 +15,7 @@ import {
   defineRoute,
   Id,
   PlayerViewSchema,
+  PositionSchema,
   r,
   requireAccountToken,
   SkillsSchema,
@@ -34,19 +34,6 @@ const CharacterSummarySchema = z
     lastSeenAt: z.string().nullable(),
   })
   .openapi("CharacterSummary");
-
-const TemplateSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string(),
-    skills: SkillsSchema,
-    combatLevel: z.int(),
-    maxHealth: z.int(),
-    items: z.array(z.object({ itemId: z.string(), quantity: z.int() })),
-    coins: z.int(),
-  })
-  .openapi("CharacterTemplate");
 
 /** Routes of `/api/character/*`. */
 export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModule {
@@ -124,9 +111,7 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
       },
       async ({ principal, params }) => {
         const c = await access.character(who(principal), params.characterId);
-        const view = await characters.currentView(c.id, world);
-        if (!view) throw notFound("character");
-        return view;
+        return access.view(c.id);
       },
     );
 
@@ -224,56 +209,84 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
   };
 }
 
-/** A template as served: the full starting skill set with the derived combat level and health. */
-function templateView(deps: ApiDeps, id: string) {
-  const t = deps.content.templates.get(id);
-  if (!t) return undefined;
-  const start = deps.characters.startingState(id);
-  return {
-    id: t.id,
-    name: t.name,
-    description: t.description,
-    skills: skillsView(start.skills),
-    combatLevel: start.combatLevel,
-    maxHealth: start.health,
-    items: t.items.map((i) => ({ itemId: i.itemId, quantity: i.quantity })),
-    coins: t.coins,
-  };
-}
+/** Routes of `/api/characters/*`: a character's skills and position. */
+export function characterStateRoutes(deps: ApiDeps): RouteModule {
+  const access = new Access(deps);
+  const { world, content } = deps;
 
-/** Routes of `/api/template/*` (public content). */
-export function templateRoutes(deps: ApiDeps): RouteModule {
-  const ids = [...deps.content.templates.keys()];
   return (api, router) => {
     defineRoute(
       api,
       router,
       {
         method: "get",
-        path: "/api/template",
-        summary: "Character templates: starting levels, items and coins on top of the starter kit",
-        tags: ["template"],
-        auth: "none",
-        responses: { 200: { description: "Templates", schema: z.array(TemplateSchema) } },
+        path: "/api/characters/:characterId/skills",
+        summary: "Skill levels and XP (live when online)",
+        tags: ["character"],
+        auth: "required",
+        params: CharacterIdParams,
+        responses: {
+          200: {
+            description: "Skills",
+            schema: z.object({
+              characterId: z.string(),
+              online: z.boolean(),
+              combatLevel: z.int(),
+              totalLevel: z.int(),
+              skills: SkillsSchema,
+            }),
+          },
+          403: r.forbidden,
+          404: r.notFound("Character"),
+        },
       },
-      () => ids.map((id) => templateView(deps, id)!),
+      async ({ principal, params }) => {
+        const c = await access.character(who(principal), params.characterId);
+        const view = await access.view(c.id);
+        return {
+          characterId: c.id,
+          online: view.online,
+          combatLevel: view.combatLevel,
+          totalLevel: Object.values(view.skills).reduce((n, s) => n + s.level, 0),
+          skills: view.skills,
+        };
+      },
     );
     defineRoute(
       api,
       router,
       {
         method: "get",
-        path: "/api/template/:templateId",
-        summary: "One character template",
-        tags: ["template"],
-        auth: "none",
-        params: z.object({ templateId: Id }),
-        responses: { 200: { description: "Template", schema: TemplateSchema }, 404: r.notFound("Template") },
+        path: "/api/characters/:characterId/position",
+        summary: "Position, area and online status (live when online)",
+        tags: ["character"],
+        auth: "required",
+        params: CharacterIdParams,
+        responses: {
+          200: {
+            description: "Position",
+            schema: z.object({
+              characterId: z.string(),
+              online: z.boolean(),
+              position: PositionSchema,
+              area: z.object({ id: z.string(), name: z.string(), safeZone: z.boolean(), pvp: z.boolean() }).nullable(),
+            }),
+          },
+          403: r.forbidden,
+          404: r.notFound("Character"),
+        },
       },
-      ({ params }) => {
-        const view = templateView(deps, params.templateId);
-        if (!view) throw notFound("template");
-        return view;
+      async ({ principal, params }) => {
+        const c = await access.character(who(principal), params.characterId);
+        const live = world.isOnline(c.id) ? world.livePlayer(c.id) : undefined;
+        const position = live?.position ?? { x: c.positionX, y: c.positionY, z: c.positionZ };
+        const area = content.areaAt(position.x, position.z);
+        return {
+          characterId: c.id,
+          online: live !== undefined,
+          position,
+          area: area ? { id: area.id, name: area.name, safeZone: area.safeZone, pvp: area.pvp } : null,
+        };
       },
     );
   };

@@ -16,7 +16,7 @@ import type { AuthService, Principal } from "../../auth/service.js";
 import type { Config } from "../../config.js";
 import type { GameContent } from "../../content/load.js";
 import { SKILLS } from "../../domain/types.js";
-import { nameProblem, normalizeName, type CharacterService } from "../../services/characters.js";
+import { nameProblem, normalizeName, type CharacterService, type PlayerView } from "../../services/characters.js";
 import { ServiceError, SERVICE_ERROR } from "../../services/errors.js";
 import type { SocialService } from "../../services/social.js";
 import type { Storage } from "../../storage/orm.js";
@@ -110,6 +110,13 @@ export class Access {
     const [first] = await this.deps.characters.listByAccount(principal.accountId);
     if (!first) throw notFound("character");
     return first;
+  }
+
+  /** The character's full view, live when online. @throws 404 when it no longer exists. */
+  async view(characterId: string): Promise<PlayerView> {
+    const view = await this.deps.characters.currentView(characterId, this.deps.world);
+    if (!view) throw notFound("character");
+    return view;
   }
 
   /**

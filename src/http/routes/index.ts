@@ -5,11 +5,13 @@
  */
 import { AgentService } from "../../services/agents.js";
 import type { RouteModule } from "../app.js";
+import { agentGoalRoutes } from "./agent-goals.js";
 import { agentRoutes } from "./agents.js";
-import { characterRoutes, templateRoutes } from "./characters.js";
+import { characterRoutes, characterStateRoutes } from "./characters.js";
 import type { ApiDeps } from "./context.js";
 import { playerRoutes } from "./player.js";
 import { socialRoutes } from "./social.js";
+import { templateRoutes } from "./templates.js";
 import { voiceRoutes } from "./voice.js";
 
 export type { ApiDeps } from "./context.js";
@@ -33,6 +35,8 @@ export function createApiModules(deps: ApiDeps): RouteModule[] {
     templateRoutes(deps),
     socialRoutes(deps),
     agentRoutes(deps, agents),
+    agentGoalRoutes(agents),
+    characterStateRoutes(deps),
     voiceRoutes(deps),
   ];
 }

@@ -5,7 +5,6 @@
 import { z } from "zod";
 import { dataResponses, WorldAreasResponseSchema } from "../../content/http.js";
 import type { RouteModule } from "../app.js";
-import { notFound } from "../errors.js";
 import { Access, CharacterName, defineRoute, Id, PlayerViewSchema, r, who, type ApiDeps } from "./context.js";
 
 const WorldSnapshotSchema = z
@@ -55,9 +54,7 @@ export function playerRoutes(deps: ApiDeps): RouteModule {
       async ({ principal, query }) => {
         const p = who(principal);
         const c = query.characterId ? await access.character(p, query.characterId) : await access.defaultCharacter(p);
-        const view = await characters.currentView(c.id, world);
-        if (!view) throw notFound("character");
-        return view;
+        return access.view(c.id);
       },
     );
 

@@ -13,14 +13,25 @@
  * account for ignores) in id order, so caps hold under concurrent requests.
  *
  * The world asks `isIgnoring` and `areFriends` for chat and trade requests; both read through a
- * small in-memory cache that every change here (and `invalidate`) clears.
+ * small in-memory cache (`RelationCache`) that every change here (and `invalidate`) clears. The
+ * SQL is in `social-queries.ts`.
  */
 import { LockMode } from "@mikro-orm/core";
 import { AccountEntity } from "../../entities/account.js";
-import { CharacterEntity } from "../../entities/character.js";
 import { FriendRequestEntity, FriendshipEntity, IgnoreEntryEntity } from "../../entities/social.js";
 import type { Em, Storage } from "../storage/orm.js";
 import { conflict, invalid, missing } from "./errors.js";
+import { RelationCache } from "./relation-cache.js";
+import {
+  accountCharacterIds,
+  countFriends,
+  ignores,
+  insertPair,
+  loadFriendIds,
+  loadIgnoredBy,
+  lockCharacters,
+  pairExists,
+} from "./social-queries.js";
 
 export const MAX_FRIENDS = 99;
 export const MAX_IGNORES = 99;
@@ -60,11 +71,6 @@ export interface IgnoreEntry extends CharacterBrief {
   since: string;
 }
 
-interface CacheEntry {
-  ids: Set<string>;
-  at: number;
-}
-
 export interface SocialServiceOptions {
   /** How long cached relations are trusted without an invalidation (default 60 s). */
   cacheTtlMs?: number;
@@ -78,55 +84,44 @@ const iso = (v: unknown) => new Date(v as string).toISOString();
 
 export class SocialService {
   /** target character id → characters its account ignores. */
-  private readonly ignoreCache = new Map<string, CacheEntry>();
+  private readonly ignoreCache: RelationCache;
   /** character id → its friends. */
-  private readonly friendCache = new Map<string, CacheEntry>();
-  /**
-   * Invalidations per character id: a load stores its answer only when no invalidation of its key
-   * ran while it read (otherwise the answer may predate the change). Entries are dropped when no
-   * load of the key is running.
-   */
-  private readonly generations = new Map<string, { gen: number; loading: number }>();
-  private readonly ttl: number;
-  private readonly cacheMax: number;
-  private readonly now: () => number;
+  private readonly friendCache: RelationCache;
 
   constructor(
     private readonly storage: Storage,
     opts: SocialServiceOptions = {},
   ) {
-    this.ttl = opts.cacheTtlMs ?? 60_000;
-    this.cacheMax = opts.cacheMax ?? 10_000;
-    this.now = opts.now ?? Date.now;
+    const cache = { ttlMs: opts.cacheTtlMs ?? 60_000, max: opts.cacheMax ?? 10_000, now: opts.now ?? Date.now };
+    this.ignoreCache = new RelationCache(cache);
+    this.friendCache = new RelationCache(cache);
   }
 
   // ---- queries the world uses -------------------------------------------------------------
 
   /** Does the account owning `targetCharacterId` ignore `senderCharacterId`? */
   async isIgnoring(targetCharacterId: string, senderCharacterId: string): Promise<boolean> {
-    const ignored = await this.cached(this.ignoreCache, targetCharacterId, () => this.loadIgnoredBy(targetCharacterId));
+    const ignored = await this.ignoreCache.get(targetCharacterId, () => loadIgnoredBy(this.em(), targetCharacterId));
     return ignored.has(senderCharacterId);
   }
 
   /** Are the two characters friends? */
   async areFriends(a: string, b: string): Promise<boolean> {
     if (a === b) return false;
-    const friends = await this.cached(this.friendCache, a, () => this.loadFriendIds(a));
+    const friends = await this.friendCache.get(a, () => loadFriendIds(this.em(), a));
     return friends.has(b);
   }
 
   /** Ids of a character's friends (cached). */
   async friendIds(characterId: string): Promise<string[]> {
-    return [...(await this.cached(this.friendCache, characterId, () => this.loadFriendIds(characterId)))];
+    return [...(await this.friendCache.get(characterId, () => loadFriendIds(this.em(), characterId)))];
   }
 
   /** Forget cached relations of these characters (after a change, a deletion, or from the world). */
   invalidate(characterIds: Iterable<string>): void {
     for (const id of characterIds) {
-      this.ignoreCache.delete(id);
-      this.friendCache.delete(id);
-      const g = this.generations.get(id);
-      if (g) g.gen++;
+      this.ignoreCache.invalidate(id);
+      this.friendCache.invalidate(id);
     }
   }
 
@@ -176,21 +171,21 @@ export class SocialService {
       if (to.id === fromId) throw invalid("you cannot befriend yourself", target.id !== undefined ? "characterId" : "name");
       const brief = { id: to.id, name: to.name };
       await lockCharacters(em, [fromId, to.id]);
-      if (await this.pairExists(em, fromId, to.id)) throw conflict(`${to.name} is already your friend`);
-      if (await this.ignores(em, to.id, fromId)) return { status: "pending", character: brief, changed: [] };
+      if (await pairExists(em, fromId, to.id)) throw conflict(`${to.name} is already your friend`);
+      if (await ignores(em, to.id, fromId)) return { status: "pending", character: brief, changed: [] };
 
       const reverse = await em.findOne(FriendRequestEntity, { fromCharacter: to.id, toCharacter: fromId });
       if (reverse) {
         await this.assertRoomForFriend(em, fromId, to.id);
         em.remove(reverse);
         await em.flush();
-        await this.insertPair(em, fromId, to.id);
+        await insertPair(em, fromId, to.id);
         return { status: "friends", character: brief, changed: [fromId, to.id] };
       }
 
       const already = await em.findOne(FriendRequestEntity, { fromCharacter: fromId, toCharacter: to.id });
       if (already) return { status: "pending", character: brief, changed: [] };
-      if ((await this.countFriends(em, fromId)) >= MAX_FRIENDS) throw conflict(`your friends list is full (${MAX_FRIENDS})`);
+      if ((await countFriends(em, fromId)) >= MAX_FRIENDS) throw conflict(`your friends list is full (${MAX_FRIENDS})`);
       if ((await em.count(FriendRequestEntity, { fromCharacter: fromId })) >= MAX_PENDING_REQUESTS) {
         throw conflict(`you have ${MAX_PENDING_REQUESTS} pending friend requests; wait for answers first`);
       }
@@ -239,7 +234,7 @@ export class SocialService {
           { fromCharacter: characterId, toCharacter: fromId },
         ],
       });
-      await this.insertPair(em, characterId, fromId);
+      await insertPair(em, characterId, fromId);
       const friend = await this.resolve({ id: fromId }, em);
       return { friend: { id: friend.id, name: friend.name }, changed: [characterId, fromId] };
     });
@@ -299,7 +294,7 @@ export class SocialService {
       const who = await this.resolve(target, em);
       if (who.accountId === accountId) throw invalid("you cannot ignore your own character", target.id !== undefined ? "characterId" : "name");
       await em.findOne(AccountEntity, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const own = await this.accountCharacterIds(em, accountId);
+      const own = await accountCharacterIds(em, accountId);
       const changed = [...own, who.id];
       const existing = await em.findOne(IgnoreEntryEntity, { accountId, ignoredCharacterId: who.id });
       if (!existing) {
@@ -317,7 +312,7 @@ export class SocialService {
     const em = this.em();
     const deleted = await em.nativeDelete(IgnoreEntryEntity, { accountId, ignoredCharacterId });
     if (deleted === 0) throw missing("ignored player");
-    const changed = [...(await this.accountCharacterIds(em, accountId)), ignoredCharacterId];
+    const changed = [...(await accountCharacterIds(em, accountId)), ignoredCharacterId];
     this.invalidate(changed);
     return { changed };
   }
@@ -335,99 +330,8 @@ export class SocialService {
     return result;
   }
 
-  private async cached(cache: Map<string, CacheEntry>, key: string, load: () => Promise<Set<string>>): Promise<Set<string>> {
-    const hit = cache.get(key);
-    if (hit && this.now() - hit.at < this.ttl) return hit.ids;
-    let g = this.generations.get(key);
-    if (!g) this.generations.set(key, (g = { gen: 0, loading: 0 }));
-    const gen = g.gen;
-    g.loading++;
-    try {
-      const ids = await load();
-      if (g.gen === gen) {
-        if (cache.size >= this.cacheMax) cache.clear();
-        cache.set(key, { ids, at: this.now() });
-      }
-      return ids;
-    } finally {
-      if (--g.loading === 0 && this.generations.get(key) === g) this.generations.delete(key);
-    }
-  }
-
-  private async loadIgnoredBy(targetCharacterId: string): Promise<Set<string>> {
-    const rows: Row[] = await this.em()
-      .getConnection()
-      .execute(
-        `select i.ignored_character_id from ignore_entries i join characters c on c.account_id = i.account_id where c.id = ?`,
-        [targetCharacterId],
-      );
-    return new Set(rows.map((r) => r.ignored_character_id as string));
-  }
-
-  private async loadFriendIds(characterId: string): Promise<Set<string>> {
-    const rows: Row[] = await this.em()
-      .getConnection()
-      .execute(
-        `select case when character_a = ? then character_b else character_a end as id
-           from friendships where character_a = ? or character_b = ?`,
-        [characterId, characterId, characterId],
-      );
-    return new Set(rows.map((r) => r.id as string));
-  }
-
-  private async ignores(em: Em, targetCharacterId: string, senderCharacterId: string): Promise<boolean> {
-    const rows: Row[] = await em
-      .getConnection()
-      .execute(
-        `select 1 from ignore_entries i join characters c on c.account_id = i.account_id
-          where c.id = ? and i.ignored_character_id = ? limit 1`,
-        [targetCharacterId, senderCharacterId],
-        "all",
-        em.getTransactionContext(),
-      );
-    return rows.length > 0;
-  }
-
-  private async pairExists(em: Em, a: string, b: string): Promise<boolean> {
-    const n = await em.count(FriendshipEntity, {
-      $or: [
-        { characterA: a, characterB: b },
-        { characterA: b, characterB: a },
-      ],
-    });
-    return n > 0;
-  }
-
-  private async countFriends(em: Em, characterId: string): Promise<number> {
-    return em.count(FriendshipEntity, { $or: [{ characterA: characterId }, { characterB: characterId }] });
-  }
-
   private async assertRoomForFriend(em: Em, characterId: string, otherId: string): Promise<void> {
-    if ((await this.countFriends(em, characterId)) >= MAX_FRIENDS) throw conflict(`your friends list is full (${MAX_FRIENDS})`);
-    if ((await this.countFriends(em, otherId)) >= MAX_FRIENDS) throw conflict("their friends list is full");
+    if ((await countFriends(em, characterId)) >= MAX_FRIENDS) throw conflict(`your friends list is full (${MAX_FRIENDS})`);
+    if ((await countFriends(em, otherId)) >= MAX_FRIENDS) throw conflict("their friends list is full");
   }
-
-  /** Insert the pair ordered by the database's own comparison, matching its check constraint. */
-  private async insertPair(em: Em, a: string, b: string): Promise<void> {
-    await em
-      .getConnection()
-      .execute(
-        `insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())
-         on conflict do nothing`,
-        [a, b, a, b],
-        "run",
-        em.getTransactionContext(),
-      );
-  }
-
-  private async accountCharacterIds(em: Em, accountId: string): Promise<string[]> {
-    const rows = await em.find(CharacterEntity, { accountId }, { fields: ["id"] });
-    return rows.map((r) => r.id);
-  }
-}
-
-/** Lock character rows in id order (deadlock-free with every other locker that sorts). */
-async function lockCharacters(em: Em, ids: string[]): Promise<void> {
-  const sorted = [...new Set(ids)].sort();
-  for (const id of sorted) await em.findOne(CharacterEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }

@@ -6,7 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { LockMode } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/sql";
-import type { MikroORM } from "@mikro-orm/core";
+import { isUniqueViolation } from "../src/storage/errors.js";
+import type { Orm } from "../src/storage/orm.js";
 import { AccountEntity } from "./account.js";
 import {
   BankItemEntity,
@@ -91,11 +92,6 @@ export class NameTakenError extends Error {
     super(`the name "${name}" is taken`);
   }
 }
-
-const isUniqueViolation = (e: unknown) =>
-  (e as { code?: string })?.code === "23505" || /unique|duplicate key/i.test(String((e as Error)?.message));
-
-type Orm = MikroORM & { em: SqlEntityManager };
 
 export class CharacterRepository {
   constructor(private readonly orm: Orm) {}

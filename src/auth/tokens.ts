@@ -38,6 +38,14 @@ export class TokenError extends Error {
   }
 }
 
+/**
+ * The token of an `Authorization: Bearer <token>` header (the scheme in any case), if it holds one.
+ * Every transport reads its header with this: REST, matchmaking and the `/ws` adapter.
+ */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return authorization ? /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] : undefined;
+}
+
 /** Sign a server token. `ttlSeconds` defaults to 24 hours. */
 export function signServerToken(
   secret: string,

@@ -7,13 +7,13 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import express, { type Request, type RequestHandler, type Router } from "express";
+import express, { type RequestHandler, type Router } from "express";
 import cors from "cors";
 import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { AuthService, Principal } from "../auth/service.js";
-import { TokenError } from "../auth/tokens.js";
+import { bearerToken, TokenError } from "../auth/tokens.js";
 import { ApiBuilder, type Authenticator } from "./api.js";
 import { CorsPolicy, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./cors.js";
 import { ApiError, errorBody, errorHandler, notFoundHandler, unauthorized } from "./errors.js";
@@ -56,14 +56,6 @@ export interface AppDeps {
   routers?: { path: string; router: Router }[];
   /** Feature route modules. */
   modules?: RouteModule[];
-}
-
-/** Read the bearer token of a request, if any. */
-export function bearerToken(req: Request): string | undefined {
-  const h = req.headers.authorization;
-  if (!h) return undefined;
-  const m = /^Bearer\s+(\S+)$/i.exec(h);
-  return m ? m[1] : undefined;
 }
 
 declare module "express-serve-static-core" {
@@ -125,7 +117,7 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
 
   const authenticate: Authenticator = async (req, mode) => {
     if (mode === "none") return undefined;
-    const token = bearerToken(req);
+    const token = bearerToken(req.headers.authorization);
     if (!token) {
       if (mode === "required") throw unauthorized();
       return undefined;
@@ -274,7 +266,7 @@ function registerAuthRoutes(api: ApiBuilder, router: Router, auth: AuthService) 
     },
     async ({ req }) => {
       if (auth.anonymousMode) throw new ApiError("FORBIDDEN", "no identity provider is configured");
-      const token = bearerToken(req);
+      const token = bearerToken(req.headers.authorization);
       if (!token) throw unauthorized();
       try {
         return await auth.exchange(token);

@@ -11,6 +11,7 @@
  */
 import { Readable } from "node:stream";
 import express, { type Request, type RequestHandler, type Response } from "express";
+import { bearerToken } from "../auth/tokens.js";
 import { ApiError, errorBody } from "./errors.js";
 
 /** Largest matchmaking body accepted (join options are a few hundred bytes). */
@@ -90,11 +91,6 @@ const decodeSegment = (s: string): string => {
   }
 };
 
-const bearer = (req: Request): string | undefined => {
-  const h = req.headers.authorization;
-  return typeof h === "string" && h.startsWith("Bearer ") ? h.slice(7).trim() || undefined : undefined;
-};
-
 /**
  * Middleware to mount at `/ws` in place of Colyseus's matchmaking middleware.
  * @param matchmaking Colyseus's `createNodeMatchmakingMiddleware()`
@@ -129,7 +125,7 @@ export function guardedMatchmaking(
         }
       }
       const [verb = "", target = ""] = normalPath(req).slice("/matchmake/".length).split("/").map(decodeSegment);
-      const refusal = await matchmakeRefusal(verb, target, bearer(req), options as Record<string, unknown>, policy);
+      const refusal = await matchmakeRefusal(verb, target, bearerToken(req.headers.authorization), options as Record<string, unknown>, policy);
       if (refusal) return refuse(res, refusal);
       // Colyseus reads the body from the request stream, which is consumed: hand it a request that
       // replays the same bytes (it uses the URL, method, headers and body of the request; `ip` is

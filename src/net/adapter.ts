@@ -9,6 +9,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ServerError } from "@colyseus/core";
 import type { WorldRoom, Session } from "../../rooms/WorldRoom.js";
+import { bearerToken } from "../auth/tokens.js";
 import { CLOSE_CODES } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { WorldRuntime } from "../world/runtime.js";
@@ -62,8 +63,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
 
   const onConnection = async (ws: WebSocket, req: IncomingMessage) => {
     const url = new URL(req.url ?? "/ws", "http://localhost");
-    const header = req.headers.authorization;
-    const token = url.searchParams.get("token") ?? (header?.match(/^Bearer\s+(\S+)$/i)?.[1] || undefined);
+    const token = url.searchParams.get("token") ?? bearerToken(req.headers.authorization);
     const address = clientAddress(req, opts.trustProxy ?? false);
     const early: string[] = [];
     let session: Session | undefined;

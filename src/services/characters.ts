@@ -14,6 +14,7 @@ import { maxHealth } from "../domain/combat.js";
 import { addItem, emptyInventory, inventoryToSlots, type Inventory } from "../domain/inventory.js";
 import { SKILLS, type SkillName } from "../domain/types.js";
 import { combatLevel, levelsOf, skillsFromXp, startingSkills, xpForLevel, type SkillProgress, type SkillSet } from "../domain/xp.js";
+import { isUniqueViolation } from "../storage/errors.js";
 import type { Storage } from "../storage/orm.js";
 import type { WorldPort } from "../world/port.js";
 import { invalid, missing, conflict, ServiceError, SERVICE_ERROR } from "./errors.js";
@@ -293,6 +294,3 @@ export class CharacterService {
 }
 
 const nameTaken = (name: string) => new ServiceError(SERVICE_ERROR.NAME_TAKEN, `the name "${name}" is taken`, "name");
-
-const isUniqueViolation = (e: unknown) =>
-  (e as { code?: string })?.code === "23505" || /unique|duplicate key/i.test(String((e as Error)?.message));

@@ -285,7 +285,7 @@ export async function insertCharacter(
   orm: Orm,
   holdings: { coins?: number; inventory?: { slot: number; itemId: string; quantity: number }[] },
 ): Promise<string> {
-  const repo = new CharacterRepository(orm as never);
+  const repo = new CharacterRepository(orm);
   const c = await repo.create({
     accountId: `acc-${Math.random().toString(36).slice(2)}`,
     coins: holdings.coins ?? 0,

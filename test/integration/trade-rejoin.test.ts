@@ -48,7 +48,7 @@ describe("trade: who may trade (agents, one account's characters)", function () 
 
   it("an agent character trades like any player: the trade completes and is audited", async () => {
     const accountId = `acc-${randomUUID()}`;
-    const repo = new CharacterRepository(t.server.storage.orm as never);
+    const repo = new CharacterRepository(t.server.storage.orm);
     const agent = await repo.create({ accountId, isAgent: true, coins: 25, inventory: STARTER });
     const a = t.track(await sdkPlayer(t.server, { accountId, characterId: agent.id }));
     assert.equal(a.sync().isAgent, true);
@@ -72,7 +72,7 @@ describe("trade: who may trade (agents, one account's characters)", function () 
   it("two characters of one account may not trade with each other: SELF_TRADE, nothing opens", async () => {
     const accountId = `acc-${randomUUID()}`;
     const a = t.track(await sdkPlayer(t.server, { accountId }));
-    const repo = new CharacterRepository(t.server.storage.orm as never);
+    const repo = new CharacterRepository(t.server.storage.orm);
     const second = await repo.create({ accountId, coins: 25, inventory: STARTER });
     const b = t.track(await jsonPlayer(t.server, { accountId, characterId: second.id }));
     assert.notEqual(a.id, b.id);
@@ -159,7 +159,7 @@ describe("trade: who may trade (agents, one account's characters)", function () 
       assert.equal(p.itemsLocked, false, "unlocked once the settlement ended");
       assert.ok(!p.inventory.some((s) => s?.itemId === "bronze_axe"), "memory follows the committed trade");
       assert.equal(p.bank.get("bronze_axe"), undefined);
-      const stored = (await new CharacterRepository(orm as never).load(r.id))!;
+      const stored = (await new CharacterRepository(orm).load(r.id))!;
       assert.ok(!stored.bank.some((b) => b.itemId === "bronze_axe"), "the traded axe is not in R's bank");
       assert.equal(stored.character.coins, p.coins);
     } finally {

@@ -21,7 +21,7 @@ for (const kind of storageKinds()) {
     let repo: CharacterRepository;
     before(async () => {
       storage = await kind.get();
-      repo = new CharacterRepository(storage.orm as never);
+      repo = new CharacterRepository(storage.orm);
     });
     beforeEach(async () => resetStorage(storage));
 

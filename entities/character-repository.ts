@@ -187,19 +187,6 @@ export class CharacterRepository {
     });
   }
 
-  /** Save many players' progress, one transaction each (a failure affects only that player). */
-  async saveMany(snapshots: ProgressSnapshot[]): Promise<{ saved: number; failed: string[] }> {
-    const failed: string[] = [];
-    for (const s of snapshots) {
-      try {
-        await this.save(s);
-      } catch {
-        failed.push(s.characterId);
-      }
-    }
-    return { saved: snapshots.length - failed.length, failed };
-  }
-
   /**
    * Write a snapshot inside an open transaction. Locks the character row first so it never
    * interleaves with a settlement touching the same character.

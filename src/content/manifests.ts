@@ -39,7 +39,6 @@ export const MANIFEST_FILES = [
   "templates.json",
   "model-bounds.json",
 ] as const;
-export type ManifestFile = (typeof MANIFEST_FILES)[number];
 
 /** Where a manifest is read from: `overlayDir` when it holds the file, `dir` otherwise. */
 export async function locate(dir: string, file: string, overlayDir?: string): Promise<string> {

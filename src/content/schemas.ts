@@ -21,10 +21,10 @@ export const IdSchema = z.string().regex(/^[a-z][a-z0-9_]*$/, "must be lower sna
 /** Model id: a path below `world/models/` without the `.glb` extension. */
 export const ModelIdSchema = z.string().regex(/^[a-z0-9_]+(\/[a-z0-9_]+)*$/, "must be a model path like stations/furnace");
 
+const SkillSchema = z.enum(SKILLS);
+const Level = z.int().min(1).max(99);
+const NonNegInt = z.int().min(0);
 // Building blocks shared with `world-schemas.ts`.
-export const SkillSchema = z.enum(SKILLS);
-export const Level = z.int().min(1).max(99);
-export const NonNegInt = z.int().min(0);
 export const PosInt = z.int().min(1);
 /** A probability in [0, 1]. */
 export const Chance = z.number().min(0).max(1);
@@ -106,7 +106,6 @@ export const ItemsIndexSchema = z.strictObject({
   files: z.array(z.string().regex(/^items\/[a-z_]+\.json$/, "must be items/<name>.json")).min(1),
 });
 export const ItemsRootSchema = z.union([ItemListSchema, ItemsIndexSchema]);
-export type ItemsRoot = z.infer<typeof ItemsRootSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // ammunition.json, tools.json
@@ -181,7 +180,6 @@ export const NpcListSchema = z.array(NpcSchema);
 // gathering/*.json (the kinds of resource node; `world-schemas.ts` places them)
 
 export const GATHERING_SKILLS = ["fishing", "mining", "woodcutting"] as const;
-export type GatheringSkill = (typeof GATHERING_SKILLS)[number];
 
 /** A kind of resource node (a tree, a rock, a fishing spot). */
 export const GatheringNodeSchema = z

@@ -10,7 +10,7 @@ import type { Orm } from "../storage/orm.js";
  * with `execute`: planning the write afresh every time cost about a fifth of PostgreSQL's CPU per
  * settlement (loadtest/trade/RESULTS.md). `$n` are typed by `params`.
  */
-export const STATEMENTS = {
+const STATEMENTS = {
   lockCharacters: {
     name: "trade_lock_characters",
     params: ["text", "text"],
@@ -64,7 +64,7 @@ export interface PgPool {
   connect(): Promise<PgClient>;
   readonly idleCount: number;
 }
-export interface PgClient {
+interface PgClient {
   query(sql: string): Promise<unknown>;
   release(err?: Error | boolean): void;
   /** The server process of this connection (what `pg_cancel_backend` takes). */

@@ -38,7 +38,7 @@ export interface ApiDeps {
 }
 
 /** Map a service error onto the HTTP error vocabulary; anything else passes through. */
-export function toApiError(e: unknown): unknown {
+function toApiError(e: unknown): unknown {
   if (!(e instanceof ServiceError)) return e;
   switch (e.code) {
     case SERVICE_ERROR.INVALID:

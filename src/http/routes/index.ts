@@ -14,8 +14,6 @@ import { socialRoutes } from "./social.js";
 import { templateRoutes } from "./templates.js";
 import { voiceRoutes } from "./voice.js";
 
-export type { ApiDeps } from "./context.js";
-
 /** Build every REST route module over the given dependencies. */
 export function createApiModules(deps: ApiDeps): RouteModule[] {
   const agents = new AgentService({

@@ -6,7 +6,7 @@
  */
 import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import type { Principal } from "../src/auth/service.js";
-import { isParty, partnerOf, viewFor, type TradeSession, type TradeState, type TradeStep } from "../src/domain/trade.js";
+import { isParty, partnerOf, viewFor, type Trade, type TradeState, type TradeStep } from "../src/domain/trade.js";
 import {
   applyTradeAction,
   cancelTrade,
@@ -76,7 +76,7 @@ export class TradeRoom extends Room implements TradeRoomHandle {
   override autoDispose = false;
   override maxClients = 4;
   override state = new TradeRoomState();
-  private session!: TradeSession;
+  private session!: Trade;
   private finished = false;
   /** Fires when the server abandons a settlement still running (`abandon`, shutdown). */
   private readonly abandoning = new AbortController();
@@ -185,7 +185,7 @@ export class TradeRoom extends Room implements TradeRoomHandle {
   }
 
   private apply(step: TradeStep) {
-    this.session = step.session;
+    this.session = step.trade;
     const effect = step.effect;
     switch (effect.kind) {
       case "none":
@@ -241,7 +241,7 @@ export class TradeRoom extends Room implements TradeRoomHandle {
       const now = this.env.now();
       if (result.ok) {
         const done = completeTrade(this.session, now);
-        if (done.ok) this.session = done.value.session;
+        if (done.ok) this.session = done.value.trade;
         this.syncState();
         for (const id of this.ids()) {
           this.env.send(id, "tradeCompleted", { tradeId: this.session.id, receivedItems: result.received[id] ?? [] });

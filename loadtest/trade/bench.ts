@@ -1,7 +1,7 @@
 /**
  * Trade benchmark (`npm run bench:trade`), against real PostgreSQL.
  *
- * 1. Bare settlement: `settleTrade` on sessions built with the domain transitions, without any
+ * 1. Bare settlement: `settleTrade` on trades built with the domain transitions, without any
  *    protocol, at 1, 8, 16 and 32 concurrent workers (each on its own pair of characters):
  *    settlements per second and latency p50/p99.
  * 2. Protocol: the real server process (`src/main.ts`, DATABASE_URL) and pairs of plain-WebSocket
@@ -25,7 +25,7 @@ import { syncItemDefinitions } from "../../entities/item-definitions.js";
 import { CharacterRepository } from "../../entities/character-repository.js";
 import { loadContent } from "../../src/content/load.js";
 import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.js";
-import { type TradeSession } from "../../src/domain/trade.js";
+import { type Trade } from "../../src/domain/trade.js";
 import { acceptTrade, createTrade, respondToRequest, setOfferCoins, setOfferItem } from "../../src/domain/trade-transitions.js";
 import { openStorage, type Storage } from "../../src/storage/orm.js";
 import { settleTrade } from "../../src/trade/settlement.js";
@@ -107,8 +107,8 @@ interface SettleLevel {
   postgresMs: number;
 }
 
-/** A session in state `settling` where `from` gives one feather (slot 0) and `to` gives one coin. */
-function session(id: string, from: string, to: string, items: ItemLookup, feathers: number, coins: number): TradeSession {
+/** A trade in state `settling` where `from` gives one feather (slot 0) and `to` gives one coin. */
+function settlingTrade(id: string, from: string, to: string, items: ItemLookup, feathers: number, coins: number): Trade {
   const inv = inventoryFromSlots([{ slot: 0, itemId: "feather", quantity: feathers }]);
   if (!inv.ok) throw new Error(inv.error.message);
   const held = { inventory: inv.value, coins };
@@ -119,12 +119,12 @@ function session(id: string, from: string, to: string, items: ItemLookup, feathe
   };
   const now = Date.now();
   let s = must(createTrade({ id, a: { playerId: from, name: "A", level: 3 }, b: { playerId: to, name: "B", level: 3 }, now }));
-  s = must(respondToRequest(s, { playerId: to, accept: true }, now)).session;
-  s = must(setOfferItem(s, { playerId: from, slot: 0, quantity: 1 }, now, ctx)).session;
-  s = must(setOfferCoins(s, { playerId: to, coins: 1 }, now, ctx)).session;
+  s = must(respondToRequest(s, { playerId: to, accept: true }, now)).trade;
+  s = must(setOfferItem(s, { playerId: from, slot: 0, quantity: 1 }, now, ctx)).trade;
+  s = must(setOfferCoins(s, { playerId: to, coins: 1 }, now, ctx)).trade;
   for (let i = 0; i < 2; i++) {
-    s = must(acceptTrade(s, { playerId: from }, now, ctx)).session;
-    s = must(acceptTrade(s, { playerId: to }, now, ctx)).session;
+    s = must(acceptTrade(s, { playerId: from }, now, ctx)).trade;
+    s = must(acceptTrade(s, { playerId: to }, now, ctx)).trade;
   }
   return s;
 }
@@ -149,8 +149,8 @@ async function benchSettlement(storage: Storage, items: ItemLookup): Promise<Set
     await Promise.all(
       pairs.slice(0, concurrency).map(async ([x, y]) => {
         // Holdings only need to cover the offer (the transaction re-checks the real rows); the
-        // sessions are built once per direction and copied with a new id, so the timing is the settlement's.
-        const templates = [session("t", x, y, items, 1, 1), session("t", y, x, items, 1, 1)];
+        // trades are built once per direction and copied with a new id, so the timing is the settlement's.
+        const templates = [settlingTrade("t", x, y, items, 1, 1), settlingTrade("t", y, x, items, 1, 1)];
         for (let n = 0; performance.now() < until; n++) {
           const s = { ...templates[n % 2]!, id: `settle-${seq++}` };
           const t = performance.now();

@@ -1,6 +1,6 @@
 /**
  * The transitions of the trade state machine (`trade.ts`): one function per player action or
- * event, each `(session, action, now, ctx?)` to a typed error or the next `TradeStep`.
+ * event, each `(trade, action, now, ctx?)` to a typed error or the next `TradeStep`.
  */
 import { err, ok, type Err, type Result } from "./errors.js";
 import { isValidSlot } from "./inventory.js";
@@ -15,7 +15,7 @@ import {
   type TradeParams,
   type TradeParty,
   type TradeResult,
-  type TradeSession,
+  type Trade,
   type TradeStep,
 } from "./trade.js";
 import { SETTLEMENT_ERROR, TRADE_CANCEL_REASON, TRADE_ERROR, type TradeCancelReason, type TradeErrorCode } from "./trade-errors.js";
@@ -33,7 +33,7 @@ export function createTrade(input: {
   readonly a: TradeParty;
   readonly b: TradeParty;
   readonly now: number;
-}): Result<TradeSession, TradeErrorCode> {
+}): Result<Trade, TradeErrorCode> {
   if (input.a.playerId === input.b.playerId) return err(TRADE_ERROR.SELF_TRADE, "You can't trade with yourself.");
   return ok({
     id: input.id,
@@ -48,43 +48,43 @@ export function createTrade(input: {
 }
 
 /** Guard shared by player actions: the player is a party and the trade is still open. */
-function guardOpen(session: TradeSession, playerId: string): TradeErr | undefined {
-  if (!isParty(session, playerId)) return err(TRADE_ERROR.NOT_IN_TRADE, "You are not in this trade.");
-  if (isTerminal(session)) return err(TRADE_ERROR.INVALID_TRADE, "This trade has ended.");
+function guardOpen(trade: Trade, playerId: string): TradeErr | undefined {
+  if (!isParty(trade, playerId)) return err(TRADE_ERROR.NOT_IN_TRADE, "You are not in this trade.");
+  if (isTerminal(trade)) return err(TRADE_ERROR.INVALID_TRADE, "This trade has ended.");
   return undefined;
 }
 
 /** Guard of offer changes: only on the offer screen; frozen from the confirmation screen on. */
-function guardOfferEditable(session: TradeSession, playerId: string): TradeErr | undefined {
-  const closed = guardOpen(session, playerId);
+function guardOfferEditable(trade: Trade, playerId: string): TradeErr | undefined {
+  const closed = guardOpen(trade, playerId);
   if (closed) return closed;
-  if (session.state === "pending") return err(TRADE_ERROR.INVALID_TRADE, "The trade has not started yet.");
-  if (session.state !== "offer") return err(TRADE_ERROR.OFFER_FROZEN, "Offers can't change on the confirmation screen.");
+  if (trade.state === "pending") return err(TRADE_ERROR.INVALID_TRADE, "The trade has not started yet.");
+  if (trade.state !== "offer") return err(TRADE_ERROR.OFFER_FROZEN, "Offers can't change on the confirmation screen.");
   return undefined;
 }
 
-/** The session with one player's offer replaced: revision + 1, both acceptances cleared. */
-function withOffer(session: TradeSession, playerId: string, offer: Omit<TradeOffer, "accepted">, now: number): TradeSession {
-  const partnerId = partnerOf(session, playerId).playerId;
+/** The trade with one player's offer replaced: revision + 1, both acceptances cleared. */
+function withOffer(trade: Trade, playerId: string, offer: Omit<TradeOffer, "accepted">, now: number): Trade {
+  const partnerId = partnerOf(trade, playerId).playerId;
   return {
-    ...session,
-    revision: session.revision + 1,
+    ...trade,
+    revision: trade.revision + 1,
     lastActivityAt: now,
     offers: {
       [playerId]: { items: offer.items, coins: offer.coins, accepted: false },
-      [partnerId]: { ...session.offers[partnerId]!, accepted: false },
+      [partnerId]: { ...trade.offers[partnerId]!, accepted: false },
     },
   };
 }
 
-function withAcceptance(session: TradeSession, accepted: Readonly<Record<string, boolean>>): TradeSession {
+function withAcceptance(trade: Trade, accepted: Readonly<Record<string, boolean>>): Trade {
   const offers: Record<string, TradeOffer> = {};
-  for (const [id, offer] of Object.entries(session.offers)) offers[id] = { ...offer, accepted: accepted[id] ?? offer.accepted };
-  return { ...session, offers };
+  for (const [id, offer] of Object.entries(trade.offers)) offers[id] = { ...offer, accepted: accepted[id] ?? offer.accepted };
+  return { ...trade, offers };
 }
 
-function cancelled(session: TradeSession, reason: TradeCancelReason, now: number, by?: string): TradeResult {
-  const next: TradeSession = { ...session, state: "cancelled", cancelReason: reason, endedAt: now, ...(by ? { cancelledBy: by } : {}) };
+function cancelled(trade: Trade, reason: TradeCancelReason, now: number, by?: string): TradeResult {
+  const next: Trade = { ...trade, state: "cancelled", cancelReason: reason, endedAt: now, ...(by ? { cancelledBy: by } : {}) };
   return step(next, { kind: "cancelled", reason });
 }
 
@@ -93,16 +93,16 @@ function cancelled(session: TradeSession, reason: TradeCancelReason, now: number
  * INVALID_TRADE). Accept opens the offer screen (effect started); decline cancels ("declined").
  */
 export function respondToRequest(
-  session: TradeSession,
+  trade: Trade,
   action: { readonly playerId: string; readonly accept: boolean },
   now: number,
 ): TradeResult {
-  const closed = guardOpen(session, action.playerId);
+  const closed = guardOpen(trade, action.playerId);
   if (closed) return closed;
-  if (session.state !== "pending") return err(TRADE_ERROR.INVALID_TRADE, "This request has already been answered.");
-  if (action.playerId !== session.b.playerId) return err(TRADE_ERROR.INVALID_TRADE, "Only the invited player can answer.");
-  if (!action.accept) return cancelled(session, TRADE_CANCEL_REASON.DECLINED, now, action.playerId);
-  return step({ ...session, state: "offer", startedAt: now, lastActivityAt: now }, { kind: "started" });
+  if (trade.state !== "pending") return err(TRADE_ERROR.INVALID_TRADE, "This request has already been answered.");
+  if (action.playerId !== trade.b.playerId) return err(TRADE_ERROR.INVALID_TRADE, "Only the invited player can answer.");
+  if (!action.accept) return cancelled(trade, TRADE_CANCEL_REASON.DECLINED, now, action.playerId);
+  return step({ ...trade, state: "offer", startedAt: now, lastActivityAt: now }, { kind: "started" });
 }
 
 /**
@@ -113,12 +113,12 @@ export function respondToRequest(
  * changes nothing (effect none).
  */
 export function setOfferItem(
-  session: TradeSession,
+  trade: Trade,
   action: { readonly playerId: string; readonly slot: number; readonly quantity: number },
   now: number,
   ctx: TradeContext,
 ): TradeResult {
-  const guard = guardOfferEditable(session, action.playerId);
+  const guard = guardOfferEditable(trade, action.playerId);
   if (guard) return guard;
   if (!isValidSlot(action.slot)) return err(TRADE_ERROR.INVALID_SLOT, "That inventory slot does not exist.");
   const held = ctx.holdingsOf(action.playerId).inventory[action.slot];
@@ -129,12 +129,12 @@ export function setOfferItem(
   if (!Number.isInteger(action.quantity) || action.quantity < 1 || action.quantity > held.quantity) {
     return err(TRADE_ERROR.INVALID_QUANTITY, `Offer between 1 and ${held.quantity}.`);
   }
-  const offer = session.offers[action.playerId]!;
+  const offer = trade.offers[action.playerId]!;
   const existing = offer.items.find((l) => l.inventorySlot === action.slot);
-  if (existing && existing.itemId === held.itemId && existing.quantity === action.quantity) return unchanged(session);
+  if (existing && existing.itemId === held.itemId && existing.quantity === action.quantity) return unchanged(trade);
   const line: OfferLine = { inventorySlot: action.slot, itemId: held.itemId, quantity: action.quantity };
   const items = [...offer.items.filter((l) => l.inventorySlot !== action.slot), line].sort((x, y) => x.inventorySlot - y.inventorySlot);
-  return step(withOffer(session, action.playerId, { items, coins: offer.coins }, now), { kind: "updated" });
+  return step(withOffer(trade, action.playerId, { items, coins: offer.coins }, now), { kind: "updated" });
 }
 
 /**
@@ -142,20 +142,20 @@ export function setOfferItem(
  * integer from 0 to the coins the character holds; OFFER_FROZEN after the offer screen.
  */
 export function setOfferCoins(
-  session: TradeSession,
+  trade: Trade,
   action: { readonly playerId: string; readonly coins: number },
   now: number,
   ctx: TradeContext,
 ): TradeResult {
-  const guard = guardOfferEditable(session, action.playerId);
+  const guard = guardOfferEditable(trade, action.playerId);
   if (guard) return guard;
   const held = Math.min(MAX_STACK, ctx.holdingsOf(action.playerId).coins);
   if (!Number.isInteger(action.coins) || action.coins < 0 || action.coins > held) {
     return err(TRADE_ERROR.INVALID_QUANTITY, `Offer between 0 and ${held} coins.`);
   }
-  const offer = session.offers[action.playerId]!;
-  if (offer.coins === action.coins) return unchanged(session);
-  return step(withOffer(session, action.playerId, { items: offer.items, coins: action.coins }, now), { kind: "updated" });
+  const offer = trade.offers[action.playerId]!;
+  if (offer.coins === action.coins) return unchanged(trade);
+  return step(withOffer(trade, action.playerId, { items: offer.items, coins: action.coins }, now), { kind: "updated" });
 }
 
 /**
@@ -163,19 +163,19 @@ export function setOfferCoins(
  * slot is not a slot or not in the offer; OFFER_FROZEN after the offer screen.
  */
 export function removeOfferItem(
-  session: TradeSession,
+  trade: Trade,
   action: { readonly playerId: string; readonly slot: number },
   now: number,
 ): TradeResult {
-  const guard = guardOfferEditable(session, action.playerId);
+  const guard = guardOfferEditable(trade, action.playerId);
   if (guard) return guard;
   if (!isValidSlot(action.slot)) return err(TRADE_ERROR.INVALID_SLOT, "That inventory slot does not exist.");
-  const offer = session.offers[action.playerId]!;
+  const offer = trade.offers[action.playerId]!;
   if (!offer.items.some((l) => l.inventorySlot === action.slot)) {
     return err(TRADE_ERROR.INVALID_SLOT, "That slot is not in your offer.");
   }
   const items = offer.items.filter((l) => l.inventorySlot !== action.slot);
-  return step(withOffer(session, action.playerId, { items, coins: offer.coins }, now), { kind: "updated" });
+  return step(withOffer(trade, action.playerId, { items, coins: offer.coins }, now), { kind: "updated" });
 }
 
 /**
@@ -196,28 +196,28 @@ export function removeOfferItem(
  * protected against its own duplicate accepts.
  */
 export function acceptTrade(
-  session: TradeSession,
+  trade: Trade,
   action: { readonly playerId: string; readonly revision?: number },
   now: number,
   ctx: TradeContext,
 ): TradeResult {
-  const closed = guardOpen(session, action.playerId);
+  const closed = guardOpen(trade, action.playerId);
   if (closed) return closed;
-  if (session.state === "settling") return unchanged(session);
-  if (session.state === "pending") return err(TRADE_ERROR.INVALID_TRADE, "The trade has not started yet.");
-  if (action.revision !== undefined && action.revision !== session.revision) {
+  if (trade.state === "settling") return unchanged(trade);
+  if (trade.state === "pending") return err(TRADE_ERROR.INVALID_TRADE, "The trade has not started yet.");
+  if (action.revision !== undefined && action.revision !== trade.revision) {
     return err(TRADE_ERROR.STALE_OFFER, "The offer changed; check it again before accepting.");
   }
-  const partnerId = partnerOf(session, action.playerId).playerId;
-  if (session.offers[action.playerId]!.accepted) return unchanged(session);
-  const accepted = withAcceptance({ ...session, lastActivityAt: now }, { [action.playerId]: true });
-  if (!session.offers[partnerId]!.accepted) return step(accepted, { kind: "updated" });
+  const partnerId = partnerOf(trade, action.playerId).playerId;
+  if (trade.offers[action.playerId]!.accepted) return unchanged(trade);
+  const accepted = withAcceptance({ ...trade, lastActivityAt: now }, { [action.playerId]: true });
+  if (!trade.offers[partnerId]!.accepted) return step(accepted, { kind: "updated" });
 
-  if (session.state === "confirm") return step({ ...accepted, state: "settling" }, { kind: "settle" });
+  if (trade.state === "confirm") return step({ ...accepted, state: "settling" }, { kind: "settle" });
 
-  const plan = planSettlement(sideOf(session, session.a.playerId, ctx), sideOf(session, session.b.playerId, ctx), ctx.items);
+  const plan = planSettlement(sideOf(trade, trade.a.playerId, ctx), sideOf(trade, trade.b.playerId, ctx), ctx.items);
   if (!plan.ok) {
-    const cleared = withAcceptance(accepted, { [session.a.playerId]: false, [session.b.playerId]: false });
+    const cleared = withAcceptance(accepted, { [trade.a.playerId]: false, [trade.b.playerId]: false });
     const error =
       plan.error.code === SETTLEMENT_ERROR.INVENTORY_FULL
         ? { code: TRADE_ERROR.INVENTORY_FULL, message: plan.error.message }
@@ -226,16 +226,16 @@ export function acceptTrade(
   }
   // A new screen is a new revision: accepts quoting the offer screen's revision are stale on it.
   const confirm = withAcceptance(
-    { ...accepted, state: "confirm", revision: session.revision + 1 },
-    { [session.a.playerId]: false, [session.b.playerId]: false },
+    { ...accepted, state: "confirm", revision: trade.revision + 1 },
+    { [trade.a.playerId]: false, [trade.b.playerId]: false },
   );
   return step(confirm, { kind: "confirmScreen" });
 }
 
-function sideOf(session: TradeSession, playerId: string, ctx: TradeContext): SettlementSide {
+function sideOf(trade: Trade, playerId: string, ctx: TradeContext): SettlementSide {
   const holdings = ctx.holdingsOf(playerId);
-  const name = playerId === session.a.playerId ? session.a.name : session.b.name;
-  return { offer: session.offers[playerId]!, inventory: holdings.inventory, coins: holdings.coins, name };
+  const name = playerId === trade.a.playerId ? trade.a.name : trade.b.name;
+  return { offer: trade.offers[playerId]!, inventory: holdings.inventory, coins: holdings.coins, name };
 }
 
 /**
@@ -244,48 +244,48 @@ function sideOf(session: TradeSession, playerId: string, ctx: TradeContext): Set
  * party (NOT_IN_TRADE). INVALID_TRADE when the trade has ended or is settling.
  */
 export function cancelTrade(
-  session: TradeSession,
+  trade: Trade,
   action: { readonly playerId?: string; readonly reason: TradeCancelReason },
   now: number,
 ): TradeResult {
   if (action.playerId !== undefined) {
-    const closed = guardOpen(session, action.playerId);
+    const closed = guardOpen(trade, action.playerId);
     if (closed) return closed;
-  } else if (isTerminal(session)) {
+  } else if (isTerminal(trade)) {
     return err(TRADE_ERROR.INVALID_TRADE, "This trade has ended.");
   }
-  if (session.state === "settling") return err(TRADE_ERROR.INVALID_TRADE, "The trade is already being completed.");
-  return cancelled(session, action.reason, now, action.playerId);
+  if (trade.state === "settling") return err(TRADE_ERROR.INVALID_TRADE, "The trade is already being completed.");
+  return cancelled(trade, action.reason, now, action.playerId);
 }
 
 /**
  * Time-outs at `now`: a pending request after `pendingTimeoutMs` from creation, an offer or
  * confirmation screen after `inactivityTimeoutMs` without activity. Settling never times out here.
  */
-export function tickTrade(session: TradeSession, now: number, params: TradeParams = DEFAULT_TRADE_PARAMS): TradeStep {
+export function tickTrade(trade: Trade, now: number, params: TradeParams = DEFAULT_TRADE_PARAMS): TradeStep {
   const expired =
-    (session.state === "pending" && now - session.createdAt >= params.pendingTimeoutMs) ||
-    ((session.state === "offer" || session.state === "confirm") && now - session.lastActivityAt >= params.inactivityTimeoutMs);
-  if (!expired) return { session, effect: { kind: "none" } };
+    (trade.state === "pending" && now - trade.createdAt >= params.pendingTimeoutMs) ||
+    ((trade.state === "offer" || trade.state === "confirm") && now - trade.lastActivityAt >= params.inactivityTimeoutMs);
+  if (!expired) return { trade, effect: { kind: "none" } };
   return {
-    session: { ...session, state: "cancelled", cancelReason: TRADE_CANCEL_REASON.TIMEOUT, endedAt: now },
+    trade: { ...trade, state: "cancelled", cancelReason: TRADE_CANCEL_REASON.TIMEOUT, endedAt: now },
     effect: { kind: "cancelled", reason: TRADE_CANCEL_REASON.TIMEOUT },
   };
 }
 
 /** The settlement transaction committed: settling → completed. INVALID_TRADE from any other state. */
-export function completeTrade(session: TradeSession, now: number): TradeResult {
-  if (session.state !== "settling") return err(TRADE_ERROR.INVALID_TRADE, "The trade is not being completed.");
-  return step({ ...session, state: "completed", endedAt: now }, { kind: "completed" });
+export function completeTrade(trade: Trade, now: number): TradeResult {
+  if (trade.state !== "settling") return err(TRADE_ERROR.INVALID_TRADE, "The trade is not being completed.");
+  return step({ ...trade, state: "completed", endedAt: now }, { kind: "completed" });
 }
 
 /**
  * The settlement transaction failed: settling → cancelled with `reason` (usually "invalid_items"
  * after a failed re-check, "server_error" otherwise). INVALID_TRADE from any other state.
  */
-export function failSettlement(session: TradeSession, reason: TradeCancelReason, now: number): TradeResult {
-  if (session.state !== "settling") return err(TRADE_ERROR.INVALID_TRADE, "The trade is not being completed.");
-  return cancelled(session, reason, now);
+export function failSettlement(trade: Trade, reason: TradeCancelReason, now: number): TradeResult {
+  if (trade.state !== "settling") return err(TRADE_ERROR.INVALID_TRADE, "The trade is not being completed.");
+  return cancelled(trade, reason, now);
 }
 
 /** Every player action as one value, for `applyTradeAction`. */
@@ -298,19 +298,19 @@ export type TradeAction =
   | { readonly type: "cancel"; readonly playerId?: string; readonly reason: TradeCancelReason };
 
 /** Dispatches a player action to its transition. */
-export function applyTradeAction(session: TradeSession, action: TradeAction, now: number, ctx: TradeContext): TradeResult {
+export function applyTradeAction(trade: Trade, action: TradeAction, now: number, ctx: TradeContext): TradeResult {
   switch (action.type) {
     case "respond":
-      return respondToRequest(session, action, now);
+      return respondToRequest(trade, action, now);
     case "setItem":
-      return setOfferItem(session, action, now, ctx);
+      return setOfferItem(trade, action, now, ctx);
     case "setCoins":
-      return setOfferCoins(session, action, now, ctx);
+      return setOfferCoins(trade, action, now, ctx);
     case "removeItem":
-      return removeOfferItem(session, action, now);
+      return removeOfferItem(trade, action, now);
     case "accept":
-      return acceptTrade(session, action, now, ctx);
+      return acceptTrade(trade, action, now, ctx);
     case "cancel":
-      return cancelTrade(session, action, now);
+      return cancelTrade(trade, action, now);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The trade session as a pure state machine (docs/trading.md#states): its state and the queries
+ * A trade as a pure state machine (docs/trading.md#states): its state and the queries
  * on it here, its transitions in `trade-transitions.ts`.
  *
  * States:
@@ -10,8 +10,8 @@
  * screen until `tradeCompleted` or `tradeCancelled`. Repeated accepts while settling are ignored
  * and cancellations are refused (the transaction decides the outcome).
  *
- * Every transition takes `(session, action, now, ctx?)` and returns either a typed error (nothing
- * changed: send `tradeError`) or a `TradeStep`: the next session and one `effect` telling the room
+ * Every transition takes `(trade, action, now, ctx?)` and returns either a typed error (nothing
+ * changed: send `tradeError`) or a `TradeStep`: the next trade and one `effect` telling the room
  * what to send. Items never move here; `planSettlement` (`trade-settlement.ts`) computes the move for
  * storage.
  */
@@ -42,7 +42,7 @@ export interface TradeParty {
 }
 
 /** A trade between requester `a` and target `b`. */
-export interface TradeSession {
+export interface Trade {
   readonly id: string;
   readonly a: TradeParty;
   readonly b: TradeParty;
@@ -81,7 +81,7 @@ export interface TradeContext {
  * - none: nothing changed (repeat, no-op, or nothing due); send nothing.
  * - started: `tradeStarted` to both.
  * - updated: `tradeUpdated` to both (an offer or an acceptance changed).
- * - refused: the transition changed the session (acceptances cleared) but failed: `tradeError`
+ * - refused: the transition changed the trade (acceptances cleared) but failed: `tradeError`
  *   with `error` to both, then `tradeUpdated`.
  * - confirmScreen: `tradeConfirmScreen` to both.
  * - settle: run the settlement transaction, then `completeTrade` or `failSettlement`.
@@ -99,38 +99,38 @@ export type TradeEffect =
   | { readonly kind: "cancelled"; readonly reason: TradeCancelReason };
 
 export interface TradeStep {
-  readonly session: TradeSession;
+  readonly trade: Trade;
   readonly effect: TradeEffect;
 }
 
 /** What a transition returns: the next step, or a typed error (nothing changed). */
 export type TradeResult = Result<TradeStep, TradeErrorCode>;
 
-/** A successful transition to `session`, telling the room to do `effect`. */
-export function step(session: TradeSession, effect: TradeEffect): TradeResult {
-  return ok({ session, effect });
+/** A successful transition to `trade`, telling the room to do `effect`. */
+export function step(trade: Trade, effect: TradeEffect): TradeResult {
+  return ok({ trade, effect });
 }
 
 /** A successful transition that changed nothing. */
-export function unchanged(session: TradeSession): TradeResult {
-  return step(session, { kind: "none" });
+export function unchanged(trade: Trade): TradeResult {
+  return step(trade, { kind: "none" });
 }
 
 /** The other participant. Throws a RangeError when `playerId` is not in the trade. */
-export function partnerOf(session: TradeSession, playerId: string): TradeParty {
-  if (playerId === session.a.playerId) return session.b;
-  if (playerId === session.b.playerId) return session.a;
-  throw new RangeError(`${playerId} is not part of trade ${session.id}`);
+export function partnerOf(trade: Trade, playerId: string): TradeParty {
+  if (playerId === trade.a.playerId) return trade.b;
+  if (playerId === trade.b.playerId) return trade.a;
+  throw new RangeError(`${playerId} is not part of trade ${trade.id}`);
 }
 
 /** Whether the player takes part in the trade. */
-export function isParty(session: TradeSession, playerId: string): boolean {
-  return playerId === session.a.playerId || playerId === session.b.playerId;
+export function isParty(trade: Trade, playerId: string): boolean {
+  return playerId === trade.a.playerId || playerId === trade.b.playerId;
 }
 
 /** Whether the trade has ended (completed or cancelled). */
-export function isTerminal(session: TradeSession): boolean {
-  return session.state === "completed" || session.state === "cancelled";
+export function isTerminal(trade: Trade): boolean {
+  return trade.state === "completed" || trade.state === "cancelled";
 }
 
 /** Both offers from one player's point of view (the `tradeUpdated` / `tradeConfirmScreen` fields). */
@@ -140,7 +140,7 @@ export interface TradeView {
 }
 
 /** `{ myOffer, theirOffer }` for `playerId`. Throws a RangeError when the player is not a party. */
-export function viewFor(session: TradeSession, playerId: string): TradeView {
-  const partner = partnerOf(session, playerId);
-  return { myOffer: session.offers[playerId]!, theirOffer: session.offers[partner.playerId]! };
+export function viewFor(trade: Trade, playerId: string): TradeView {
+  const partner = partnerOf(trade, playerId);
+  return { myOffer: trade.offers[playerId]!, theirOffer: trade.offers[partner.playerId]! };
 }

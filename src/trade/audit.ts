@@ -3,7 +3,7 @@
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { TradeAuditEntity, type AuditedOffer } from "../../entities/trade.js";
 import type { ItemLookup } from "../domain/inventory.js";
-import type { TradeSession } from "../domain/trade.js";
+import type { Trade } from "../domain/trade.js";
 import { offerValue, type TradeOffer } from "../domain/trade-offer.js";
 import type { Orm } from "../storage/orm.js";
 
@@ -17,19 +17,19 @@ export function auditedOffer(offer: Pick<TradeOffer, "items" | "coins">, items: 
 }
 
 /** Record a trade that reached the offer screen and ended without completing. */
-export async function auditCancelled(orm: Orm, session: TradeSession, items: ItemLookup): Promise<void> {
+export async function auditCancelled(orm: Orm, trade: Trade, items: ItemLookup): Promise<void> {
   await (orm.em.fork() as SqlEntityManager)
     .createQueryBuilder(TradeAuditEntity)
     .insert({
-      id: session.id,
-      characterA: session.a.playerId,
-      characterB: session.b.playerId,
-      offerA: auditedOffer(session.offers[session.a.playerId]!, items),
-      offerB: auditedOffer(session.offers[session.b.playerId]!, items),
+      id: trade.id,
+      characterA: trade.a.playerId,
+      characterB: trade.b.playerId,
+      offerA: auditedOffer(trade.offers[trade.a.playerId]!, items),
+      offerB: auditedOffer(trade.offers[trade.b.playerId]!, items),
       outcome: "cancelled",
-      reason: session.cancelReason ?? null,
-      startedAt: new Date(session.startedAt ?? session.createdAt),
-      endedAt: new Date(session.endedAt ?? Date.now()),
+      reason: trade.cancelReason ?? null,
+      startedAt: new Date(trade.startedAt ?? trade.createdAt),
+      endedAt: new Date(trade.endedAt ?? Date.now()),
     })
     .onConflict("id")
     .ignore()

@@ -5,7 +5,7 @@
  * room; from then on the room owns the trade.
  */
 import { randomUUID } from "node:crypto";
-import type { TradeParams, TradeSession } from "../domain/trade.js";
+import type { TradeParams, Trade } from "../domain/trade.js";
 import { TRADE_ERROR, type TradeCancelReason } from "../domain/trade-errors.js";
 import { checkTradeRequest } from "../domain/trade-request.js";
 import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade-transitions.js";
@@ -37,7 +37,7 @@ export interface TradeRequestsDeps {
 
 export class TradeRequests {
   /** Requests not answered yet, by trade id. */
-  private readonly pending = new Map<string, TradeSession>();
+  private readonly pending = new Map<string, Trade>();
   /** Where both players of a pending request stood when it was made (a move cancels it). */
   private readonly tiles = new Map<string, { a: Tile; b: Tile }>();
   /** Last request time per unordered pair. */
@@ -50,7 +50,7 @@ export class TradeRequests {
   }
 
   /** The pending request `tradeId`, if it is one. */
-  get(tradeId: string): TradeSession | undefined {
+  get(tradeId: string): Trade | undefined {
     return this.pending.get(tradeId);
   }
 
@@ -87,12 +87,12 @@ export class TradeRequests {
       now,
     });
     if (!created.ok) return deps.error(player.id, undefined, created.error.code, created.error.message);
-    const session = created.value;
-    this.pending.set(session.id, session);
-    this.tiles.set(session.id, { a: player.tile, b: target!.tile });
-    deps.byPlayer.set(player.id, session.id);
+    const trade = created.value;
+    this.pending.set(trade.id, trade);
+    this.tiles.set(trade.id, { a: player.tile, b: target!.tile });
+    deps.byPlayer.set(player.id, trade.id);
     deps.send(target!.id, "tradeIncoming", {
-      tradeId: session.id,
+      tradeId: trade.id,
       fromPlayerId: player.id,
       fromPlayerName: player.name,
       fromPlayerLevel: player.combatLevel,
@@ -103,42 +103,42 @@ export class TradeRequests {
    * `tradeRequestRespond`. A decline ends the request; an accept returns the started trade for the
    * service to open its room, unless the requester has gone or died meanwhile (then it ends).
    */
-  respond(player: Player, session: TradeSession, accept: boolean): TradeSession | undefined {
+  respond(player: Player, trade: Trade, accept: boolean): Trade | undefined {
     const { deps } = this;
-    if (accept && deps.refuseWhileClosing(player.id, session.id)) return undefined;
+    if (accept && deps.refuseWhileClosing(player.id, trade.id)) return undefined;
     // Only the invited player answers (respondToRequest says INVALID_TRADE to anyone else).
-    if (accept && player.id === session.b.playerId && (deps.byPlayer.has(player.id) || player.tradeId)) {
-      deps.error(player.id, session.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
+    if (accept && player.id === trade.b.playerId && (deps.byPlayer.has(player.id) || player.tradeId)) {
+      deps.error(player.id, trade.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
       return undefined;
     }
-    const res = respondToRequest(session, { playerId: player.id, accept }, deps.now());
+    const res = respondToRequest(trade, { playerId: player.id, accept }, deps.now());
     if (!res.ok) {
-      deps.error(player.id, session.id, res.error.code, res.error.message);
+      deps.error(player.id, trade.id, res.error.code, res.error.message);
       return undefined;
     }
-    this.forget(session);
+    this.forget(trade);
     if (res.value.effect.kind === "cancelled") {
-      this.notifyCancelled(res.value.session);
+      this.notifyCancelled(res.value.trade);
       return undefined;
     }
     // Both must still be here and free.
-    const a = deps.world.player(session.a.playerId);
+    const a = deps.world.player(trade.a.playerId);
     if (!a?.connection || a.dead) {
-      this.notifyCancelled({ ...res.value.session, state: "cancelled", cancelReason: "disconnected" });
+      this.notifyCancelled({ ...res.value.trade, state: "cancelled", cancelReason: "disconnected" });
       return undefined;
     }
-    return res.value.session;
+    return res.value.trade;
   }
 
   /** Ends a pending request (`tradeCancel` by `by`, or an interruption). */
-  cancel(session: TradeSession, reason: TradeCancelReason, by?: string): void {
-    const res = cancelTrade(session, { playerId: by, reason }, this.deps.now());
+  cancel(trade: Trade, reason: TradeCancelReason, by?: string): void {
+    const res = cancelTrade(trade, { playerId: by, reason }, this.deps.now());
     if (!res.ok) {
-      if (by) this.deps.error(by, session.id, res.error.code, res.error.message);
+      if (by) this.deps.error(by, trade.id, res.error.code, res.error.message);
       return;
     }
-    this.forget(session);
-    this.notifyCancelled(res.value.session);
+    this.forget(trade);
+    this.notifyCancelled(res.value.trade);
   }
 
   /** Ends every pending request the player received (it left, died or moved). */
@@ -152,11 +152,11 @@ export class TradeRequests {
   }
 
   /** `tradeCancelled` to both players of a request that did not become a trade (each knew of it). */
-  notifyCancelled(session: TradeSession): void {
-    const reason = session.cancelReason ?? "cancelled";
+  notifyCancelled(trade: Trade): void {
+    const reason = trade.cancelReason ?? "cancelled";
     this.deps.metrics?.trades.inc({ outcome: reason });
-    for (const id of [session.a.playerId, session.b.playerId]) {
-      this.deps.send(id, "tradeCancelled", { tradeId: session.id, reason, message: CANCEL_MESSAGES[reason] });
+    for (const id of [trade.a.playerId, trade.b.playerId]) {
+      this.deps.send(id, "tradeCancelled", { tradeId: trade.id, reason, message: CANCEL_MESSAGES[reason] });
     }
   }
 
@@ -165,17 +165,17 @@ export class TradeRequests {
   }
 
   /** The request is no longer pending; its requester is free again (the target never was bound). */
-  private forget(session: TradeSession): void {
-    this.pending.delete(session.id);
-    this.tiles.delete(session.id);
-    this.deps.byPlayer.delete(session.a.playerId);
+  private forget(trade: Trade): void {
+    this.pending.delete(trade.id);
+    this.tiles.delete(trade.id);
+    this.deps.byPlayer.delete(trade.a.playerId);
   }
 
   /**
    * The world reports moves, deaths and disconnects only for players on a trade screen, so a
    * pending request watches its two players itself: either one gone, dead or moved ends it.
    */
-  private interruption(s: TradeSession): TradeCancelReason | undefined {
+  private interruption(s: Trade): TradeCancelReason | undefined {
     const tiles = this.tiles.get(s.id);
     for (const [id, tile] of [
       [s.a.playerId, tiles?.a],
@@ -200,7 +200,7 @@ export class TradeRequests {
       const res = tickTrade(s, now, this.deps.params);
       if (res.effect.kind === "cancelled") {
         this.forget(s);
-        this.notifyCancelled(res.session);
+        this.notifyCancelled(res.trade);
       }
     }
     for (const [pair, t] of this.pairRequests) if (now - t > PAIR_MEMORY_MS) this.pairRequests.delete(pair);

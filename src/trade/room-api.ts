@@ -4,7 +4,7 @@
  * `tradeCancelled`.
  */
 import type { ItemLookup } from "../domain/inventory.js";
-import type { TradeHoldings, TradeParams, TradeSession } from "../domain/trade.js";
+import type { TradeHoldings, TradeParams, Trade } from "../domain/trade.js";
 import type { TradeCancelReason } from "../domain/trade-errors.js";
 import type { Logger } from "../logger.js";
 import type { Player } from "../world/player.js";
@@ -42,20 +42,20 @@ export interface TradeEnv {
    * items in memory can't be trusted afterwards come back in `stale`: the room tells them the
    * trade ended, then removes them (`evict`).
    */
-  settle(session: TradeSession, signal?: AbortSignal): Promise<SettleOutcome>;
+  settle(trade: Trade, signal?: AbortSignal): Promise<SettleOutcome>;
   /**
    * Remove players whose items in memory may differ from storage: tell them (`tradeError
    * TRADE_FAILED`), remove them from the world and disconnect them, so they reload from storage.
    */
-  evict(session: TradeSession, players: readonly Player[], result: SettlementResult): void;
+  evict(trade: Trade, players: readonly Player[], result: SettlementResult): void;
   /** Audit a trade that ended without completing. */
-  auditCancelled(session: TradeSession): Promise<void>;
+  auditCancelled(trade: Trade): Promise<void>;
   /**
-   * The session of a trade whose room the service is creating right now, taken once (the room's
+   * The trade whose room the service is creating right now, taken once (the room's
    * `onCreate` asks with the trade id it was given); undefined for anything the service is not
    * creating — so a client's options can never make a trade room.
    */
-  claim(tradeId: string): TradeSession | undefined;
+  claim(tradeId: string): Trade | undefined;
   /**
    * The room of `tradeId` exists: route its trade's events and interruptions to it from now on.
    * Called from `onCreate`, before `tradeStarted` goes out. False (nothing changed) when the trade

@@ -5,7 +5,7 @@
  *   `TradeRequests` (requests.ts).
  * - An accepted request creates a `TradeRoom` in this process (`matchMaker.handleCreateRoom`: the
  *   room reads and changes this world's players in memory, so it lives where the world lives); from
- *   then on that room owns the session, and every trade event the world receives is handed to it by
+ *   then on that room owns the trade, and every trade event the world receives is handed to it by
  *   `tradeId` with a direct call. The room registers itself (`TradeEnv.opened`) in `onCreate`,
  *   which `handleCreateRoom` calls synchronously, before it sends `tradeStarted`: no event or
  *   interruption can arrive for a trade that has no route yet.
@@ -20,7 +20,7 @@
 import { matchMaker } from "@colyseus/core";
 import type { CharacterRepository } from "../../entities/character-repository.js";
 import { freeSlots, type ItemLookup } from "../domain/inventory.js";
-import type { TradeParams, TradeSession } from "../domain/trade.js";
+import type { TradeParams, Trade } from "../domain/trade.js";
 import { TRADE_ERROR } from "../domain/trade-errors.js";
 import type { ClientEventName } from "../events.js";
 import type { Logger } from "../logger.js";
@@ -34,7 +34,7 @@ import { TradeRequests } from "./requests.js";
 import type { SettleOutcome, TradeEnv, TradeRoomHandle } from "./room-api.js";
 import { settleTrade, type SettlementResult } from "./settlement.js";
 
-/** Close code of a connection whose player must reload from storage after a trade (see `evict`); not one of Colyseus's reconnect codes (4010 would make the SDK try to resume the stale session). */
+/** Close code of a connection whose player must reload from storage after a trade (see `evict`); not one of Colyseus's reconnect codes (4010 would make the SDK try to resume the stale connection). */
 export const TRADE_RELOAD_CLOSE_CODE = 4012;
 
 /**
@@ -72,8 +72,8 @@ export interface TradeServiceDeps {
 export class TradeService implements TradeEventHandler, TradeHooks {
   /** Requests not answered yet. */
   private readonly requests: TradeRequests;
-  /** Trades whose room is being created right now (`TradeEnv.claim`): trade id to its session. */
-  private readonly creating = new Map<string, TradeSession>();
+  /** Trades whose room is being created right now (`TradeEnv.claim`): trade id to the trade. */
+  private readonly creating = new Map<string, Trade>();
   /** Open trades (offer screen onwards): trade id to its room. */
   private readonly rooms = new Map<string, TradeRoomHandle>();
   /** Player id to the trade it takes part in (pending or open). */
@@ -113,16 +113,16 @@ export class TradeService implements TradeEventHandler, TradeHooks {
           p.path = [];
         }
       },
-      settle: (session, signal) => this.settle(session, signal),
-      evict: (session, players, result) => this.evict(session, players, result),
-      auditCancelled: (session) => {
-        deps.metrics?.trades.inc({ outcome: session.cancelReason ?? "cancelled" });
-        return auditCancelled(deps.orm, session, items);
+      settle: (trade, signal) => this.settle(trade, signal),
+      evict: (trade, players, result) => this.evict(trade, players, result),
+      auditCancelled: (trade) => {
+        deps.metrics?.trades.inc({ outcome: trade.cancelReason ?? "cancelled" });
+        return auditCancelled(deps.orm, trade, items);
       },
       claim: (tradeId) => {
-        const session = this.creating.get(tradeId);
+        const trade = this.creating.get(tradeId);
         this.creating.delete(tradeId);
-        return session;
+        return trade;
       },
       opened: (tradeId, room) => {
         if (this.rooms.has(tradeId)) return false;
@@ -184,23 +184,23 @@ export class TradeService implements TradeEventHandler, TradeHooks {
    * Opens the room of an accepted request: both players are marked as trading, and the room is
    * created in this process, never another one (it works on this world's players, see `TradeEnv`).
    * `handleCreateRoom` runs `onCreate` synchronously, so the room is routed before this awaits; the
-   * room takes its session from `creating` by id (never from options: see `claim`).
+   * room takes its trade from `creating` by id (never from options: see `claim`).
    */
-  private async open(session: TradeSession): Promise<void> {
-    this.env.setTrading(session.a.playerId, session.id);
-    this.env.setTrading(session.b.playerId, session.id);
+  private async open(trade: Trade): Promise<void> {
+    this.env.setTrading(trade.a.playerId, trade.id);
+    this.env.setTrading(trade.b.playerId, trade.id);
     try {
-      this.creating.set(session.id, session);
-      await matchMaker.handleCreateRoom("trade", { tradeId: session.id });
+      this.creating.set(trade.id, trade);
+      await matchMaker.handleCreateRoom("trade", { tradeId: trade.id });
     } catch (e) {
-      this.deps.logger.error({ err: e, tradeId: session.id }, "could not create trade room");
-      const room = this.rooms.get(session.id);
+      this.deps.logger.error({ err: e, tradeId: trade.id }, "could not create trade room");
+      const room = this.rooms.get(trade.id);
       if (room) return room.interrupt(undefined, "server_error"); // it started: it ends it (one tradeCancelled each)
-      this.env.setTrading(session.a.playerId, undefined);
-      this.env.setTrading(session.b.playerId, undefined);
-      this.requests.notifyCancelled({ ...session, state: "cancelled", cancelReason: "server_error" });
+      this.env.setTrading(trade.a.playerId, undefined);
+      this.env.setTrading(trade.b.playerId, undefined);
+      this.requests.notifyCancelled({ ...trade, state: "cancelled", cancelReason: "server_error" });
     } finally {
-      this.creating.delete(session.id);
+      this.creating.delete(trade.id);
     }
   }
 
@@ -263,9 +263,9 @@ export class TradeService implements TradeEventHandler, TradeHooks {
    * (its queue), so that object — and any newer one for the same character — must follow storage,
    * or the save would write the pre-trade items back.
    */
-  private async settle(session: TradeSession, signal?: AbortSignal): Promise<SettleOutcome> {
+  private async settle(trade: Trade, signal?: AbortSignal): Promise<SettleOutcome> {
     const world = this.deps.world;
-    const ids = [session.a.playerId, session.b.playerId];
+    const ids = [trade.a.playerId, trade.b.playerId];
     const taken = ids.map((id) => world.player(id));
     const live = () => {
       const all = new Set<Player>();
@@ -284,7 +284,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
     // locked too, so nothing it does (a bank deposit, kill coins) is planned from pre-trade items.
     const release = world.holdItems(ids);
     try {
-      return { result: await this.settleHeld(session, ids, taken, live, stale, release, signal), stale: [...stale] };
+      return { result: await this.settleHeld(trade, ids, taken, live, stale, release, signal), stale: [...stale] };
     } finally {
       release();
     }
@@ -292,7 +292,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
 
   /** The settlement job of `settle`, run while the players' items are held (`release` ends it). */
   private async settleHeld(
-    session: TradeSession,
+    trade: Trade,
     ids: string[],
     taken: (Player | undefined)[],
     live: () => Player[],
@@ -320,7 +320,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
           } catch (e) {
             p.itemsDirty ||= items;
             p.progressDirty ||= progress;
-            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "save before settlement failed");
+            this.deps.logger.error({ err: e, tradeId: trade.id, playerId: id }, "save before settlement failed");
             release();
             for (const q of live()) q.itemsLocked = false;
             return { ok: false, failure: "server_error", message: "The trade could not be completed." } as const;
@@ -331,7 +331,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       for (const p of players) p.itemsLocked = true;
       try {
         const timer = this.deps.metrics?.settlementSeconds.startTimer();
-        const result = await settleTrade(this.deps.orm, session, this.env.items, signal);
+        const result = await settleTrade(this.deps.orm, trade, this.env.items, signal);
         timer?.({ result: result.ok ? "ok" : result.failure });
         if (result.ok) this.deps.metrics?.trades.inc({ outcome: "completed" });
         // Whatever happened, memory now follows storage. After a commit the settlement returns the
@@ -348,7 +348,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
         if (result.failure === "unknown") {
           // Storage could not say whether the trade committed: neither memory state can be trusted.
           for (const p of live()) stale.add(p);
-          this.deps.logger.error({ tradeId: session.id }, "trade outcome unknown; both players will reload from storage");
+          this.deps.logger.error({ tradeId: trade.id }, "trade outcome unknown; both players will reload from storage");
           return result;
         }
         for (const id of ids) {
@@ -358,7 +358,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
             for (const p of live()) if (p.id === id) p.loadItems(record, record.character.coins);
           } catch (e) {
             for (const p of live()) if (p.id === id) stale.add(p);
-            this.deps.logger.error({ err: e, tradeId: session.id, playerId: id }, "reload after a failed settlement failed; the player will reload from storage");
+            this.deps.logger.error({ err: e, tradeId: trade.id, playerId: id }, "reload after a failed settlement failed; the player will reload from storage");
           }
         }
         return result;
@@ -380,13 +380,13 @@ export class TradeService implements TradeEventHandler, TradeHooks {
    * are not) and disconnected, so the next join loads them from what storage holds. The room calls
    * this after it has sent `tradeCancelled` (a removed player can't be sent anything).
    */
-  private evict(session: TradeSession, players: readonly Player[], result: SettlementResult) {
+  private evict(trade: Trade, players: readonly Player[], result: SettlementResult) {
     const message =
       !result.ok && result.failure === "unknown"
         ? "The trade's result could not be confirmed. Reconnect to see your items."
         : "Your items could not be reloaded after the trade. Reconnect to see them.";
     for (const p of players) {
-      p.send("tradeError", { tradeId: session.id, code: TRADE_ERROR.TRADE_FAILED, message });
+      p.send("tradeError", { tradeId: trade.id, code: TRADE_ERROR.TRADE_FAILED, message });
       const connection = p.connection;
       void this.deps.world.leave(p.id, "trade_reload", undefined, true).catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "leave after an unknown trade outcome failed"));
       connection?.close(TRADE_RELOAD_CLOSE_CODE, "reconnect to reload your items");

@@ -20,7 +20,7 @@
  * fails, the result is `unknown` and the caller must not trust the players' items in memory.
  */
 import { inventoryFromSlots, inventoryToSlots, type Inventory, type ItemLookup } from "../domain/inventory.js";
-import type { TradeSession } from "../domain/trade.js";
+import type { Trade } from "../domain/trade.js";
 import { planSettlement, type ReceivedItem } from "../domain/trade-settlement.js";
 import type { Orm } from "../storage/orm.js";
 import { auditedOffer } from "./audit.js";
@@ -71,7 +71,7 @@ const ABANDONED: SettlementResult = { ok: false, failure: "server_error", messag
  * another transaction's lock ends at once as `server_error` with nothing written. Once the write
  * has been sent it is not interrupted: its outcome is read as usual.
  */
-export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLookup, signal?: AbortSignal): Promise<SettlementResult> {
+export async function settleTrade(orm: Orm, trade: Trade, items: ItemLookup, signal?: AbortSignal): Promise<SettlementResult> {
   const pool = await nativePool(orm);
   // Prepared statements, unless a connection turned out not to hold them (then plain statements).
   let usePrepared = true;
@@ -80,15 +80,15 @@ export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLo
     // Set once the plan is made, just before the write is sent: from then on it may commit.
     const sent: { result?: SettledOk } = {};
     try {
-      if (pool) return await settleOnPool(pool, orm, session, items, sent, usePrepared, signal);
+      if (pool) return await settleOnPool(pool, orm, trade, items, sent, usePrepared, signal);
       const conn = orm.em.getConnection();
-      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), session, items, sent, signal));
+      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), trade, items, sent, signal));
     } catch (e) {
       if (e instanceof PlanRejected) return { ok: false, failure: e.failure, message: e.message };
       if (e instanceof Abandoned || (!sent.result && signal?.aborted)) return ABANDONED;
       if (sent.result) {
         // The write went out: whether it committed is in the audit record it writes.
-        const outcome = await committedOutcome(orm, pool, session).catch(() => "unreadable" as const);
+        const outcome = await committedOutcome(orm, pool, trade).catch(() => "unreadable" as const);
         if (outcome === "completed") return sent.result;
         if (outcome === "unreadable") return { ok: false, failure: SETTLEMENT_FAILURE.UNKNOWN, message: "The trade's result could not be confirmed." };
       }
@@ -108,8 +108,8 @@ export async function settleTrade(orm: Orm, session: TradeSession, items: ItemLo
  * ended before the record is read (read committed: the later statement sees it). Throws when
  * storage can't answer.
  */
-async function committedOutcome(orm: Orm, pool: PgPool | undefined, session: TradeSession): Promise<"completed" | "cancelled" | "absent"> {
-  const ids = [session.a.playerId, session.b.playerId].sort();
+async function committedOutcome(orm: Orm, pool: PgPool | undefined, trade: Trade): Promise<"completed" | "cancelled" | "absent"> {
+  const ids = [trade.a.playerId, trade.b.playerId].sort();
   const platform = orm.em.getPlatform();
   let rows: { outcome: string }[];
   if (pool) {
@@ -117,7 +117,7 @@ async function committedOutcome(orm: Orm, pool: PgPool | undefined, session: Tra
     let broken: Error | undefined;
     try {
       const res = (await client.query(
-        `begin; ${platform.formatQuery(SQL.lockCharacters.plain, ids)}; ${platform.formatQuery(`select outcome from trade_audits where id = ?`, [session.id])}; rollback`,
+        `begin; ${platform.formatQuery(SQL.lockCharacters.plain, ids)}; ${platform.formatQuery(`select outcome from trade_audits where id = ?`, [trade.id])}; rollback`,
       )) as { rows: unknown[] }[];
       rows = res[2]!.rows as { outcome: string }[];
     } catch (e) {
@@ -127,7 +127,7 @@ async function committedOutcome(orm: Orm, pool: PgPool | undefined, session: Tra
       client.release(broken);
     }
   } else {
-    rows = await orm.em.getConnection().execute<{ outcome: string }[]>(`select outcome from trade_audits where id = ?`, [session.id]);
+    rows = await orm.em.getConnection().execute<{ outcome: string }[]>(`select outcome from trade_audits where id = ?`, [trade.id]);
   }
   const outcome = rows[0]?.outcome;
   return outcome === "completed" ? "completed" : outcome === "cancelled" ? "cancelled" : "absent";
@@ -169,7 +169,7 @@ function ormChannel(conn: ReturnType<Orm["em"]["getConnection"]>, trx: Parameter
 async function settleOnPool(
   pool: PgPool,
   orm: Orm,
-  session: TradeSession,
+  trade: Trade,
   items: ItemLookup,
   sent: { result?: SettledOk },
   usePrepared: boolean,
@@ -223,7 +223,7 @@ async function settleOnPool(
           await client.query(`${sql(run("write"), params)}; commit`);
         },
       },
-      session,
+      trade,
       items,
       sent,
       signal,
@@ -252,8 +252,8 @@ async function settleOnPool(
  * 3. the plan; 4. coins, changed slots (delete / update / insert) and the audit record, as one
  *    statement (data-modifying CTEs all run, whatever the main query reads).
  */
-async function settleOnce(channel: SettlementChannel, session: TradeSession, items: ItemLookup, sent: { result?: SettledOk }, signal?: AbortSignal): Promise<SettledOk> {
-  const ids = [session.a.playerId, session.b.playerId].sort();
+async function settleOnce(channel: SettlementChannel, trade: Trade, items: ItemLookup, sent: { result?: SettledOk }, signal?: AbortSignal): Promise<SettledOk> {
+  const ids = [trade.a.playerId, trade.b.playerId].sort();
   const { chars: charRows, inventory: invRows } = await channel.lockAndRead(ids);
   const chars = new Map(charRows.map((c) => [c.id, { coins: Number(c.coins) }]));
   if (ids.some((id) => !chars.has(id))) throw new PlanRejected(SETTLEMENT_FAILURE.INVALID_ITEMS, "A trader no longer exists.");
@@ -264,21 +264,21 @@ async function settleOnce(channel: SettlementChannel, session: TradeSession, ite
     if (!inv.ok) throw new PlanRejected(SETTLEMENT_FAILURE.INVALID_ITEMS, "An inventory is in an invalid state.");
     invs.set(id, inv.value);
   }
-  const side = (id: string, name: string) => ({ offer: session.offers[id]!, inventory: invs.get(id)!, coins: chars.get(id)!.coins, name });
-  const plan = planSettlement(side(session.a.playerId, session.a.name), side(session.b.playerId, session.b.name), items);
+  const side = (id: string, name: string) => ({ offer: trade.offers[id]!, inventory: invs.get(id)!, coins: chars.get(id)!.coins, name });
+  const plan = planSettlement(side(trade.a.playerId, trade.a.name), side(trade.b.playerId, trade.b.name), items);
   if (!plan.ok) {
     throw new PlanRejected(
       plan.error.code === "INVENTORY_FULL" ? SETTLEMENT_FAILURE.INVENTORY_FULL : SETTLEMENT_FAILURE.INVALID_ITEMS,
       plan.error.message,
     );
   }
-  const outcome = { [session.a.playerId]: plan.value.a, [session.b.playerId]: plan.value.b };
+  const outcome = { [trade.a.playerId]: plan.value.a, [trade.b.playerId]: plan.value.b };
   const result: SettledOk = {
     ok: true,
-    received: { [session.a.playerId]: plan.value.a.receivedItems, [session.b.playerId]: plan.value.b.receivedItems },
+    received: { [trade.a.playerId]: plan.value.a.receivedItems, [trade.b.playerId]: plan.value.b.receivedItems },
     holdings: {
-      [session.a.playerId]: { inventory: plan.value.a.inventory, coins: plan.value.a.coins },
-      [session.b.playerId]: { inventory: plan.value.b.inventory, coins: plan.value.b.coins },
+      [trade.a.playerId]: { inventory: plan.value.a.inventory, coins: plan.value.a.coins },
+      [trade.b.playerId]: { inventory: plan.value.b.inventory, coins: plan.value.b.coins },
     },
   };
   // Every write in one statement (one round trip): coins, changed slots, the audit record.
@@ -298,12 +298,12 @@ async function settleOnce(channel: SettlementChannel, session: TradeSession, ite
     slots.filled.map((x) => x.slot),
     slots.filled.map((x) => x.itemId),
     slots.filled.map((x) => x.quantity),
-    session.id,
-    session.a.playerId,
-    session.b.playerId,
-    JSON.stringify(auditedOffer(session.offers[session.a.playerId]!, items)),
-    JSON.stringify(auditedOffer(session.offers[session.b.playerId]!, items)),
-    new Date(session.startedAt ?? session.createdAt),
+    trade.id,
+    trade.a.playerId,
+    trade.b.playerId,
+    JSON.stringify(auditedOffer(trade.offers[trade.a.playerId]!, items)),
+    JSON.stringify(auditedOffer(trade.offers[trade.b.playerId]!, items)),
+    new Date(trade.startedAt ?? trade.createdAt),
     new Date(),
   ]);
   return result;

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
 import { CharacterRepository } from "../../entities/character-repository.js";
-import { type TradeContext, type TradeHoldings, type TradeSession } from "../../src/domain/trade.js";
+import { type TradeContext, type TradeHoldings, type Trade } from "../../src/domain/trade.js";
 import { acceptTrade, createTrade, respondToRequest, setOfferCoins, setOfferItem } from "../../src/domain/trade-transitions.js";
 import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.js";
 import { MAX_STACK } from "../../src/domain/types.js";
@@ -278,7 +278,7 @@ export async function audits(orm: Orm, ids?: string[]): Promise<{ id: string; ou
   return sql(orm, `select id, outcome, reason from trade_audits ${where}`, ids ?? []);
 }
 
-// ---------------------------------------------------------------------------------- sessions
+// ------------------------------------------------------------------------------------ trades
 
 /** A character made directly in storage with the given holdings. */
 export async function insertCharacter(
@@ -309,24 +309,24 @@ export interface SideSpec {
 }
 
 /**
- * A session on its way to settlement, built with the domain transitions only: request, accept,
+ * A trade on its way to settlement, built with the domain transitions only: request, accept,
  * offers, both accept twice. Its state is `settling`, exactly what `settleTrade` receives.
  */
-export function settlingSession(id: string, a: SideSpec, b: SideSpec, items: ItemLookup, now = Date.now()): TradeSession {
+export function settlingTrade(id: string, a: SideSpec, b: SideSpec, items: ItemLookup, now = Date.now()): Trade {
   const ctx: TradeContext = { items, holdingsOf: (pid) => (pid === a.id ? a.holdings : b.holdings) };
   const must = <T>(r: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }): T => {
     if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
     return r.value;
   };
   let s = must(createTrade({ id, a: { playerId: a.id, name: "A", level: 3 }, b: { playerId: b.id, name: "B", level: 3 }, now }));
-  s = must(respondToRequest(s, { playerId: b.id, accept: true }, now)).session;
+  s = must(respondToRequest(s, { playerId: b.id, accept: true }, now)).trade;
   for (const side of [a, b]) {
-    for (const line of side.items ?? []) s = must(setOfferItem(s, { playerId: side.id, slot: line.slot, quantity: line.quantity }, now, ctx)).session;
-    if (side.coins) s = must(setOfferCoins(s, { playerId: side.id, coins: side.coins }, now, ctx)).session;
+    for (const line of side.items ?? []) s = must(setOfferItem(s, { playerId: side.id, slot: line.slot, quantity: line.quantity }, now, ctx)).trade;
+    if (side.coins) s = must(setOfferCoins(s, { playerId: side.id, coins: side.coins }, now, ctx)).trade;
   }
   for (let round = 0; round < 2; round++) {
-    s = must(acceptTrade(s, { playerId: a.id, revision: s.revision }, now, ctx)).session;
-    s = must(acceptTrade(s, { playerId: b.id, revision: s.revision }, now, ctx)).session;
+    s = must(acceptTrade(s, { playerId: a.id, revision: s.revision }, now, ctx)).trade;
+    s = must(acceptTrade(s, { playerId: b.id, revision: s.revision }, now, ctx)).trade;
   }
   assert.equal(s.state, "settling");
   return s;

@@ -23,7 +23,7 @@ import { settleTrade, type SettlementResult } from "../../src/trade/settlement.j
 import { sdkPlayer, jsonPlayer, type TestPlayer } from "../helpers/players.js";
 import { startTestServer } from "../helpers/server.js";
 import { postgresStorage, resetStorage, storageKinds, TEST_DATABASE_URL } from "../helpers/storage.js";
-import { audits, axeForCoins, count, holdings, insertCharacter, marker, openTrade, roomGone, settlingSession, slotOf, totals, until, violations } from "../helpers/trade.js";
+import { audits, axeForCoins, count, holdings, insertCharacter, marker, openTrade, roomGone, settlingTrade, slotOf, totals, until, violations } from "../helpers/trade.js";
 
 const ROUNDS = 10;
 
@@ -152,8 +152,8 @@ describe("trade: settlement races on real PostgreSQL", function () {
       const { a, b, c, aHold, bHold, cHold } = await threePlayers();
       const ids = [a, b, c];
       const before = await totals(orm, ids);
-      const s1 = settlingSession(`race1-${round}-ab`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
-      const s2 = settlingSession(`race1-${round}-ac`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: c, holdings: cHold, coins: 5 }, items);
+      const s1 = settlingTrade(`race1-${round}-ab`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+      const s2 = settlingTrade(`race1-${round}-ac`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: c, holdings: cHold, coins: 5 }, items);
       const res = await Promise.all([settleTrade(orm, s1, items), settleTrade(orm, s2, items)]);
       assert.deepEqual(outcomes(res).sort(), ["invalid_items", "ok"], `round ${round}`);
       assert.deepEqual(await totals(orm, ids), before);
@@ -169,8 +169,8 @@ describe("trade: settlement races on real PostgreSQL", function () {
       const { a, b, c, aHold, bHold, cHold } = await threePlayers();
       const ids = [a, b, c];
       const before = await totals(orm, ids);
-      const s1 = settlingSession(`race2-${round}-ab`, { id: a, holdings: aHold, coins: 15 }, { id: b, holdings: bHold, coins: 1 }, items);
-      const s2 = settlingSession(`race2-${round}-ac`, { id: a, holdings: aHold, coins: 15 }, { id: c, holdings: cHold, coins: 1 }, items);
+      const s1 = settlingTrade(`race2-${round}-ab`, { id: a, holdings: aHold, coins: 15 }, { id: b, holdings: bHold, coins: 1 }, items);
+      const s2 = settlingTrade(`race2-${round}-ac`, { id: a, holdings: aHold, coins: 15 }, { id: c, holdings: cHold, coins: 1 }, items);
       const res = await Promise.all([settleTrade(orm, s2, items), settleTrade(orm, s1, items)]);
       assert.deepEqual(outcomes(res).sort(), ["invalid_items", "ok"], `round ${round}`);
       assert.deepEqual(await totals(orm, ids), before);
@@ -189,7 +189,7 @@ describe("trade: settlement races on real PostgreSQL", function () {
         const { a, b, aHold, bHold } = await threePlayers();
         const ids = [a, b];
         const before = await totals(orm, ids);
-        const s = settlingSession(`race-${name}-${round}`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+        const s = settlingTrade(`race-${name}-${round}`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
         const order = (["free", "trade first", `${name} first`] as const)[round % 3]!;
         let trade: SettlementResult;
         let other: boolean;
@@ -230,21 +230,21 @@ describe("trade: settlement races on real PostgreSQL", function () {
       const c = await insertCharacter(orm, { coins: 30, inventory: inv("tinderbox") });
       const before = await totals(orm, [a, b, c]);
       const h = (itemId: string) => holdings(30, inv(itemId));
-      const sessions = [
-        settlingSession(`cyc-${round}-ab`, { id: a, holdings: h("bronze_axe"), items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: h("bronze_pickaxe"), coins: 3 }, items),
-        settlingSession(`cyc-${round}-bc`, { id: b, holdings: h("bronze_pickaxe"), items: [{ slot: 0, quantity: 1 }] }, { id: c, holdings: h("tinderbox"), coins: 3 }, items),
-        settlingSession(`cyc-${round}-ca`, { id: c, holdings: h("tinderbox"), items: [{ slot: 0, quantity: 1 }] }, { id: a, holdings: h("bronze_axe"), coins: 3 }, items),
+      const trades = [
+        settlingTrade(`cyc-${round}-ab`, { id: a, holdings: h("bronze_axe"), items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: h("bronze_pickaxe"), coins: 3 }, items),
+        settlingTrade(`cyc-${round}-bc`, { id: b, holdings: h("bronze_pickaxe"), items: [{ slot: 0, quantity: 1 }] }, { id: c, holdings: h("tinderbox"), coins: 3 }, items),
+        settlingTrade(`cyc-${round}-ca`, { id: c, holdings: h("tinderbox"), items: [{ slot: 0, quantity: 1 }] }, { id: a, holdings: h("bronze_axe"), coins: 3 }, items),
       ];
-      const res = await Promise.all(sessions.map((s) => settleTrade(orm, s, items)));
+      const res = await Promise.all(trades.map((s) => settleTrade(orm, s, items)));
       assert.deepEqual(outcomes(res), ["ok", "ok", "ok"]);
       assert.deepEqual(await totals(orm, [a, b, c]), before);
-      assert.equal((await audits(orm, sessions.map((s) => s.id))).length, 3);
+      assert.equal((await audits(orm, trades.map((s) => s.id))).length, 3);
     }
   });
 
   it("a write that fails (the trade id is already audited) rolls everything back and leaves no connection in a transaction", async () => {
     const { a, b, aHold, bHold } = await threePlayers();
-    const s = settlingSession("dup-audit", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+    const s = settlingTrade("dup-audit", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
     await orm.em
       .fork()
       .getConnection()
@@ -264,7 +264,7 @@ describe("trade: settlement races on real PostgreSQL", function () {
       .execute(`select count(*)::int n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`);
     assert.equal(stuck[0].n, 0);
     // And the next settlement of the same players goes through.
-    const again = settlingSession("dup-audit-2", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+    const again = settlingTrade("dup-audit-2", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
     assert.equal((await settleTrade(orm, again, items)).ok, true);
   });
 
@@ -276,12 +276,12 @@ describe("trade: settlement races on real PostgreSQL", function () {
       const { a, b, aHold, bHold } = await threePlayers();
       const before = await totals(orm, [a, b]);
       // Settle once (statements prepared on some connections), then drop them on every pooled connection.
-      const first = settlingSession(`dealloc-${round}-1`, { id: a, holdings: aHold, coins: 1 }, { id: b, holdings: bHold, coins: 1 }, items);
+      const first = settlingTrade(`dealloc-${round}-1`, { id: a, holdings: aHold, coins: 1 }, { id: b, holdings: bHold, coins: 1 }, items);
       assert.equal((await settleTrade(orm, first, items)).ok, true);
       const clients = await Promise.all(Array.from({ length: 8 }, () => pool.connect()));
       for (const c of clients) await c.query("deallocate all");
       for (const c of clients) c.release();
-      const second = settlingSession(`dealloc-${round}-2`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+      const second = settlingTrade(`dealloc-${round}-2`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
       const res = await settleTrade(orm, second, items);
       assert.equal(res.ok, true, `round ${round}: ${outcomes([res])}`);
       assert.deepEqual(await totals(orm, [a, b]), before);
@@ -294,7 +294,7 @@ describe("trade: settlement races on real PostgreSQL", function () {
 
   it("a settlement of rows that changed since the offer fails closed (invalid_items), writing nothing", async () => {
     const { a, b, aHold, bHold } = await threePlayers();
-    const s = settlingSession("stale-rows", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+    const s = settlingTrade("stale-rows", { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
     const before = await totals(orm, [a, b]);
     await orm.em.fork().getConnection().execute(`update inventory_items set item_id = 'bronze_pickaxe' where character_id = ?`, [a]);
     const res = await settleTrade(orm, s, items);

@@ -6,7 +6,7 @@ import {
   viewFor,
   type TradeContext,
   type TradeHoldings,
-  type TradeSession,
+  type Trade,
   type TradeStep,
 } from "../../../src/domain/trade.js";
 import {
@@ -52,20 +52,20 @@ function stepOf(r: Result<TradeStep, string>): TradeStep {
   return unwrap(r);
 }
 
-function pending(clock: FakeClock): TradeSession {
+function pending(clock: FakeClock): Trade {
   return unwrap(createTrade({ id: "trade-1", a: A, b: B, now: clock.now }));
 }
 
-function offerScreen(clock: FakeClock): TradeSession {
-  return stepOf(respondToRequest(pending(clock), { playerId: B.playerId, accept: true }, clock.now)).session;
+function offerScreen(clock: FakeClock): Trade {
+  return stepOf(respondToRequest(pending(clock), { playerId: B.playerId, accept: true }, clock.now)).trade;
 }
 
 /** Both accept on the offer screen; asserts the move to confirm. */
-function confirmScreen(session: TradeSession, world: World, clock: FakeClock): TradeSession {
-  const one = stepOf(acceptTrade(session, { playerId: A.playerId }, clock.now, world)).session;
+function confirmScreen(trade: Trade, world: World, clock: FakeClock): Trade {
+  const one = stepOf(acceptTrade(trade, { playerId: A.playerId }, clock.now, world)).trade;
   const two = stepOf(acceptTrade(one, { playerId: B.playerId }, clock.now, world));
   assert.equal(two.effect.kind, "confirmScreen");
-  return two.session;
+  return two.trade;
 }
 
 function standardWorld(): World {
@@ -130,19 +130,19 @@ describe("domain/trade", () => {
       const s = pending(clock);
       const step = stepOf(respondToRequest(s, { playerId: B.playerId, accept: true }, clock.advance(1_000)));
       assert.equal(step.effect.kind, "started");
-      assert.equal(step.session.state, "offer");
-      assert.equal(step.session.startedAt, clock.now);
-      assert.equal(step.session.lastActivityAt, clock.now);
+      assert.equal(step.trade.state, "offer");
+      assert.equal(step.trade.startedAt, clock.now);
+      assert.equal(step.trade.lastActivityAt, clock.now);
     });
     it("decline by the target cancels with reason declined", () => {
       const clock = new FakeClock();
       const step = stepOf(respondToRequest(pending(clock), { playerId: B.playerId, accept: false }, clock.now));
       assert.deepEqual(step.effect, { kind: "cancelled", reason: "declined" });
-      assert.equal(step.session.state, "cancelled");
-      assert.equal(step.session.cancelledBy, B.playerId);
-      assert.equal(step.session.endedAt, clock.now);
+      assert.equal(step.trade.state, "cancelled");
+      assert.equal(step.trade.cancelledBy, B.playerId);
+      assert.equal(step.trade.endedAt, clock.now);
     });
-    const refusals: [string, (c: FakeClock) => TradeSession, string, string][] = [
+    const refusals: [string, (c: FakeClock) => Trade, string, string][] = [
       ["the requester answering", pending, A.playerId, TRADE_ERROR.INVALID_TRADE],
       ["a stranger answering", pending, STRANGER, TRADE_ERROR.NOT_IN_TRADE],
       ["answering twice", offerScreen, B.playerId, TRADE_ERROR.INVALID_TRADE],
@@ -161,18 +161,18 @@ describe("domain/trade", () => {
       const world = standardWorld();
       const step = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 1, quantity: 20 }, clock.advance(500), world));
       assert.equal(step.effect.kind, "updated");
-      assert.equal(step.session.revision, 1);
-      assert.equal(step.session.lastActivityAt, clock.now);
-      assert.deepEqual(viewFor(step.session, A.playerId).myOffer, { items: [{ inventorySlot: 1, itemId: "feather", quantity: 20 }], coins: 0, accepted: false });
-      assert.deepEqual(viewFor(step.session, B.playerId).theirOffer.items, [{ inventorySlot: 1, itemId: "feather", quantity: 20 }]);
+      assert.equal(step.trade.revision, 1);
+      assert.equal(step.trade.lastActivityAt, clock.now);
+      assert.deepEqual(viewFor(step.trade, A.playerId).myOffer, { items: [{ inventorySlot: 1, itemId: "feather", quantity: 20 }], coins: 0, accepted: false });
+      assert.deepEqual(viewFor(step.trade, B.playerId).theirOffer.items, [{ inventorySlot: 1, itemId: "feather", quantity: 20 }]);
     });
     it("setting a slot again replaces its quantity; lines stay sorted by slot", () => {
       const clock = new FakeClock();
       const world = standardWorld();
       let s = offerScreen(clock);
-      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 1, quantity: 20 }, clock.now, world)).session;
-      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).session;
-      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 1, quantity: 50 }, clock.now, world)).session;
+      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 1, quantity: 20 }, clock.now, world)).trade;
+      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).trade;
+      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 1, quantity: 50 }, clock.now, world)).trade;
       assert.equal(s.revision, 3);
       assert.deepEqual(s.offers[A.playerId]!.items, [
         { inventorySlot: 0, itemId: "bronze_axe", quantity: 1 },
@@ -182,10 +182,10 @@ describe("domain/trade", () => {
     it("setting the same quantity again changes nothing", () => {
       const clock = new FakeClock();
       const world = standardWorld();
-      const s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 1, quantity: 5 }, clock.now, world)).session;
+      const s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 1, quantity: 5 }, clock.now, world)).trade;
       const again = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 1, quantity: 5 }, clock.now, world));
       assert.equal(again.effect.kind, "none");
-      assert.equal(again.session, s);
+      assert.equal(again.trade, s);
     });
     const refusals: [string, string, number, number, string][] = [
       ["slot 28", A.playerId, 28, 1, TRADE_ERROR.INVALID_SLOT],
@@ -214,7 +214,7 @@ describe("domain/trade", () => {
       assert.equal(codeOf(setOfferItem(pending(clock), action, clock.now, world)), TRADE_ERROR.INVALID_TRADE);
       const confirm = confirmScreen(offerScreen(clock), world, clock);
       assert.equal(codeOf(setOfferItem(confirm, action, clock.now, world)), TRADE_ERROR.OFFER_FROZEN);
-      const ended = stepOf(cancelTrade(offerScreen(clock), { playerId: A.playerId, reason: "cancelled" }, clock.now)).session;
+      const ended = stepOf(cancelTrade(offerScreen(clock), { playerId: A.playerId, reason: "cancelled" }, clock.now)).trade;
       assert.equal(codeOf(setOfferItem(ended, action, clock.now, world)), TRADE_ERROR.INVALID_TRADE);
     });
   });
@@ -224,11 +224,11 @@ describe("domain/trade", () => {
       const clock = new FakeClock();
       const world = standardWorld();
       let s = offerScreen(clock);
-      s = stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 400 }, clock.now, world)).session;
-      s = stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 1_000 }, clock.now, world)).session;
+      s = stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 400 }, clock.now, world)).trade;
+      s = stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 1_000 }, clock.now, world)).trade;
       assert.equal(s.offers[A.playerId]!.coins, 1_000);
       assert.equal(stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 1_000 }, clock.now, world)).effect.kind, "none");
-      s = stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 0 }, clock.now, world)).session;
+      s = stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 0 }, clock.now, world)).trade;
       assert.equal(s.offers[A.playerId]!.coins, 0);
       assert.equal(s.revision, 3);
     });
@@ -247,11 +247,11 @@ describe("domain/trade", () => {
     it("removes an offered slot", () => {
       const clock = new FakeClock();
       const world = standardWorld();
-      const s = stepOf(setOfferItem(offerScreen(clock), { playerId: B.playerId, slot: 5, quantity: 10 }, clock.now, world)).session;
+      const s = stepOf(setOfferItem(offerScreen(clock), { playerId: B.playerId, slot: 5, quantity: 10 }, clock.now, world)).trade;
       const step = stepOf(removeOfferItem(s, { playerId: B.playerId, slot: 5 }, clock.now));
       assert.equal(step.effect.kind, "updated");
-      assert.deepEqual(step.session.offers[B.playerId]!.items, []);
-      assert.equal(step.session.revision, 2);
+      assert.deepEqual(step.trade.offers[B.playerId]!.items, []);
+      assert.equal(step.trade.revision, 2);
     });
     it("refuses removing a slot not in the offer, a bad slot, a stranger, and on confirm", () => {
       const clock = new FakeClock();
@@ -271,24 +271,24 @@ describe("domain/trade", () => {
       const world = standardWorld();
       const one = stepOf(acceptTrade(offerScreen(clock), { playerId: A.playerId }, clock.now, world));
       assert.equal(one.effect.kind, "updated");
-      assert.equal(one.session.offers[A.playerId]!.accepted, true);
-      assert.equal(one.session.offers[B.playerId]!.accepted, false);
-      assert.equal(one.session.revision, 0, "acceptance is not an offer change");
-      assert.equal(stepOf(acceptTrade(one.session, { playerId: A.playerId }, clock.now, world)).effect.kind, "none");
+      assert.equal(one.trade.offers[A.playerId]!.accepted, true);
+      assert.equal(one.trade.offers[B.playerId]!.accepted, false);
+      assert.equal(one.trade.revision, 0, "acceptance is not an offer change");
+      assert.equal(stepOf(acceptTrade(one.trade, { playerId: A.playerId }, clock.now, world)).effect.kind, "none");
     });
     it("any offer change clears both acceptances and bumps the revision", () => {
       const clock = new FakeClock();
       const world = standardWorld();
       let s = offerScreen(clock);
-      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).session;
-      const changes: ((t: TradeSession) => TradeSession)[] = [
-        (t) => stepOf(setOfferItem(t, { playerId: B.playerId, slot: 0, quantity: 1 }, clock.now, world)).session,
-        (t) => stepOf(setOfferCoins(t, { playerId: B.playerId, coins: 5 }, clock.now, world)).session,
-        (t) => stepOf(removeOfferItem(t, { playerId: B.playerId, slot: 0 }, clock.now)).session,
+      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).trade;
+      const changes: ((t: Trade) => Trade)[] = [
+        (t) => stepOf(setOfferItem(t, { playerId: B.playerId, slot: 0, quantity: 1 }, clock.now, world)).trade,
+        (t) => stepOf(setOfferCoins(t, { playerId: B.playerId, coins: 5 }, clock.now, world)).trade,
+        (t) => stepOf(removeOfferItem(t, { playerId: B.playerId, slot: 0 }, clock.now)).trade,
       ];
       for (const change of changes) {
         const before = s.revision;
-        s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).session;
+        s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).trade;
         assert.equal(s.offers[A.playerId]!.accepted, true);
         s = change(s);
         assert.equal(s.revision, before + 1);
@@ -299,7 +299,7 @@ describe("domain/trade", () => {
     it("refuses a stale revision and takes the current one", () => {
       const clock = new FakeClock();
       const world = standardWorld();
-      const s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 1, quantity: 5 }, clock.now, world)).session;
+      const s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 1, quantity: 5 }, clock.now, world)).trade;
       assert.equal(codeOf(acceptTrade(s, { playerId: B.playerId, revision: 0 }, clock.now, world)), TRADE_ERROR.STALE_OFFER);
       assert.equal(stepOf(acceptTrade(s, { playerId: B.playerId, revision: 1 }, clock.now, world)).effect.kind, "updated");
     });
@@ -307,7 +307,7 @@ describe("domain/trade", () => {
       const clock = new FakeClock();
       const world = standardWorld();
       let s = offerScreen(clock);
-      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).session;
+      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).trade;
       s = confirmScreen(s, world, clock);
       assert.equal(s.state, "confirm");
       assert.equal(s.revision, 2, "entering the confirmation screen is a new revision");
@@ -320,9 +320,9 @@ describe("domain/trade", () => {
       let s = confirmScreen(offerScreen(clock), world, clock);
       const one = stepOf(acceptTrade(s, { playerId: B.playerId, revision: 1 }, clock.now, world));
       assert.equal(one.effect.kind, "updated");
-      const two = stepOf(acceptTrade(one.session, { playerId: A.playerId }, clock.now, world));
+      const two = stepOf(acceptTrade(one.trade, { playerId: A.playerId }, clock.now, world));
       assert.equal(two.effect.kind, "settle");
-      s = two.session;
+      s = two.trade;
       assert.equal(s.state, "settling");
       assert.equal(stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).effect.kind, "none");
       assert.equal(stepOf(acceptTrade(s, { playerId: B.playerId, revision: 99 }, clock.now, world)).effect.kind, "none");
@@ -332,13 +332,13 @@ describe("domain/trade", () => {
     it("accepts quoting the offer screen's revision are STALE_OFFER on the confirmation screen: duplicates never settle", () => {
       const clock = new FakeClock();
       const world = standardWorld();
-      let s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).session;
+      let s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).trade;
       const offerRevision = s.revision;
       // Each player sends two accepts while looking at the offer screen; they arrive interleaved.
       const kinds: (string | undefined)[] = [];
       for (const playerId of [A.playerId, B.playerId, A.playerId, B.playerId]) {
         const r = acceptTrade(s, { playerId, revision: offerRevision }, clock.now, world);
-        if (r.ok) s = r.value.session;
+        if (r.ok) s = r.value.trade;
         kinds.push(r.ok ? r.value.effect.kind : r.error.code);
       }
       assert.deepEqual(kinds, ["updated", "confirmScreen", TRADE_ERROR.STALE_OFFER, TRADE_ERROR.STALE_OFFER]);
@@ -347,7 +347,7 @@ describe("domain/trade", () => {
       assert.equal(s.offers[A.playerId]!.accepted, false);
       assert.equal(s.offers[B.playerId]!.accepted, false);
       // Accepts quoting the confirmation screen's revision settle it.
-      s = stepOf(acceptTrade(s, { playerId: A.playerId, revision: s.revision }, clock.now, world)).session;
+      s = stepOf(acceptTrade(s, { playerId: A.playerId, revision: s.revision }, clock.now, world)).trade;
       assert.equal(stepOf(acceptTrade(s, { playerId: B.playerId, revision: s.revision }, clock.now, world)).effect.kind, "settle");
     });
     it("an accept without a revision accepts whatever is current (documented: only quoted revisions protect the sender)", () => {
@@ -357,7 +357,7 @@ describe("domain/trade", () => {
       const kinds: string[] = [];
       for (const playerId of [A.playerId, B.playerId, A.playerId, B.playerId]) {
         const step = stepOf(acceptTrade(s, { playerId }, clock.now, world));
-        s = step.session;
+        s = step.trade;
         kinds.push(step.effect.kind);
       }
       assert.deepEqual(kinds, ["updated", "confirmScreen", "updated", "settle"]);
@@ -367,57 +367,57 @@ describe("domain/trade", () => {
       // A offers two axes; B has one free slot.
       const world = new World(inv([0, "bronze_axe", 1], [1, "bronze_axe", 1]), fullExcept(27));
       let s = offerScreen(clock);
-      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).session;
-      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 1, quantity: 1 }, clock.now, world)).session;
-      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).session;
+      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 0, quantity: 1 }, clock.now, world)).trade;
+      s = stepOf(setOfferItem(s, { playerId: A.playerId, slot: 1, quantity: 1 }, clock.now, world)).trade;
+      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).trade;
       const step = stepOf(acceptTrade(s, { playerId: B.playerId }, clock.now, world));
       assert.equal(step.effect.kind, "refused");
       assert.equal(step.effect.kind === "refused" && step.effect.error.code, TRADE_ERROR.INVENTORY_FULL);
-      assert.equal(step.session.state, "offer");
-      assert.equal(step.session.offers[A.playerId]!.accepted, false);
-      assert.equal(step.session.offers[B.playerId]!.accepted, false);
+      assert.equal(step.trade.state, "offer");
+      assert.equal(step.trade.offers[A.playerId]!.accepted, false);
+      assert.equal(step.trade.offers[B.playerId]!.accepted, false);
       // Offering one of B's own slots frees a slot: now the two axes fit.
-      s = stepOf(setOfferItem(step.session, { playerId: B.playerId, slot: 0, quantity: 1 }, clock.now, world)).session;
+      s = stepOf(setOfferItem(step.trade, { playerId: B.playerId, slot: 0, quantity: 1 }, clock.now, world)).trade;
       assert.equal(confirmScreen(s, world, clock).state, "confirm");
     });
     it("INVENTORY_FULL when a received stack would pass the cap", () => {
       const clock = new FakeClock();
       const world = new World(inv([0, "feather", 10]), inv([0, "feather", MAX_STACK - 5]));
-      let s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 0, quantity: 6 }, clock.now, world)).session;
-      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).session;
+      let s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 0, quantity: 6 }, clock.now, world)).trade;
+      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).trade;
       const step = stepOf(acceptTrade(s, { playerId: B.playerId }, clock.now, world));
       assert.equal(step.effect.kind === "refused" && step.effect.error.code, TRADE_ERROR.INVENTORY_FULL);
     });
     it("INVENTORY_FULL when received coins would pass the cap", () => {
       const clock = new FakeClock();
       const world = new World(emptyInventory(), emptyInventory(), 100, MAX_STACK - 50);
-      let s = stepOf(setOfferCoins(offerScreen(clock), { playerId: A.playerId, coins: 51 }, clock.now, world)).session;
-      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).session;
+      let s = stepOf(setOfferCoins(offerScreen(clock), { playerId: A.playerId, coins: 51 }, clock.now, world)).trade;
+      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).trade;
       const step = stepOf(acceptTrade(s, { playerId: B.playerId }, clock.now, world));
       assert.equal(step.effect.kind === "refused" && step.effect.error.code, TRADE_ERROR.INVENTORY_FULL);
     });
     it("INVALID_ITEM when an offered slot changed since it was offered", () => {
       const clock = new FakeClock();
       const world = standardWorld();
-      let s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 1, quantity: 50 }, clock.now, world)).session;
+      let s = stepOf(setOfferItem(offerScreen(clock), { playerId: A.playerId, slot: 1, quantity: 50 }, clock.now, world)).trade;
       world.holdings.set(A.playerId, { inventory: inv([1, "feather", 49]), coins: 0 });
-      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).session;
+      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).trade;
       const step = stepOf(acceptTrade(s, { playerId: B.playerId }, clock.now, world));
       assert.equal(step.effect.kind === "refused" && step.effect.error.code, TRADE_ERROR.INVALID_ITEM);
-      assert.equal(step.session.state, "offer");
+      assert.equal(step.trade.state, "offer");
     });
     it("refuses while pending, for a stranger and after the end", () => {
       const clock = new FakeClock();
       const world = standardWorld();
       assert.equal(codeOf(acceptTrade(pending(clock), { playerId: B.playerId }, clock.now, world)), TRADE_ERROR.INVALID_TRADE);
       assert.equal(codeOf(acceptTrade(offerScreen(clock), { playerId: STRANGER }, clock.now, world)), TRADE_ERROR.NOT_IN_TRADE);
-      const ended = stepOf(cancelTrade(offerScreen(clock), { reason: "server_error" }, clock.now)).session;
+      const ended = stepOf(cancelTrade(offerScreen(clock), { reason: "server_error" }, clock.now)).trade;
       assert.equal(codeOf(acceptTrade(ended, { playerId: A.playerId }, clock.now, world)), TRADE_ERROR.INVALID_TRADE);
     });
   });
 
   describe("cancelTrade", () => {
-    const states: [string, (c: FakeClock, w: World) => TradeSession][] = [
+    const states: [string, (c: FakeClock, w: World) => Trade][] = [
       ["pending", (c) => pending(c)],
       ["offer", (c) => offerScreen(c)],
       ["confirm", (c, w) => confirmScreen(offerScreen(c), w, c)],
@@ -427,21 +427,21 @@ describe("domain/trade", () => {
         const clock = new FakeClock();
         const step = stepOf(cancelTrade(make(clock, standardWorld()), { playerId: B.playerId, reason: "cancelled" }, clock.now));
         assert.deepEqual(step.effect, { kind: "cancelled", reason: "cancelled" });
-        assert.equal(step.session.state, "cancelled");
-        assert.equal(step.session.cancelReason, "cancelled");
-        assert.equal(step.session.cancelledBy, B.playerId);
+        assert.equal(step.trade.state, "cancelled");
+        assert.equal(step.trade.cancelReason, "cancelled");
+        assert.equal(step.trade.cancelledBy, B.playerId);
       });
     }
     it("takes a system reason without a player", () => {
       const clock = new FakeClock();
       const step = stepOf(cancelTrade(offerScreen(clock), { reason: "moved_away" }, clock.now));
-      assert.equal(step.session.cancelReason, "moved_away");
-      assert.equal(step.session.cancelledBy, undefined);
+      assert.equal(step.trade.cancelReason, "moved_away");
+      assert.equal(step.trade.cancelledBy, undefined);
     });
     it("refuses a stranger and an ended trade", () => {
       const clock = new FakeClock();
       assert.equal(codeOf(cancelTrade(offerScreen(clock), { playerId: STRANGER, reason: "cancelled" }, clock.now)), TRADE_ERROR.NOT_IN_TRADE);
-      const ended = stepOf(cancelTrade(offerScreen(clock), { reason: "disconnected" }, clock.now)).session;
+      const ended = stepOf(cancelTrade(offerScreen(clock), { reason: "disconnected" }, clock.now)).trade;
       assert.equal(codeOf(cancelTrade(ended, { reason: "disconnected" }, clock.now)), TRADE_ERROR.INVALID_TRADE);
       assert.equal(codeOf(cancelTrade(ended, { playerId: A.playerId, reason: "cancelled" }, clock.now)), TRADE_ERROR.INVALID_TRADE);
     });
@@ -454,17 +454,17 @@ describe("domain/trade", () => {
       assert.equal(tickTrade(s, clock.advance(29_999)).effect.kind, "none");
       const step = tickTrade(s, clock.advance(1));
       assert.deepEqual(step.effect, { kind: "cancelled", reason: "timeout" });
-      assert.equal(step.session.state, "cancelled");
-      assert.equal(step.session.endedAt, clock.now);
+      assert.equal(step.trade.state, "cancelled");
+      assert.equal(step.trade.endedAt, clock.now);
     });
     it("an open trade expires after 5 minutes without activity, counted from the last action", () => {
       const clock = new FakeClock();
       const world = standardWorld();
       let s = offerScreen(clock);
       clock.advance(4 * 60_000);
-      s = stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 5 }, clock.now, world)).session;
+      s = stepOf(setOfferCoins(s, { playerId: A.playerId, coins: 5 }, clock.now, world)).trade;
       assert.equal(tickTrade(s, clock.advance(4 * 60_000)).effect.kind, "none");
-      s = stepOf(acceptTrade(s, { playerId: B.playerId }, clock.now, world)).session;
+      s = stepOf(acceptTrade(s, { playerId: B.playerId }, clock.now, world)).trade;
       assert.equal(tickTrade(s, clock.advance(5 * 60_000 - 1)).effect.kind, "none");
       assert.deepEqual(tickTrade(s, clock.advance(1)).effect, { kind: "cancelled", reason: "timeout" });
     });
@@ -477,24 +477,24 @@ describe("domain/trade", () => {
     });
     it("an ended trade does not time out again", () => {
       const clock = new FakeClock();
-      const ended = stepOf(cancelTrade(pending(clock), { reason: "cancelled" }, clock.now)).session;
+      const ended = stepOf(cancelTrade(pending(clock), { reason: "cancelled" }, clock.now)).trade;
       assert.equal(tickTrade(ended, clock.advance(60_000)).effect.kind, "none");
     });
   });
 
   describe("completeTrade and failSettlement", () => {
-    function settling(clock: FakeClock): TradeSession {
+    function settling(clock: FakeClock): Trade {
       const world = standardWorld();
       let s = confirmScreen(offerScreen(clock), world, clock);
-      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).session;
-      return stepOf(acceptTrade(s, { playerId: B.playerId }, clock.now, world)).session;
+      s = stepOf(acceptTrade(s, { playerId: A.playerId }, clock.now, world)).trade;
+      return stepOf(acceptTrade(s, { playerId: B.playerId }, clock.now, world)).trade;
     }
     it("settling → completed", () => {
       const clock = new FakeClock();
       const step = stepOf(completeTrade(settling(clock), clock.advance(20)));
       assert.equal(step.effect.kind, "completed");
-      assert.equal(step.session.state, "completed");
-      assert.equal(step.session.endedAt, clock.now);
+      assert.equal(step.trade.state, "completed");
+      assert.equal(step.trade.endedAt, clock.now);
     });
     it("settling → cancelled with the failure reason", () => {
       const clock = new FakeClock();
@@ -527,11 +527,11 @@ describe("domain/trade", () => {
       ] as const) {
         const step = stepOf(applyTradeAction(s, action, clock.advance(100), world));
         kinds.push(step.effect.kind);
-        s = step.session;
+        s = step.trade;
       }
       assert.deepEqual(kinds, ["started", "updated", "updated", "updated", "updated", "updated", "confirmScreen", "updated", "settle"]);
       const cancelled = stepOf(applyTradeAction(pending(clock), { type: "cancel", playerId: A.playerId, reason: "cancelled" }, clock.now, world));
-      assert.equal(cancelled.session.state, "cancelled");
+      assert.equal(cancelled.trade.state, "cancelled");
     });
   });
 

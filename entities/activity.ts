@@ -1,10 +1,14 @@
-/** Storage: login sessions, death locks and NPC kill statistics. */
+/** Storage: logins, death locks and NPC kill statistics. */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CharacterEntity } from "./character.js";
 
-export const PlayerSessionEntity = defineEntity({
-  name: "PlayerSession",
-  tableName: "player_sessions",
+/**
+ * One login: a character's stay in the world, from its join to its leave (reconnections within the
+ * linger included), with the transport and why it ended.
+ */
+export const PlayerLoginEntity = defineEntity({
+  name: "PlayerLogin",
+  tableName: "player_logins",
   properties: {
     id: p.string().primary(),
     characterId: () => p.manyToOne(CharacterEntity).mapToPk().joinColumn("character_id").deleteRule("cascade").index(),
@@ -15,7 +19,7 @@ export const PlayerSessionEntity = defineEntity({
     endReason: p.string().nullable(),
   },
 });
-export type PlayerSession = InferEntity<typeof PlayerSessionEntity>;
+export type PlayerLogin = InferEntity<typeof PlayerLoginEntity>;
 
 /** Items a death moved, kept on the lock so an interrupted death can be resolved exactly once. */
 export interface DeathItems {

@@ -17,7 +17,7 @@ import {
   type Character,
   type StoredGoal,
 } from "./character.js";
-import { PlayerSessionEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
+import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
 
 /** The stored item rows of one character. */
 export interface ItemRows {
@@ -229,20 +229,22 @@ export class CharacterRepository {
     if (items.bank?.length) await em.insertMany(BankItemEntity, items.bank.map((r) => ({ characterId, ...r })));
   }
 
-  async openSession(characterId: string, accountId: string, transport: string): Promise<string> {
+  /** Record that a character entered the world over `transport`. @returns the login's id. */
+  async recordLogin(characterId: string, accountId: string, transport: string): Promise<string> {
     const em = this.fork();
-    const s = em.create(PlayerSessionEntity, { id: randomUUID(), characterId, accountId, transport });
+    const login = em.create(PlayerLoginEntity, { id: randomUUID(), characterId, accountId, transport });
     await em.flush();
-    return s.id;
+    return login.id;
   }
 
-  async closeSession(sessionId: string, reason: string): Promise<void> {
-    await this.fork().nativeUpdate(PlayerSessionEntity, { id: sessionId, endedAt: null }, { endedAt: new Date(), endReason: reason });
+  /** Record that the character of a login left the world, and why (once: a closed login stays as it is). */
+  async recordLogout(loginId: string, reason: string): Promise<void> {
+    await this.fork().nativeUpdate(PlayerLoginEntity, { id: loginId, endedAt: null }, { endedAt: new Date(), endReason: reason });
   }
 
-  /** Close sessions a crashed process left open. */
-  async closeStaleSessions(): Promise<number> {
-    return this.fork().nativeUpdate(PlayerSessionEntity, { endedAt: null }, { endedAt: new Date(), endReason: "server_restart" });
+  /** Close logins a crashed process left open. */
+  async closeStaleLogins(): Promise<number> {
+    return this.fork().nativeUpdate(PlayerLoginEntity, { endedAt: null }, { endedAt: new Date(), endReason: "server_restart" });
   }
 
   async recordKill(characterId: string, npcId: string): Promise<void> {

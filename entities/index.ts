@@ -10,7 +10,7 @@ export * from "./agent.js";
 import { AccountEntity } from "./account.js";
 import { CharacterEntity, InventoryItemEntity, EquipmentItemEntity, BankItemEntity } from "./character.js";
 import { ItemDefinitionEntity, WorldChunkEntity } from "./world.js";
-import { PlayerSessionEntity, PlayerDeathEntity, NpcKillEntity } from "./activity.js";
+import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity } from "./activity.js";
 import { FriendshipEntity, FriendRequestEntity, IgnoreEntryEntity } from "./social.js";
 import { TradeAuditEntity } from "./trade.js";
 import { AgentMappingEntity } from "./agent.js";
@@ -23,7 +23,7 @@ export const ALL_ENTITIES = [
   BankItemEntity,
   ItemDefinitionEntity,
   WorldChunkEntity,
-  PlayerSessionEntity,
+  PlayerLoginEntity,
   PlayerDeathEntity,
   NpcKillEntity,
   FriendshipEntity,

@@ -221,7 +221,7 @@ export class WorldRoom extends Room {
       session.playerId = record.character.id;
       return this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
     });
-    if (!resumed || !player.sessionId) player.sessionId = await this.rt.characters.openSession(player.id, principal.accountId, session.kind);
+    if (!resumed || !player.loginId) player.loginId = await this.rt.characters.recordLogin(player.id, principal.accountId, session.kind);
     if (principal.roles.includes("admin")) player.admin = true;
     this.upsertSchema("players", player.id);
     return player;

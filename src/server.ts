@@ -151,7 +151,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const characterService = new CharacterService(storage, content);
   const characters = characterService.repo;
   const social = new SocialService(storage);
-  await characters.closeStaleSessions();
+  await characters.closeStaleLogins();
   const world = new World({
     content,
     characters,

@@ -46,9 +46,9 @@ export class Player {
   goal: StoredGoal | null;
   goalsPaused: boolean;
 
-  // Session state (not stored).
+  // In memory only (not stored).
   connection: Connection | undefined;
-  sessionId: string | undefined;
+  loginId: string | undefined;
   admin = false;
   path: Tile[] = [];
   running = false;

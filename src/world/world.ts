@@ -307,7 +307,7 @@ export class World implements WorldPort {
     this.onPlayerRemoved?.(playerId);
     await this.queues.run(p.id, async () => {
       await this.deps.characters.save(p.snapshot(true));
-      if (p.sessionId) await this.deps.characters.closeSession(p.sessionId, reason);
+      if (p.loginId) await this.deps.characters.recordLogout(p.loginId, reason);
     });
   }
 

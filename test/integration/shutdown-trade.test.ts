@@ -117,8 +117,8 @@ describe(`shutdown with a settlement held on a row lock (${TEST_DATABASE_URL ? "
       [["cancelled", "server_error"]],
       "one audit record",
     );
-    const open = await pg.orm.em.fork().getConnection().execute(`select count(*)::int n from player_sessions where character_id in (?, ?, ?) and ended_at is null`, [a.id, b.id, c.id]);
-    assert.equal(open[0].n, 0, "every session closed");
+    const open = await pg.orm.em.fork().getConnection().execute(`select count(*)::int n from player_logins where character_id in (?, ?, ?) and ended_at is null`, [a.id, b.id, c.id]);
+    assert.equal(open[0].n, 0, "every login closed");
   });
 
   it("the lock is held until after the process exits: still exit 0 within 10 s, the other players saved, the trade not completed", async () => {

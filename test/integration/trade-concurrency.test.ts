@@ -410,9 +410,9 @@ for (const kind of storageKinds()) {
           t.b.next("tradeCompleted", (d) => d.tradeId === t.tradeId).then(() => "completed"),
           t.b.next("tradeCancelled", (d) => d.tradeId === t.tradeId).then(() => "cancelled"),
         ]);
-        // A's leave has saved A (its session is closed) before storage is checked.
+        // A's leave has saved A (its login is closed) before storage is checked.
         await until(async () => {
-          const rows = await server.storage.orm.em.fork().getConnection().execute(`select 1 from player_sessions where character_id = ? and ended_at is null`, [t.a.id]);
+          const rows = await server.storage.orm.em.fork().getConnection().execute(`select 1 from player_logins where character_id = ? and ended_at is null`, [t.a.id]);
           return rows.length === 0 && !server.world.player(t.a.id);
         }, "A saved and gone");
         await server.world.queues.drain();

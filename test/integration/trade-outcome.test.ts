@@ -241,8 +241,8 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     // Their leave saves (storage works again) have run: progress only, never the items in memory.
     await server.world.queues.drain();
     await roomGone(t.roomId);
-    const sessions = await server.storage.orm.em.fork().getConnection().execute(`select 1 from player_sessions where character_id in (?, ?) and ended_at is null`, t.ids);
-    assert.equal(sessions.length, 0, "both sessions closed by the leave");
+    const logins = await server.storage.orm.em.fork().getConnection().execute(`select 1 from player_logins where character_id in (?, ?) and ended_at is null`, t.ids);
+    assert.equal(logins.length, 0, "both logins closed by the leave");
     assert.deepEqual(await totals(server.storage.orm, t.ids), t.before, "no duplicate");
     assert.deepEqual(
       (await audits(server.storage.orm, [t.tradeId])).map((r) => r.outcome),

@@ -114,8 +114,8 @@ describe("world persistence (real process)", function () {
 
     b.child.proc.kill("SIGTERM");
     assert.equal((await b.child.exited).code, 0);
-    const sessions = await sql<{ end_reason: string | null }>("select end_reason from player_sessions where character_id = ? order by started_at", [p.id]);
-    assert.deepEqual(sessions.map((x) => x.end_reason), ["server_restart", "left"], "the killed process's session is closed at restart");
+    const logins = await sql<{ end_reason: string | null }>("select end_reason from player_logins where character_id = ? order by started_at", [p.id]);
+    assert.deepEqual(logins.map((x) => x.end_reason), ["server_restart", "left"], "the killed process's login is closed at restart");
   });
 
   it("SIGTERM saves every player before exiting 0", async () => {
@@ -135,7 +135,7 @@ describe("world persistence (real process)", function () {
     const row = await progressRow(p.id);
     assert.deepEqual({ x: row!.position_x, z: row!.position_z, xp: row!.woodcutting_xp }, { x: -14, z: 3, xp: 24 });
     assert.equal(await logsRows(p.id), 1);
-    const sessions = await sql<{ end_reason: string | null }>("select end_reason from player_sessions where character_id = ?", [p.id]);
-    assert.deepEqual(sessions.map((x) => x.end_reason), ["server_shutdown"]);
+    const logins = await sql<{ end_reason: string | null }>("select end_reason from player_logins where character_id = ?", [p.id]);
+    assert.deepEqual(logins.map((x) => x.end_reason), ["server_shutdown"]);
   });
 });

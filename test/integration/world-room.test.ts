@@ -70,13 +70,13 @@ describe("WorldRoom (SDK clients)", function () {
       assert.equal(p.me.name, s.name);
     });
 
-    it("opens a session record on join and closes it on leave", async () => {
+    it("opens a login record on join and closes it on leave", async () => {
       const p = await join();
-      const open = await sql("select ended_at from player_sessions where character_id = ?", [p.id]);
+      const open = await sql("select ended_at from player_logins where character_id = ?", [p.id]);
       assert.equal(open.length, 1);
       assert.equal(open[0].ended_at, null);
       await p.leave();
-      await eventually(async () => (await sql("select end_reason from player_sessions where character_id = ? and ended_at is not null", [p.id]))[0], "session closed");
+      await eventually(async () => (await sql("select end_reason from player_logins where character_id = ? and ended_at is not null", [p.id]))[0], "login closed");
     });
 
     it("plays the requested character, and refuses another account's character", async () => {
@@ -537,11 +537,11 @@ describe("WorldRoom (SDK clients)", function () {
         await p.waitAt(0, 2);
         await cut(p);
         await eventually(() => !server.world.players.has(p.id), "the player left after the window", 10_000);
-        const session = await eventually(
-          async () => (await sql("select end_reason from player_sessions where character_id = ? and ended_at is not null", [p.id]))[0],
-          "session closed",
+        const login = await eventually(
+          async () => (await sql("select end_reason from player_logins where character_id = ? and ended_at is not null", [p.id]))[0],
+          "login closed",
         );
-        assert.equal(session.end_reason, "reconnect_timeout");
+        assert.equal(login.end_reason, "reconnect_timeout");
         assert.deepEqual({ x: (await stored(p.id))!.character.positionX, z: (await stored(p.id))!.character.positionZ }, { x: 0, z: 2 });
         await assert.rejects(p.client.reconnect(p.room.reconnectionToken));
         assert.ok(!server.world.players.has(p.id));

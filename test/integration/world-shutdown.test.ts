@@ -1,6 +1,6 @@
 /**
  * Shutdown (docs/persistence.md#shutdown): every player in the world is saved exactly once — one save,
- * one closed session — whatever transport it uses, and the server closes.
+ * one closed login — whatever transport it uses, and the server closes.
  */
 import assert from "node:assert/strict";
 import type { ProgressSnapshot } from "../../entities/character-repository.js";
@@ -10,7 +10,7 @@ import { startTestServer } from "../helpers/server.js";
 describe("world shutdown", function () {
   this.timeout(40_000);
 
-  it("saves each player once and closes each session once", async () => {
+  it("saves each player once and closes each login once", async () => {
     const server = await startTestServer();
     const clients: (RawPlayer | SdkPlayer)[] = [];
     try {
@@ -28,18 +28,18 @@ describe("world shutdown", function () {
       const saves: string[] = [];
       const closed: string[] = [];
       const save = repo.save.bind(repo);
-      const closeSession = repo.closeSession.bind(repo);
+      const recordLogout = repo.recordLogout.bind(repo);
       repo.save = async (s: ProgressSnapshot) => {
         saves.push(s.characterId);
         return save(s);
       };
-      repo.closeSession = async (sessionId: string, reason: string) => {
+      repo.recordLogout = async (loginId: string, reason: string) => {
         closed.push(reason);
-        return closeSession(sessionId, reason);
+        return recordLogout(loginId, reason);
       };
       await server.close();
       assert.deepEqual([...saves].sort(), [...ids].sort(), "one save per player");
-      assert.equal(closed.length, ids.length, "one closed session per player");
+      assert.equal(closed.length, ids.length, "one closed login per player");
       for (const [i, id] of ids.entries()) {
         const row = (await repo.load(id))!.character;
         assert.deepEqual([row.positionX, row.positionZ], [i + 1, 1], `${id} saved where it stood`);

@@ -288,8 +288,8 @@ describe("/ws adapter heartbeat and backpressure", function () {
     await eventually(() => !server.world.players.has(id), "the player left");
     const rows = await eventually(
       async () =>
-        (await server.storage.orm.em.fork().getConnection().execute("select end_reason from player_sessions where character_id = ? and ended_at is not null", [id]))[0],
-      "session closed",
+        (await server.storage.orm.em.fork().getConnection().execute("select end_reason from player_logins where character_id = ? and ended_at is not null", [id]))[0],
+      "login closed",
     );
     assert.ok(rows);
     assert.equal((await server.runtime.characters.load(id))!.character.positionX, 2, "saved on leave");

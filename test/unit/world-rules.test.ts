@@ -32,7 +32,7 @@ class FakeRepo {
   records = new Map<string, CharacterRecord>();
   saves: ProgressSnapshot[] = [];
   deaths: { id: string; characterId: string; items: DeathItems; after: ProgressSnapshot; resolved: boolean }[] = [];
-  closedSessions: { sessionId: string; reason: string }[] = [];
+  logouts: { loginId: string; reason: string }[] = [];
   gate: Promise<void> | undefined;
   async load(id: string) {
     const r = this.records.get(id);
@@ -56,8 +56,8 @@ class FakeRepo {
     return closed;
   }
   async recordKill() {}
-  async closeSession(sessionId: string, reason: string) {
-    this.closedSessions.push({ sessionId, reason });
+  async recordLogout(loginId: string, reason: string) {
+    this.logouts.push({ loginId, reason });
   }
 }
 
@@ -203,7 +203,7 @@ describe("world rules (fake storage, fake clock)", () => {
     const fight = (id: string) => {
       const goblin = world.npcs.get(world.npcIdsOf("goblin")[0]!)!;
       const { player, conn } = join(id, { x: goblin.x + 1, z: goblin.z });
-      player.sessionId = `session-${id}`;
+      player.loginId = `login-${id}`;
       for (let i = 0; i < 40 && player.lastCombatAt === undefined; i++) world.step();
       assert.ok(world.inCombat(player), "in combat");
       return { goblin, player, conn };
@@ -243,9 +243,9 @@ describe("world rules (fake storage, fake clock)", () => {
         assert.equal(world.player(player.id), player, "not before 10 s out of combat");
         clock.t += 1;
         world.step();
-        await until(() => repo.closedSessions.length === 1, "left and session closed");
+        await until(() => repo.logouts.length === 1, "left and login closed");
         assert.equal(world.player(player.id), undefined);
-        assert.equal(repo.closedSessions[0]!.reason, how === "a consented leave (SDK)" ? "left" : "reconnect_timeout");
+        assert.equal(repo.logouts[0]!.reason, how === "a consented leave (SDK)" ? "left" : "reconnect_timeout");
         assert.equal(repo.saves.at(-1)!.characterId, player.id);
       });
     }
@@ -266,7 +266,7 @@ describe("world rules (fake storage, fake clock)", () => {
       await until(() => !player.dead, "respawned");
       clock.t += COMBAT_LOGOUT_SECONDS * 1000;
       world.step();
-      await until(() => repo.closedSessions.length === 1, "then left");
+      await until(() => repo.logouts.length === 1, "then left");
     });
 
     it("out of combat a consented leave is immediate; shutdown (leaveAll) removes a player in combat at once", async () => {

@@ -69,7 +69,7 @@ class FakeCharacters {
     return this.openDeaths.delete(deathId.slice("death:".length));
   }
   async recordKill() {}
-  async closeSession() {}
+  async recordLogout() {}
   private write(s: ProgressSnapshot) {
     const r = this.rows.get(s.characterId)!;
     const character = { ...r.character, positionX: s.x, positionZ: s.z, health: s.health, ...(s.coins !== undefined ? { coins: s.coins } : {}) };

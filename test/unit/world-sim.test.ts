@@ -21,7 +21,7 @@ import { GROUND_ITEM_PRIVATE_TICKS, RECONNECT_SECONDS, VIEW_RADIUS, World } from
 class FakeRepo {
   saves: ProgressSnapshot[] = [];
   deaths: { id: string; characterId: string; items: DeathItems; after: ProgressSnapshot; resolved: boolean }[] = [];
-  closedSessions: { sessionId: string; reason: string }[] = [];
+  logouts: { loginId: string; reason: string }[] = [];
   kills: { characterId: string; npcId: string }[] = [];
   gate: Promise<void> | undefined;
   failSaves = false;
@@ -65,8 +65,8 @@ class FakeRepo {
   async recordKill(characterId: string, npcId: string) {
     this.kills.push({ characterId, npcId });
   }
-  async closeSession(sessionId: string, reason: string) {
-    this.closedSessions.push({ sessionId, reason });
+  async recordLogout(loginId: string, reason: string) {
+    this.logouts.push({ loginId, reason });
   }
 }
 
@@ -231,9 +231,9 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(world.players.size, 1);
     });
 
-    it(`a dropped player lingers ${RECONNECT_SECONDS} s, then leaves, is saved and its session closed`, async () => {
+    it(`a dropped player lingers ${RECONNECT_SECONDS} s, then leaves, is saved and its login closed`, async () => {
       const { player, conn } = join("dropper");
-      player.sessionId = "session-1";
+      player.loginId = "login-1";
       world.drop(player.id, conn.id);
       clock.t += (RECONNECT_SECONDS - 1) * 1000;
       world.step();
@@ -244,7 +244,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       await world.queues.drain();
       assert.equal(repo.saves.at(-1)?.characterId, player.id);
       assert.ok(repo.saves.at(-1)?.items, "the leave save includes items");
-      assert.deepEqual(repo.closedSessions, [{ sessionId: "session-1", reason: "reconnect_timeout" }]);
+      assert.deepEqual(repo.logouts, [{ loginId: "login-1", reason: "reconnect_timeout" }]);
     });
 
     it("a drop holding a reconnection seat is left to the seat: the tick does not end it, leave does", async () => {
@@ -562,12 +562,12 @@ describe("world/World simulation (fake storage, fake clock)", () => {
   });
 
   describe("shutdown", () => {
-    it("leaveAll saves every player exactly once and closes its session, a batch at a time", async () => {
+    it("leaveAll saves every player exactly once and closes its login, a batch at a time", async () => {
       let open!: () => void;
       repo.gate = new Promise((r) => (open = r));
       const N = 45;
       const players = Array.from({ length: N }, (_, i) => join(`p${i}`).player);
-      players.forEach((p, i) => (p.sessionId = `s${i}`));
+      players.forEach((p, i) => (p.loginId = `s${i}`));
       let inFlight = 0;
       let maxInFlight = 0;
       const save = repo.save.bind(repo);
@@ -587,8 +587,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(maxInFlight, 20, "at most one batch at a time, and a whole batch at once");
       assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort(), "each player saved once");
       assert.ok(repo.saves.every((x) => x.items), "with items");
-      assert.equal(repo.closedSessions.length, N);
-      assert.ok(repo.closedSessions.every((c) => c.reason === "server_shutdown"));
+      assert.equal(repo.logouts.length, N);
+      assert.ok(repo.logouts.every((c) => c.reason === "server_shutdown"));
     });
   });
 

@@ -1,4 +1,8 @@
 /** The committed migrations, in order. Listed explicitly so start-up needs no file discovery. */
 import { Migration20261122010855 } from "./Migration20261122010855.js";
+import { Migration20261124140000 } from "./Migration20261124140000.js";
 
-export const MIGRATIONS = [{ name: "Migration20261122010855", class: Migration20261122010855 }];
+export const MIGRATIONS = [
+  { name: "Migration20261122010855", class: Migration20261122010855 },
+  { name: "Migration20261124140000", class: Migration20261124140000 },
+];

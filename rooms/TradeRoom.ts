@@ -1,8 +1,12 @@
 /**
  * `TradeRoom` (room name `trade`): owns one trade from the offer screen to its end — offers,
  * revisions, acceptances and timers — and sends the trade events to both players through their
- * world connections. Trade events reach it from the world by `tradeId` (`act`, `interrupt`).
- * SDK clients of the two traders may also join it to watch the session as synchronised state.
+ * world connections. Trade events reach it from the world by `tradeId` (`act`, `interrupt`), their
+ * payloads already validated by the event table. SDK clients of the two traders may also join it
+ * to watch the trade as synchronised state.
+ *
+ * The server defines the room type with `tradeRoomType(deps)`, a subclass closing over the trade
+ * service's environment (`TradeEnv`): nothing is assigned to the class after the fact.
  */
 import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import type { Principal } from "../src/auth/service.js";
@@ -27,8 +31,9 @@ import {
 import { CANCEL_MESSAGES, type SettleOutcome, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/service.js";
 import { StateView } from "@colyseus/schema";
 import { TradeOfferLineState, TradeOfferState, TradeRoomState, TradeValuesState, TraderViewState } from "../schema/trade.js";
+import type { ClientEventPayload, TradeEventName } from "../src/events.js";
 import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
-import { WorldRoom } from "./WorldRoom.js";
+import type { SocketGate } from "../src/net/socket-gate.js";
 
 type Refusal = { code: string; message: string };
 
@@ -49,23 +54,20 @@ function showsValues(state: TradeState): boolean {
   return state === "confirm" || state === "settling" || state === "completed";
 }
 
-/** Turn a validated trade event into a domain action, or a refusal with the codes of docs/trading.md#error-codes. */
-export function toTradeAction(playerId: string, event: string, data: Record<string, unknown>): TradeAction | Refusal {
-  const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+/** A trade event with its validated payload (the event table checked its schema). */
+export type TradeEvent = { [E in TradeEventName]: { event: E; data: ClientEventPayload<E> } }[TradeEventName];
+
+/** Turn a validated trade event into a domain action, or a refusal for an event that has no place in an open trade. */
+export function toTradeAction(playerId: string, { event, data }: TradeEvent): TradeAction | Refusal {
   switch (event) {
     case "tradeAddItem":
-      if (data.coins !== undefined) {
-        if (!isInt(data.coins) || data.coins < 0) return { code: TRADE_ERROR.INVALID_QUANTITY, message: "Coins must be a whole number of 0 or more." };
-        return { type: "setCoins", playerId, coins: data.coins };
-      }
-      if (!isInt(data.inventorySlot)) return { code: TRADE_ERROR.INVALID_SLOT, message: "inventorySlot must be a whole number from 0 to 27." };
-      if (!isInt(data.quantity)) return { code: TRADE_ERROR.INVALID_QUANTITY, message: "quantity must be a whole number from 1 to what the slot holds." };
-      return { type: "setItem", playerId, slot: data.inventorySlot, quantity: data.quantity };
+      // The schema requires `inventorySlot` and `quantity` when `coins` is absent.
+      if (data.coins !== undefined) return { type: "setCoins", playerId, coins: data.coins };
+      return { type: "setItem", playerId, slot: data.inventorySlot!, quantity: data.quantity! };
     case "tradeRemoveItem":
-      if (!isInt(data.inventorySlot)) return { code: TRADE_ERROR.INVALID_SLOT, message: "inventorySlot must be a whole number from 0 to 27." };
       return { type: "removeItem", playerId, slot: data.inventorySlot };
     case "tradeAccept":
-      return { type: "accept", playerId, revision: data.revision as number | undefined };
+      return { type: "accept", playerId, revision: data.revision };
     case "tradeCancel":
       return { type: "cancel", playerId, reason: "cancelled" };
     default:
@@ -73,13 +75,39 @@ export function toTradeAction(playerId: string, event: string, data: Record<stri
   }
 }
 
-export class TradeRoom extends Room implements TradeRoomHandle {
+/** What a trade room works with, given once when the server defines the room type. */
+export interface TradeRoomDeps {
   /**
-   * Set once by the server: the trade service of the world in this process. A trade room works on
-   * that world's players in memory, so it is always created in the world's process
-   * (`matchMaker.handleCreateRoom`); only watchers may connect to it from elsewhere.
+   * The trade service of the world in this process. A trade room works on that world's players in
+   * memory, so it is always created in the world's process (`matchMaker.handleCreateRoom`); only
+   * watchers may connect to it from elsewhere.
    */
-  static env: TradeEnv;
+  env: TradeEnv;
+  /** Authentication of watchers. */
+  gate: Pick<SocketGate, "authenticate">;
+}
+
+/** The `trade` room type for `matchMaker.defineRoomType`, bound to its dependencies (see `worldRoomType`). */
+export function tradeRoomType(deps: TradeRoomDeps) {
+  return class BoundTradeRoom extends TradeRoom {
+    static override onAuth(token: string, _options: { characterId?: string }, ctx: AuthContext): Promise<Principal> {
+      return authorizeWatcher(deps.gate, token, ctx);
+    }
+    constructor() {
+      super(deps.env);
+    }
+  };
+}
+
+/** Watchers sign in with their token (no anonymous identity: it could never be a trader). */
+async function authorizeWatcher(gate: TradeRoomDeps["gate"], token: string, ctx: AuthContext): Promise<Principal> {
+  if (!token) throw new ServerError(401, "missing or invalid token");
+  const principal = await gate.authenticate(token, ctx.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined);
+  if (!principal) throw new ServerError(401, "missing or invalid token");
+  return principal;
+}
+
+export class TradeRoom extends Room implements TradeRoomHandle {
   override autoDispose = false;
   override maxClients = 4;
   override state = new TradeRoomState();
@@ -91,16 +119,8 @@ export class TradeRoom extends Room implements TradeRoomHandle {
   /** Resolves once the trade has ended and its audit record is written. */
   readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
 
-  private get env() {
-    return TradeRoom.env;
-  }
-
-  /** Watchers sign in with their token (no anonymous identity: it could never be a trader). */
-  static override async onAuth(token: string, options: { characterId?: string }, ctx: AuthContext): Promise<Principal> {
-    if (!token) throw new ServerError(401, "missing or invalid token");
-    const principal = await WorldRoom.runtime.authenticate(token, ctx.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined);
-    if (!principal) throw new ServerError(401, "missing or invalid token");
-    return principal;
+  protected constructor(private readonly env: TradeEnv) {
+    super();
   }
 
   /**
@@ -159,11 +179,11 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     client.view.add(this.state.traders.get(characterId)!);
   }
 
-  /** A trade event from one of the players (routed by the world). */
-  act(playerId: string, event: string, data: Record<string, unknown>) {
+  /** A validated trade event from one of the players (routed by the trade service). */
+  act<E extends TradeEventName>(playerId: string, event: E, data: ClientEventPayload<E>) {
     if (this.finished) return;
     if (!isParty(this.session, playerId)) return this.refuse(playerId, { code: TRADE_ERROR.NOT_IN_TRADE, message: "You are not in this trade." });
-    const action = toTradeAction(playerId, event, data);
+    const action = toTradeAction(playerId, { event, data } as TradeEvent);
     if ("code" in action) return this.refuse(playerId, action);
     const ctx = { items: this.env.items, holdingsOf: (id: string) => this.env.holdingsOf(id) };
     const res = applyTradeAction(this.session, action, this.env.now(), ctx);

@@ -38,7 +38,6 @@ import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
-import type { TradeEventHandler } from "../world/runtime.js";
 import type { SocialPort, TradeHooks, World } from "../world/world.js";
 import { auditCancelled, settleTrade, type SettlementResult } from "./settlement.js";
 
@@ -154,7 +153,7 @@ export interface TradeServiceDeps {
   metrics?: Metrics;
 }
 
-export class TradeService implements TradeEventHandler, TradeHooks {
+export class TradeService implements TradeHooks {
   /** Requests not answered yet. */
   private readonly pending = new Map<string, TradeSession>();
   /** Where both players of a pending request stood when it was made (a move cancels it). */

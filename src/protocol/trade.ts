@@ -36,7 +36,8 @@ export const TRADE_CLIENT_EVENTS = {
       if (d.coins !== undefined) return;
       if (d.inventorySlot === undefined) ctx.addIssue({ code: "custom", path: ["inventorySlot"], message: "is required without coins" });
       else if (d.quantity === undefined) ctx.addIssue({ code: "custom", path: ["quantity"], message: "is required with inventorySlot" });
-    }),
+    })
+    .describe("an item line (inventorySlot and quantity), or the offered coins (coins)"),
   tradeRemoveItem: z.object({ tradeId: id, inventorySlot: slot }),
   tradeAccept: z.object({ tradeId: id, revision: int.min(0).optional().describe("the screen's revision this accept is for") }),
   tradeCancel: z.object({ tradeId: id }),

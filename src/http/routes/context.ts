@@ -161,10 +161,11 @@ export const CharacterRefBody = z
   .refine((b) => (b.characterId === undefined) !== (b.name === undefined), { message: "give exactly one of characterId or name" })
   .openapi("CharacterRef");
 
-// Shared with the WebSocket protocol (src/protocol/player.ts), named here for the OpenAPI document.
+// Shared with the WebSocket protocol (src/protocol/player.ts), named here for the OpenAPI document
+// (`meta` ids: those schemas were built before zod had `openapi`).
 const Position = ProtocolPosition;
-export const SkillsSchema = ProtocolSkills.openapi("Skills");
-export const GoalSchema = ProtocolGoal.openapi("Goal");
+export const SkillsSchema = ProtocolSkills.meta({ id: "Skills" });
+export const GoalSchema = ProtocolGoal.meta({ id: "Goal" });
 export const AvailableGoalSchema = z.object({ id: z.string(), type: z.string(), description: z.string() }).openapi("AvailableGoal");
 
 /** The stored part of `player:sync` (docs/protocol.md#private-state) plus `online`. */

@@ -322,7 +322,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   /**
    * Shutdown, each stage bounded so the whole stays inside the process's 10 s exit (README
    * "Shutdown"): trades cancelled (at most 3 s: a settlement that can't finish is abandoned), then
-   * every player saved and its session closed (at most SHUTDOWN_SAVE_MS, whatever a trade room
+   * every player saved and its play session closed (at most SHUTDOWN_SAVE_MS, whatever a trade room
    * still does), Colyseus stopped (1 s), storage closed (1 s).
    */
   const close = () =>
@@ -334,7 +334,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await trades.cancelAll();
       trades.close();
       adapter.close();
-      // Each player is saved once (with its session closed), in parallel batches.
+      // Each player is saved once (with its play session closed), in parallel batches.
       if (!(await settlesWithin(world.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
         logger.error({ waitedMs: SHUTDOWN_SAVE_MS }, "shutdown: saving players did not finish in time; closing storage anyway");
       }

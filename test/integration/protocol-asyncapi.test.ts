@@ -4,7 +4,8 @@
  * a message of the document, on both channels (world:update on `/ws` only), with zod's JSON Schema
  * of its payload schema and an operation of the right direction; every message and operation of the
  * document is an event of the table. The document is valid AsyncAPI 3.0.0: it passes the official
- * JSON Schema (@asyncapi/specs) and every reference in it resolves.
+ * JSON Schema (@asyncapi/specs) and every reference in it resolves. What the server really sends,
+ * on both transports, fits the document.
  */
 import assert from "node:assert/strict";
 import { Ajv } from "ajv";
@@ -13,6 +14,7 @@ import { z } from "zod";
 import { EVENT_TABLE } from "../../rooms/world/event-table.js";
 import { JSON_ONLY_SERVER_EVENTS, SERVER_EVENT_SCHEMAS } from "../../src/events.js";
 import type { GameServer } from "../../src/server.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../helpers/players.js";
 import { startTestServer } from "../helpers/server.js";
 
 type Json = Record<string, any>;
@@ -114,6 +116,46 @@ describe("AsyncAPI document of the WebSocket protocol (/api/asyncapi.json)", fun
         if (channel === WS) assert.equal(payload.properties.event.const, event, `${event}: the frame names the event`);
         assert.deepEqual(data, jsonSchemaOf(schema, io), `${channel}: ${event} carries its schema`);
       }
+    }
+  });
+
+  it("what the server sends on both transports fits the document's schemas", async () => {
+    const players: TestPlayer[] = [];
+    try {
+      const a = await jsonPlayer(server);
+      players.push(a);
+      const b = await sdkPlayer(server);
+      players.push(b);
+      // Chat, a move, a refused payload, a trade asked and cancelled, a refused trade event.
+      a.send("player:chat", { text: "hello" });
+      await b.next("chat:message", (m) => m.text === "hello");
+      const me = a.sync().position;
+      a.send("player:move", { x: me.x + 1, z: me.z });
+      await a.next("world:update", (u) => u.players[a.id]?.x === me.x + 1);
+      a.send("player:move", { x: "east" });
+      await a.next("chat:message", (m) => m.type === "system");
+      a.send("tradeRequest", { targetPlayerId: b.id });
+      const { tradeId } = await b.next("tradeIncoming");
+      a.send("tradeCancel", { tradeId });
+      await b.next("tradeCancelled", (c) => c.tradeId === tradeId);
+      a.send("tradeAddItem", { tradeId: "nope", inventorySlot: 99, quantity: 1 });
+      await a.next("tradeError", (e) => e.code === "INVALID_SLOT");
+
+      const ajv = new Ajv({ allErrors: true, strict: false });
+      const seen = new Set<string>();
+      for (const p of players) {
+        for (const { event, data } of p.received) {
+          if (event.startsWith("__")) continue; // Colyseus's own (the playground's message list)
+          assert.ok(Object.hasOwn(SERVER_EVENT_SCHEMAS, event), `${p.kind}: ${event} is a server event of the table`);
+          const key = event.replace(/[^A-Za-z0-9._-]/g, ".");
+          const validate = ajv.getSchema(key) ?? (ajv.addSchema(doc.components.schemas[key], key), ajv.getSchema(key)!);
+          assert.ok(validate(data), `${p.kind}: ${event} ${JSON.stringify(data).slice(0, 300)} fits: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+          seen.add(event);
+        }
+      }
+      for (const event of ["player:sync", "world:update", "chat:message", "tradeIncoming", "tradeCancelled", "tradeError"]) assert.ok(seen.has(event), `${event} was checked`);
+    } finally {
+      await Promise.all(players.map((p) => p.close()));
     }
   });
 

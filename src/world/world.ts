@@ -1222,7 +1222,7 @@ export class World implements WorldPort {
 
   /**
    * The change runs inside the character's storage queue, where joins read and build their player
-   * (`WorldRuntime.resolveCharacter`): a join queued before it is in the world when it starts (the
+   * (`CharacterResolver.resolveCharacter`): a join queued before it is in the world when it starts (the
    * change is then refused), one queued after it reads what it wrote. Joins asked for while it is
    * queued or running are refused at once (`assertMayJoin`).
    */

@@ -15,18 +15,21 @@ import { createApp } from "./http/app.js";
 import { CorsPolicy } from "./http/cors.js";
 import { Blocklist, createLimits } from "./http/limits.js";
 import { setupColyseus } from "./net/colyseus.js";
+import { SocketGate } from "./net/socket-gate.js";
 import { syncManifests } from "./content/sync.js";
 import { formatIssue, loadContent, loadContentLenient, type GameContent } from "./content/load.js";
 import { createDataRouter, createManifestRouter, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "./content/http.js";
 import { syncItemDefinitions } from "../entities/item-definitions.js";
 import { matchMaker } from "@colyseus/core";
-import { WorldRoom } from "../rooms/WorldRoom.js";
+import { worldRoomType } from "../rooms/WorldRoom.js";
+import { EventRouter } from "../rooms/world/event-table.js";
 import { World } from "./world/world.js";
-import { WorldRuntime } from "./world/runtime.js";
+import { CharacterResolver } from "./world/character-resolver.js";
 import { ADAPTER_MAX_BUFFERED_BYTES, createAdapter, type AdapterOptions } from "./net/adapter.js";
 import { SocketCap } from "./net/socket-cap.js";
 import { TradeService } from "./trade/service.js";
-import { TradeRoom } from "../rooms/TradeRoom.js";
+import { TradeRoom, tradeRoomType } from "../rooms/TradeRoom.js";
+import type { CharacterRepository } from "../entities/character-repository.js";
 import { adminRoutes, monitorRedirect, monitorRouter, MONITOR_PATH, OLD_MONITOR_PATH } from "./http/admin.js";
 import { playgroundRouters } from "./http/playground.js";
 import { Metrics, serveMetrics } from "./metrics.js";
@@ -70,7 +73,10 @@ export interface StartOptions {
 
 export interface GameServer {
   world: World;
-  runtime: WorldRuntime;
+  /** Authentication and blocks of every WebSocket path. */
+  gate: SocketGate;
+  /** Stored characters (the repository the world saves through). */
+  characters: CharacterRepository;
   trades: TradeService;
   content: GameContent;
   config: Config;
@@ -148,6 +154,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const limits = createLimits({ enabled: config.rateLimitEnabled, blockSeconds: config.rateLimitBlockSeconds, blocklist });
   const auth = new AuthService(config, storage.orm);
 
+  const gate = new SocketGate({
+    auth,
+    blocklist,
+    blockSeconds: config.rateLimitBlockSeconds,
+    countAuthAttempt: (address) => limits.countAuthAttempt(address),
+  });
+
   const characterService = new CharacterService(storage, content);
   const characters = characterService.repo;
   const social = new SocialService(storage);
@@ -161,25 +174,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics,
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
-      if (runtime.blockedFor(undefined, address) > 0) return "blocked";
+      if (gate.blockedFor(undefined, address) > 0) return "blocked";
       if (auth.checkAdminCode(code, address)) return "ok";
       if (address && (await limits.countAuthAttempt(address))) return "blocked";
       return "wrong";
     },
   });
-  const runtime = new WorldRuntime({
+  const resolver = new CharacterResolver({
     world,
-    auth,
     characters,
     createCharacter: (accountId, preferredName) => characterService.createForJoin(accountId, preferredName),
-    blocklist,
-    blockSeconds: config.rateLimitBlockSeconds,
-    countAuthAttempt: (address) => limits.countAuthAttempt(address),
-    tickMs: config.tickMs,
-    logger,
-    metrics,
   });
-  WorldRoom.runtime = runtime;
   const trades = new TradeService({
     world,
     orm: storage.orm,
@@ -190,15 +195,25 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     tickMs: config.tickMs,
     metrics,
   });
-  runtime.trade = trades;
-  TradeRoom.env = trades.env;
-  let worldRoom: WorldRoom | undefined;
-  const adapter = createAdapter(() => worldRoom, runtime, logger, { trustProxy: config.trustProxy, ...opts.adapter });
+  const adapter = createAdapter({ gate, logger, metrics }, { trustProxy: config.trustProxy, ...opts.adapter });
+  // The room types, bound to what their rooms use (defined with Colyseus in stage 6).
+  const WorldRoomType = worldRoomType({
+    world,
+    gate,
+    resolver,
+    characters,
+    events: new EventRouter({ world, trades }, logger),
+    adapter,
+    tickMs: config.tickMs,
+    logger,
+    metrics,
+  });
+  const TradeRoomType = tradeRoomType({ env: trades.env, gate });
 
   // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
   const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
     trustProxy: config.trustProxy,
-    blockedFor: (address) => runtime.blockedFor(undefined, address),
+    blockedFor: (address) => gate.blockedFor(undefined, address),
     socketCap: new SocketCap(config.maxSocketsPerAddress),
     // One backpressure rule for both transports (README "Slow consumers").
     maxBufferedBytes: opts.adapter?.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES,
@@ -279,11 +294,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   await colyseus.accept();
   logger.info("stage 5/6 WebSocket handlers ready (/ws adapter, Colyseus rooms under /ws/)");
 
-  matchMaker.defineRoomType("world", WorldRoom);
-  matchMaker.defineRoomType("trade", TradeRoom);
+  matchMaker.defineRoomType("world", WorldRoomType);
+  matchMaker.defineRoomType("trade", TradeRoomType);
   // The only world room: created by the server with a permit no client can forge (WorldRoom.onCreate).
-  const listing = await matchMaker.createRoom("world", { permit: WorldRoom.permitCreation() });
-  worldRoom = matchMaker.getLocalRoomById(listing.roomId) as WorldRoom;
+  // It registers with the /ws adapter as it is created.
+  await matchMaker.createRoom("world", { permit: WorldRoomType.permitCreation() });
   logger.info({ npcs: world.npcs.size, resources: world.resources.size, tickMs: config.tickMs }, "stage 6/6 world started");
 
   const port = opts.port ?? config.port;
@@ -307,7 +322,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   /**
    * Shutdown, each stage bounded so the whole stays inside the process's 10 s exit (README
    * "Shutdown"): trades cancelled (at most 3 s: a settlement that can't finish is abandoned), then
-   * every player saved and its session closed (at most SHUTDOWN_SAVE_MS, whatever a trade room
+   * every player saved and its play session closed (at most SHUTDOWN_SAVE_MS, whatever a trade room
    * still does), Colyseus stopped (1 s), storage closed (1 s).
    */
   const close = () =>
@@ -319,7 +334,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await trades.cancelAll();
       trades.close();
       adapter.close();
-      // Each player is saved once (with its session closed), in parallel batches.
+      // Each player is saved once (with its play session closed), in parallel batches.
       if (!(await settlesWithin(world.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
         logger.error({ waitedMs: SHUTDOWN_SAVE_MS }, "shutdown: saving players did not finish in time; closing storage anyway");
       }
@@ -336,7 +351,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     storage,
     world,
-    runtime,
+    gate,
+    characters,
     trades,
     content,
     httpServer,

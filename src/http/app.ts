@@ -20,6 +20,7 @@ import { ApiError, errorBody, errorHandler, notFoundHandler, unauthorized } from
 import type { Limits } from "./limits.js";
 import { guardedMatchmaking, type MatchmakingPolicy } from "./matchmaking.js";
 import { accessLog } from "./access-log.js";
+import { asyncApiDocument } from "../protocol/asyncapi.js";
 
 /**
  * The package's version, read once from the nearest `package.json` above this module, so it is
@@ -198,6 +199,18 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   app.get("/api/openapi.json", (_req, res) => {
     openApiCache ??= api.openApiDocument(VERSION);
     res.json(openApiCache);
+  });
+  api.document({
+    method: "get",
+    path: "/api/asyncapi.json",
+    summary: "The WebSocket protocol (both transports, every event and payload) as an AsyncAPI 3.0 document",
+    tags: ["meta"],
+    responses: { 200: { description: "AsyncAPI document" } },
+  });
+  let asyncApiCache: unknown;
+  app.get("/api/asyncapi.json", (_req, res) => {
+    asyncApiCache ??= asyncApiDocument(VERSION);
+    res.json(asyncApiCache);
   });
 
   // Production: serve a built client when one exists. Unknown GET paths fall back to its

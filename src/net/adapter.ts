@@ -1,20 +1,22 @@
 /**
  * The plain-WebSocket adapter at exactly `/ws` (docs/protocol.md#plain-websocket), for agents and tools without
  * the Colyseus SDK: `ws://host:5555/ws?token=<token>` (or `Authorization: Bearer`), every frame
- * UTF-8 JSON `{ "event": "<name>", "data": {...} }` both ways. It joins the world room on the
- * client's behalf and feeds frames to the same event table as the SDK path.
+ * UTF-8 JSON `{ "event": "<name>", "data": {...} }` both ways. It joins the world on the client's
+ * behalf and feeds frames to the same event table as the SDK path. The world room registers itself
+ * here (`serve`) when it is created; until then a join is answered 1013.
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ServerError } from "@colyseus/core";
-import type { WorldRoom, Session } from "../../rooms/WorldRoom.js";
 import { bearerToken } from "../auth/tokens.js";
+import type { Principal } from "../auth/service.js";
 import { CLOSE_CODES } from "../events.js";
 import type { Logger } from "../logger.js";
-import type { WorldRuntime } from "../world/runtime.js";
+import type { Metrics } from "../metrics.js";
 import { clientAddress } from "./address.js";
 import { MAX_WS_PAYLOAD } from "./colyseus.js";
+import type { SocketGate } from "./socket-gate.js";
 
 /** Frames a client may send before its join completes; more are dropped. */
 const MAX_EARLY_FRAMES = 32;
@@ -39,12 +41,45 @@ export interface AdapterOptions {
   maxBufferedBytes?: number;
 }
 
+/** The socket of one plain-WebSocket client, as the world sees it. */
+export interface JsonSocket {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  remoteAddress?: string;
+}
+
+/** A joined plain-WebSocket client: where its frames go, and how it leaves. */
+export interface JsonClientLink {
+  receive(text: string): void;
+  detach(): void;
+}
+
+/** Where plain-WebSocket clients join: the world room implements it and registers with `serve`. */
+export interface JsonWorld {
+  /**
+   * Join `principal`'s character (docs/protocol.md#joining). Rejects with a `ServerError` whose
+   * status becomes the close code (`closeCodeFor`) when the join is refused.
+   */
+  attachJson(principal: Principal, characterId: string | undefined, socket: JsonSocket): Promise<JsonClientLink>;
+}
+
+export interface AdapterDeps {
+  /** Authentication and blocks of every WebSocket path. */
+  gate: Pick<SocketGate, "authenticate" | "blockedFor">;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
 export interface Adapter {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** The world to join from now on (the world room, once created); returns the undo. */
+  serve(world: JsonWorld): () => void;
   close(): void;
 }
 
-export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldRuntime, logger: Logger, opts: AdapterOptions = {}): Adapter {
+export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Adapter {
+  const { gate, logger, metrics } = deps;
+  let world: JsonWorld | undefined;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_PAYLOAD, perMessageDeflate: false });
   const maxBuffered = opts.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES;
   const answered = new WeakMap<WebSocket, boolean>();
@@ -66,7 +101,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     const token = url.searchParams.get("token") ?? bearerToken(req.headers.authorization);
     const address = clientAddress(req, opts.trustProxy ?? false);
     const early: string[] = [];
-    let session: Session | undefined;
+    let link: JsonClientLink | undefined;
     let closed = false;
     answered.set(ws, true);
     ws.on("pong", () => answered.set(ws, true));
@@ -74,7 +109,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     ws.on("message", (data, isBinary) => {
       try {
         const text = isBinary ? "" : data.toString();
-        if (session) room()?.receiveJson(session, text);
+        if (link) link.receive(text);
         else if (early.length < MAX_EARLY_FRAMES) early.push(text);
       } catch (e) {
         logger.error({ err: e }, "adapter: frame handling failed");
@@ -83,7 +118,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     ws.on("close", () => {
       closed = true;
       try {
-        if (session) room()?.detachJson(session);
+        link?.detach();
       } catch (e) {
         logger.error({ err: e }, "adapter: close handling failed");
       }
@@ -91,20 +126,19 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
     ws.on("error", (e) => logger.debug({ err: e }, "adapter socket error"));
     /** Refuse the join: counted (by the HTTP-style status of the reason), then closed. */
     const refuse = (status: number, code: number, reason: string) => {
-      runtime.metrics?.joinRefusals.inc({ transport: "ws", code: String(status) });
+      metrics?.joinRefusals.inc({ transport: "ws", code: String(status) });
       ws.close(code, reason);
     };
     try {
-      if (runtime.blockedFor(undefined, address) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
-      const principal = await runtime.authenticate(token, address);
+      if (gate.blockedFor(undefined, address) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
+      const principal = await gate.authenticate(token, address);
       if (!principal) {
         logger.debug({ address }, "adapter: invalid token; closing");
         return refuse(401, CLOSE_CODES.BAD_TOKEN, "invalid token");
       }
-      if (runtime.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
-      const r = room();
-      if (!r) return ws.close(1013, "world not ready");
-      const s = await r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
+      if (gate.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (!world) return ws.close(1013, "world not ready");
+      const joined = await world.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
         send: (text) => {
           if (ws.readyState !== ws.OPEN) return;
           if (ws.bufferedAmount > maxBuffered) {
@@ -118,13 +152,13 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
         remoteAddress: address,
       });
       if (closed) {
-        r.detachJson(s);
+        joined.detach();
         return;
       }
-      session = s;
+      link = joined;
       logger.debug({ address, accountId: principal.accountId }, "adapter: joined");
-      runtime.metrics?.joins.inc({ transport: "ws" });
-      for (const f of early.splice(0)) r.receiveJson(s, f);
+      metrics?.joins.inc({ transport: "ws" });
+      for (const f of early.splice(0)) joined.receive(f);
     } catch (e) {
       if (e instanceof ServerError) return refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
       logger.error({ err: e }, "adapter join failed");
@@ -135,6 +169,12 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
   return {
     handleUpgrade(req, socket, head) {
       wss.handleUpgrade(req, socket, head, (ws) => void onConnection(ws, req));
+    },
+    serve(next) {
+      world = next;
+      return () => {
+        if (world === next) world = undefined;
+      };
     },
     close() {
       clearInterval(heartbeat);

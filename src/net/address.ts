@@ -1,8 +1,11 @@
 /**
- * The client address of a WebSocket upgrade (the `/ws` adapter, the room-socket filter), by the same
- * rule as Express's `req.ip`, which the HTTP limits and matchmaking use.
+ * Client addresses and the blocks keyed by them, shared by HTTP (`src/http/limits.ts`) and the
+ * WebSocket paths: the client address of an upgrade (the `/ws` adapter, the room-socket filter) by
+ * the same rule as Express's `req.ip`, the key every limit counts an address under, and the block
+ * list of flooding accounts and addresses.
  */
 import type { IncomingMessage } from "node:http";
+import { ipKeyGenerator } from "express-rate-limit";
 
 /**
  * The address a request comes from (docs/http.md#rate-limits-and-blocks). Without `trustProxy` it is the socket's
@@ -11,7 +14,7 @@ import type { IncomingMessage } from "node:http";
  * proxy reports: the last `X-Forwarded-For` entry, the first hop counted from the server. This is
  * Express's `req.ip` with `trust proxy` = 1, which the HTTP limits use; entries further left were
  * written by the client and are never trusted. The address is returned as given: every limit and
- * block keys it through `addressKey` (`src/http/limits.ts`), which, like `clientKey` on HTTP, counts
+ * block keys it through `addressKey`, which, like `clientKey` on HTTP, counts
  * an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) as its IPv4 address.
  */
 export function clientAddress(req: Pick<IncomingMessage, "headers" | "socket">, trustProxy: boolean): string | undefined {
@@ -32,4 +35,40 @@ export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   const a = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
   return a === "::1" || a === "0:0:0:0:0:0:0:1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+/** The key of a raw socket address for limits and blocks (`ip:<addr>`, IPv6 grouped by /56), as HTTP's `clientKey`. */
+export const addressKey = (address: string | undefined): string => `ip:${ipKeyGenerator(address ?? "unknown")}`;
+
+/** Temporary blocks by key (`ip:<addr>` or `account:<id>`). */
+export class Blocklist {
+  private readonly until = new Map<string, number>();
+  /** @param onBlock told of every block imposed (metrics), with the key's kind (`ip`, `account`). */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly onBlock?: (scope: string) => void,
+  ) {}
+
+  block(key: string, seconds: number): void {
+    this.until.set(key, this.now() + seconds * 1000);
+    this.onBlock?.(key.slice(0, key.indexOf(":")));
+    if (this.until.size > 100_000) this.sweep();
+  }
+
+  /** Seconds left on the block, or 0 when not blocked. */
+  retryAfter(key: string): number {
+    const t = this.until.get(key);
+    if (t === undefined) return 0;
+    const left = t - this.now();
+    if (left <= 0) {
+      this.until.delete(key);
+      return 0;
+    }
+    return Math.ceil(left / 1000);
+  }
+
+  private sweep() {
+    const now = this.now();
+    for (const [k, t] of this.until) if (t <= now) this.until.delete(k);
+  }
 }

@@ -17,6 +17,7 @@ import { combatLevel, levelsOf, skillsFromXp, startingSkills, xpForLevel, type S
 import { isUniqueViolation } from "../storage/errors.js";
 import type { Storage } from "../storage/orm.js";
 import type { WorldPort } from "../world/port.js";
+import { storedPart, type StoredPlayerSync } from "../protocol/player.js";
 import { invalid, missing, conflict, ServiceError, SERVICE_ERROR } from "./errors.js";
 
 /** README.md#rules-that-hold-everywhere: 3 to 12 letters, digits, spaces, `_` or `-`. */
@@ -53,25 +54,11 @@ export interface StartingState {
   health: number;
 }
 
-/** The private state of a character (`player:sync`, docs/protocol.md#private-state) plus its online flag. */
-export interface PlayerView {
-  id: string;
-  accountId: string;
-  name: string;
-  isAgent: boolean;
-  position: { x: number; y: number; z: number };
-  health: number;
-  maxHealth: number;
-  coins: number;
-  combatLevel: number;
-  skills: Record<SkillName, { level: number; xp: number }>;
-  inventory: { slot: number; itemId: string; quantity: number }[];
-  equipment: Record<string, { itemId: string; quantity: number }>;
-  bank: { itemId: string; quantity: number }[];
-  goal: StoredGoal | null;
-  goalsPaused: boolean;
-  online: boolean;
-}
+/**
+ * The private state of a character as REST shows it: the stored part of `player:sync`
+ * (docs/protocol.md#private-state, `StoredPlayerSync`) plus its online flag.
+ */
+export type PlayerView = StoredPlayerSync & { online: boolean };
 
 /** Skill levels and XP of a stored character (levels derived from XP, as the world does). */
 export function storedSkills(c: Character): SkillSet {
@@ -241,6 +228,11 @@ export class CharacterService {
 
   /** The private view of a stored character. `online` is the caller's knowledge of the world. */
   toPlayerView(record: CharacterRecord, online: boolean): PlayerView {
+    return { ...this.storedSync(record), online };
+  }
+
+  /** The stored part of `player:sync`, built from the stored record. */
+  private storedSync(record: CharacterRecord): StoredPlayerSync {
     const c = record.character;
     const skills = storedSkills(c);
     const max = maxHealth(skills.constitution.level);
@@ -260,25 +252,20 @@ export class CharacterService {
       bank: record.bank.map((b) => ({ itemId: b.itemId, quantity: b.quantity })),
       goal: c.goal ?? null,
       goalsPaused: c.goalsPaused,
-      online,
     };
   }
 
   /**
-   * The current view of a character: the live `player:sync` state when the world has it (laid over
-   * the stored record, so every field is present), else the stored record. A dropped character
-   * still lingering in the world reads from memory too (newer than its row) but is not `online`.
+   * The current view of a character: the stored part of its live `player:sync` when the world has
+   * it (laid over the stored record), else the stored record. A dropped character still lingering
+   * in the world reads from memory too (newer than its row) but is not `online`.
    * @returns null when the character does not exist.
    */
   async currentView(characterId: string, world: Pick<WorldPort, "isOnline" | "livePlayerSync">): Promise<PlayerView | null> {
     const record = await this.repo.load(characterId);
     if (!record) return null;
     const live = world.livePlayerSync(characterId);
-    const stored = this.toPlayerView(record, world.isOnline(characterId));
-    if (!live) return stored;
-    const view = { ...stored } as Record<string, unknown>;
-    for (const key of Object.keys(stored)) if (live[key] !== undefined && key !== "online") view[key] = live[key];
-    return view as unknown as PlayerView;
+    return { ...this.storedSync(record), ...(live ? storedPart(live) : {}), online: world.isOnline(characterId) };
   }
 
   private validName(raw: string): string {

@@ -27,7 +27,6 @@ import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
-import type { TradeEventHandler } from "../world/runtime.js";
 import type { SocialPort, TradeHooks, World } from "../world/world.js";
 import { auditCancelled } from "./audit.js";
 import { TradeRequests } from "./requests.js";
@@ -69,7 +68,7 @@ export interface TradeServiceDeps {
   metrics?: Metrics;
 }
 
-export class TradeService implements TradeEventHandler, TradeHooks {
+export class TradeService implements TradeHooks {
   /** Requests not answered yet. */
   private readonly requests: TradeRequests;
   /** Trades whose room is being created right now (`TradeEnv.claim`): trade id to the trade. */

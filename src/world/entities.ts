@@ -1,6 +1,7 @@
 /** Live world entities other than players: NPCs, resource nodes (and fires), ground items. */
 import type { GatheringNode, NpcDef } from "../content/schemas.js";
 import type { Tile } from "../domain/types.js";
+import type { GroundItemPublic, NpcPublic, PublicViewOf, ResourcePublic, ViewKind } from "../protocol/player.js";
 
 export interface Npc {
   readonly id: string;
@@ -49,10 +50,10 @@ export interface GroundItem {
   readonly expiresTick: number;
 }
 
-/** A keyed, plain description of an entity as clients see it (schema fields / world:update). */
-export type PublicView = Record<string, string | number | boolean>;
+/** An entity as clients see it (schema fields / world:update), by collection (src/protocol/player.ts). */
+export type PublicView<K extends ViewKind = ViewKind> = PublicViewOf<K>;
 
-export function npcView(n: Npc): PublicView {
+export function npcView(n: Npc): NpcPublic {
   return {
     id: n.id,
     npcId: n.def.id,
@@ -66,10 +67,10 @@ export function npcView(n: Npc): PublicView {
   };
 }
 
-export function resourceView(r: ResourceInstance, tick: number): PublicView {
+export function resourceView(r: ResourceInstance, tick: number): ResourcePublic {
   return { id: r.id, type: r.type, skill: r.skill, x: r.x, z: r.z, depleted: r.respawnTick !== undefined && r.respawnTick > tick };
 }
 
-export function groundItemView(g: GroundItem): PublicView {
+export function groundItemView(g: GroundItem): GroundItemPublic {
   return { id: g.id, itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z };
 }

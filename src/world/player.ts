@@ -9,13 +9,13 @@ import { maxHealth, type CombatStyle } from "../domain/combat.js";
 import { emptyInventory, inventoryFromSlots, inventoryToSlots, type Inventory } from "../domain/inventory.js";
 import { SKILLS, type EquipSlot, type SkillName, type Tile } from "../domain/types.js";
 import { combatLevel, levelsOf, skillsFromXp, type SkillSet } from "../domain/xp.js";
+import type { PlayerSync } from "../events.js";
 
 /** What the player is doing across ticks. */
 export type PlayerAction =
   | { kind: "attack"; targetId: string }
   | { kind: "gather"; nodeId: string; nextAttemptTick: number }
-  | { kind: "pickup"; groundItemId: string }
-  | { kind: "store"; storeId: string };
+  | { kind: "pickup"; groundItemId: string };
 
 export type Equipment = Partial<Record<EquipSlot, { itemId: string; quantity: number }>>;
 
@@ -159,8 +159,8 @@ export class Player {
   }
 
   /** The `player:sync` payload (docs/protocol.md#private-state). */
-  syncPayload(): Record<string, unknown> {
-    const skills: Record<string, { level: number; xp: number }> = {};
+  syncPayload(): PlayerSync {
+    const skills = {} as PlayerSync["skills"];
     for (const s of SKILLS) skills[s] = { level: this.skills[s].level, xp: this.skills[s].xp };
     return {
       id: this.id,

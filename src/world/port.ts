@@ -3,6 +3,7 @@
  * implements it; routes depend only on this interface.
  */
 import type { StoredGoal } from "../../entities/character.js";
+import type { PlayerSync } from "../events.js";
 
 export interface LivePlayerSummary {
   id: string;
@@ -56,7 +57,7 @@ export interface WorldPort {
   /** The live summary of an online character. */
   livePlayer(characterId: string): LivePlayerSummary | undefined;
   /** The full private state of a character in the world, connected or lingering (the `player:sync` payload). */
-  livePlayerSync(characterId: string): Record<string, unknown> | undefined;
+  livePlayerSync(characterId: string): PlayerSync | undefined;
   snapshot(): WorldSnapshot;
   /** What is around an online character (radius in tiles). */
   surroundings(characterId: string, radius: number): Surroundings | undefined;

@@ -20,7 +20,8 @@ import { canStep, chebyshev, findPath, NEIGHBOURS, RUN_TILES_PER_TICK, stepAlong
 import { MoveQueue, Regions, searchLimit, type MoveRequest, type MoveTickReport } from "../domain/pathing.js";
 import { COINS_ITEM_ID, MAX_STACK, type SkillName, type Tile } from "../domain/types.js";
 import { addXp } from "../domain/xp.js";
-import type { ChatMessage, CombatHit } from "../events.js";
+import type { ChatMessage, CombatHit, PlayerSync } from "../events.js";
+import type { PlayerPublic } from "../protocol/player.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { groundItemView, npcView, resourceView, type GroundItem, type Npc, type PublicView, type ResourceInstance } from "./entities.js";
@@ -1066,21 +1067,22 @@ export class World implements WorldPort {
   }
 
   /** Public view of an entity by collection and id. */
-  publicView(kind: keyof VisibleSet, id: string): PublicView | undefined {
+  publicView<K extends keyof VisibleSet>(kind: K, id: string): PublicView<K> | undefined {
+    let view: PublicView | undefined;
     if (kind === "players") {
       const p = this.players.get(id);
-      return p ? playerView(p) : undefined;
-    }
-    if (kind === "npcs") {
+      view = p ? playerView(p) : undefined;
+    } else if (kind === "npcs") {
       const n = this.npcs.get(id);
-      return n ? npcView(n) : undefined;
-    }
-    if (kind === "resources") {
+      view = n ? npcView(n) : undefined;
+    } else if (kind === "resources") {
       const r = this.resources.get(id);
-      return r ? resourceView(r, this.tick) : undefined;
+      view = r ? resourceView(r, this.tick) : undefined;
+    } else {
+      const g = this.groundItems.get(id);
+      view = g ? groundItemView(g) : undefined;
     }
-    const g = this.groundItems.get(id);
-    return g ? groundItemView(g) : undefined;
+    return view as PublicView<K> | undefined;
   }
 
   // ------------------------------------------------------------------ persistence
@@ -1220,7 +1222,7 @@ export class World implements WorldPort {
 
   /**
    * The change runs inside the character's storage queue, where joins read and build their player
-   * (`WorldRuntime.resolveCharacter`): a join queued before it is in the world when it starts (the
+   * (`CharacterResolver.resolveCharacter`): a join queued before it is in the world when it starts (the
    * change is then refused), one queued after it reads what it wrote. Joins asked for while it is
    * queued or running are refused at once (`assertMayJoin`).
    */
@@ -1288,7 +1290,7 @@ export class World implements WorldPort {
     };
   }
 
-  livePlayerSync(characterId: string) {
+  livePlayerSync(characterId: string): PlayerSync | undefined {
     return this.players.get(characterId)?.syncPayload();
   }
 
@@ -1386,7 +1388,7 @@ export class World implements WorldPort {
 }
 
 /** Public fields of a player, as the schema and `world:update` carry them. */
-export function playerView(p: Player): PublicView {
+export function playerView(p: Player): PlayerPublic {
   return {
     id: p.id,
     name: p.name,

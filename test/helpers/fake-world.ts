@@ -3,6 +3,7 @@
  * and reads back every call the routes made.
  */
 import type { StoredGoal } from "../../entities/character.js";
+import type { PlayerSync } from "../../src/events.js";
 import type { LivePlayerSummary, Surroundings, WorldPort, WorldSnapshot } from "../../src/world/port.js";
 
 export interface FakeWorldCall {
@@ -83,8 +84,9 @@ export class FakeWorld implements WorldPort {
     return this.online.get(characterId)?.summary;
   }
 
-  livePlayerSync(characterId: string): Record<string, unknown> | undefined {
-    return this.online.get(characterId)?.sync;
+  livePlayerSync(characterId: string): PlayerSync | undefined {
+    // Only the fields a test set: REST lays them over the stored record.
+    return this.online.get(characterId)?.sync as PlayerSync | undefined;
   }
 
   snapshot(): WorldSnapshot {

@@ -60,7 +60,7 @@ function liveHelpers(get: () => { server: GameServer; request: Request; clients:
   /** Cut an SDK client's socket on the server side with no close frame: the network went away. */
   const cutSdk = async (p: SdkPlayer) => {
     const room = matchMaker.getLocalRoomById(p.room.roomId) as WorldRoom;
-    const socket = (room.sessionOf(p.id)!.client as unknown as { ref: WebSocket }).ref;
+    const socket = (room.linkOf(p.id)!.client as unknown as { ref: WebSocket }).ref;
     socket.terminate();
     await p.log.waitClose();
   };
@@ -91,7 +91,7 @@ describe("REST against the live world (real server)", function () {
     clients = [];
   });
 
-  const row = (id: string) => server.runtime.characters.findById(id);
+  const row = (id: string) => server.characters.findById(id);
 
   describe("renaming and deleting need the character out of the world", () => {
     it("a dropped SDK player lingering for reconnection: rename and delete are 409; it reconnects intact; once it left, delete works", async () => {
@@ -160,7 +160,7 @@ describe("REST against the live world (real server)", function () {
       assert.equal((await refused.log.waitClose()).code, 4409);
       assert.equal(refused.log.all("player:sync").length, 0);
 
-      const stale = await server.runtime.characters.load(o.characterId);
+      const stale = await server.characters.load(o.characterId);
       release();
       assert.deepEqual(await running, { ok: true, value: undefined });
       const conn: Connection = { id: "test-connection", kind: "json", send: () => undefined, close: () => undefined };

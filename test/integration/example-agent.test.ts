@@ -94,7 +94,7 @@ describe("example agent (examples/agent)", function () {
     await agent.log.waitFor("player:sync", (s) => logsIn(s.inventory) >= 1, { timeoutMs: WAIT });
     const banked = await agent.log.waitFor("player:sync", (s) => logsIn(s.bank) >= 2, { timeoutMs: WAIT });
     assert.ok(agent.log.all("sent:bank:deposit").length >= 1);
-    const stored = await server.runtime.characters.load(characterId);
+    const stored = await server.characters.load(characterId);
     assert.ok(logsIn(stored!.bank) >= logsIn(banked.bank), "the deposit is in storage");
     const gathered = agent.log.all("player:sync").at(-1).goal.progress as number;
     assert.ok(gathered >= 2, `goal progress counts the logs (${gathered})`);

@@ -4,7 +4,8 @@
  *
  * For every payload the event's zod schema refuses (hostile values, or a valid payload with one
  * field corrupted): the sender gets the documented refusal (a system `chat:message` "Invalid
- * <event>: …", or `tradeError INVALID_REQUEST` for trade events), the connection stays open, the
+ * <event>: …", or `tradeError` for trade events: INVALID_REQUEST, or INVALID_SLOT / INVALID_QUANTITY
+ * when the failing field is a slot, quantity or coin amount), the connection stays open, the
  * player's stored state (character row, inventory, equipment, bank) and visible state (its
  * `player:sync` and public view) do not change, no `player:sync` is sent, the server logs no
  * error and the process sees no uncaught exception or unhandled rejection. Payloads the schema
@@ -15,7 +16,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CLIENT_EVENTS, CLIENT_EVENT_NAMES, MAX_MESSAGES_PER_SECOND, TRADE_EVENTS, type ClientEventName } from "../../src/events.js";
+import { CLIENT_EVENTS, CLIENT_EVENT_NAMES, MAX_MESSAGES_PER_SECOND, schemaRefusal, TRADE_EVENTS, type ClientEventName } from "../../src/events.js";
 import type { GameServer } from "../../src/server.js";
 import { closeAll, RawPlayer, SdkPlayer, type Received } from "../helpers/clients.js";
 import { accepted, almostValid, check, FUZZ_SEED, hostileString, hostileValue, msgpackOnlyNumber, plain, processFaults, recordingLogger, storedCharacter, validFor } from "../helpers/fuzz.js";
@@ -114,10 +115,13 @@ describe("fuzz: client events over both transports", function () {
     else p.room.send(frame.event as string, frame.data);
   };
 
-  /** The documented refusal for a bad payload of `event`. */
-  const refusal = (p: Fuzzed, event: string, since: number) =>
+  /**
+   * The documented refusal for a bad payload of `event`; a trade event's `tradeError` carries `code`
+   * (INVALID_REQUEST, or the code of the failing field: docs/trading.md#error-codes).
+   */
+  const refusal = (p: Fuzzed, event: string, since: number, code = "INVALID_REQUEST") =>
     isTrade(event)
-      ? p.log.waitFor("tradeError", (d: { code: string; message: string }) => d.code === "INVALID_REQUEST" && d.message.startsWith(`Invalid ${event}:`), { since, timeoutMs: REPLY_MS })
+      ? p.log.waitFor("tradeError", (d: { code: string; message: string }) => d.code === code && d.message.startsWith(`Invalid ${event}:`), { since, timeoutMs: REPLY_MS })
       : p.log.waitFor("chat:message", (m: { type: string; text: string }) => m.type === "system" && m.text.startsWith(`Invalid ${event}:`), { since, timeoutMs: REPLY_MS });
 
   /** Any system line (or trade refusal) after `since`: the answer to a frame the router cannot read. */
@@ -176,7 +180,8 @@ describe("fuzz: client events over both transports", function () {
           await check(
             fc.asyncProperty(payload, async (data) => {
               const seat = await nextSeat(transport);
-              await refusedRun(seat, () => send(seat, { event, data }), (since) => refusal(seat.p, event, since));
+              const { code } = schemaRefusal(event, schema.safeParse((transport === "json" ? overJson(data) : data) ?? {}).error!);
+              await refusedRun(seat, () => send(seat, { event, data }), (since) => refusal(seat.p, event, since, code));
             }),
             20,
             i * 7 + (transport === "sdk" ? 1000 : 0),

@@ -275,7 +275,7 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
       const e = await sdkPlayer(server); // not in `players`: its first room is gone, `back` is left below
       const room = matchMaker.getLocalRoomById(worldRoomId) as WorldRoom;
       e.room!.reconnection.enabled = false;
-      const socket = (room.sessionOf(e.id)!.client as unknown as { ref: WebSocket }).ref;
+      const socket = (room.linkOf(e.id)!.client as unknown as { ref: WebSocket }).ref;
       socket.terminate(); // no close frame: the network just went away
       await until(() => server.world.players.has(e.id) && !server.world.isOnline(e.id), "player lingering, offline");
       const back = await new Client(`${server.url}/ws`).reconnect(e.room!.reconnectionToken);

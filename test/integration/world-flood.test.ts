@@ -155,17 +155,17 @@ describe("flood blocks: reconnection and client addresses", function () {
     const p = await SdkPlayer.join(s);
     clients.push(p);
     const room = matchMaker.getLocalRoomById(p.room.roomId) as WorldRoom;
-    (room.sessionOf(p.id)!.client as unknown as { ref: WebSocket }).ref.terminate();
+    (room.linkOf(p.id)!.client as unknown as { ref: WebSocket }).ref.terminate();
     await p.log.waitClose();
     await eventually(() => s.world.players.has(p.id) && !s.world.isOnline(p.id), "player lingering for reconnection");
-    s.runtime.block(p.accountId, undefined);
+    s.gate.block(p.accountId, undefined);
     await assert.rejects(p.client.reconnect(p.room.reconnectionToken), (e: any) => e.code === 429 || /blocked/.test(e.message));
     await eventually(() => !s.world.players.has(p.id), "the player left");
   });
 
   it("without TRUST_PROXY a spoofed X-Forwarded-For does not escape an address block", async () => {
     const s = await start();
-    s.runtime.block("someone", "127.0.0.1");
+    s.gate.block("someone", "127.0.0.1");
     const fresh = tokenFor();
     assert.equal(await matchmake(s, fresh.token, { "x-forwarded-for": "203.0.113.9", "x-real-ip": "203.0.113.9" }), 429);
     assert.equal(await matchmake(s, fresh.token), 429);

@@ -266,7 +266,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       await expectSystem(p, "player:action", { action: "unequip", targetId: "tail" }, /no equipment slot/);
       // Saved with the next save: the dagger is in the inventory, not worn.
       await server.world.flush(p.id);
-      const row = await server.runtime.characters.load(p.id);
+      const row = await server.characters.load(p.id);
       assert.deepEqual(row!.equipment, {});
       assert.ok(row!.inventory.some((i) => i.itemId === "bronze_dagger"));
     });

@@ -37,7 +37,7 @@ describe("WorldRoom (SDK clients)", function () {
   };
   const sql = <T = any>(query: string, params: unknown[] = []) =>
     server.storage.orm.em.fork().getConnection().execute<T[]>(query, params);
-  const stored = (id: string) => server.runtime.characters.load(id);
+  const stored = (id: string) => server.characters.load(id);
   const slotOf = (p: SdkPlayer, itemId: string) => (lastSync(p).inventory as { slot: number; itemId: string }[]).find((s) => s.itemId === itemId)!.slot;
 
   describe("joining", () => {
@@ -191,7 +191,7 @@ describe("WorldRoom (SDK clients)", function () {
         (s) => [...s.groundItems.values()].some((g: any) => g.itemId === "bones") && [...s.groundItems.values()].some((g: any) => g.itemId === "raw_chicken"),
         "bones and raw chicken on the ground",
       );
-      const kills = await eventually(async () => (await server.runtime.characters.kills(p.id)).find((k) => k.npcId === "chicken"), "kill row");
+      const kills = await eventually(async () => (await server.characters.kills(p.id)).find((k) => k.npcId === "chicken"), "kill row");
       assert.equal(kills.count, 1);
 
       const bones = [...p.state.groundItems.values()].find((g: any) => g.itemId === "bones") as any;
@@ -463,7 +463,7 @@ describe("WorldRoom (SDK clients)", function () {
       p.send("player:move", { x: 3, z: 0 });
       await p.waitAt(3, 0);
       const room = matchMaker.getLocalRoomById(p.room.roomId) as WorldRoom;
-      const socket = (room.sessionOf(p.id)!.client as unknown as { ref: WebSocket }).ref;
+      const socket = (room.linkOf(p.id)!.client as unknown as { ref: WebSocket }).ref;
       socket.terminate(); // no close frame: the network just went away
       const closed = await p.log.waitClose();
       assert.notEqual(closed.code, 1000);
@@ -486,7 +486,7 @@ describe("WorldRoom (SDK clients)", function () {
     /** Cut a client's socket without a close frame, and wait until the server holds its seat. */
     const cut = async (p: SdkPlayer) => {
       const room = matchMaker.getLocalRoomById(p.room.roomId) as WorldRoom;
-      (room.sessionOf(p.id)!.client as unknown as { ref: WebSocket }).ref.terminate();
+      (room.linkOf(p.id)!.client as unknown as { ref: WebSocket }).ref.terminate();
       await p.log.waitClose();
       await eventually(() => server.world.players.has(p.id) && !server.world.isOnline(p.id), "player lingering, offline");
     };

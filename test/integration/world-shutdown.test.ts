@@ -24,7 +24,7 @@ describe("world shutdown", function () {
         else await c.waitWorld((w) => w.players.get(c.id)?.x === i + 1 && w.players.get(c.id)?.z === 1, "moved");
       }
       // Count what storage is asked to do from here on.
-      const repo = server.runtime.characters;
+      const repo = server.characters;
       const saves: string[] = [];
       const closed: string[] = [];
       const save = repo.save.bind(repo);

@@ -229,7 +229,7 @@ describe("SDK frames that are not valid msgpack", function () {
     assert.equal(closed.code, 4002);
     await assert.rejects(p.client.reconnect(p.room.reconnectionToken));
     await eventually(() => !server.world.players.has(p.id), "the player left");
-    assert.equal((await server.runtime.characters.load(p.id))!.character.positionX, 2, "saved on leave");
+    assert.equal((await server.characters.load(p.id))!.character.positionX, 2, "saved on leave");
     const m = other.log.mark();
     other.send("player:chat", { text: "still fine" });
     await other.log.waitFor("chat:message", (c) => c.text === "still fine", { since: m });
@@ -292,7 +292,7 @@ describe("/ws adapter heartbeat and backpressure", function () {
       "login closed",
     );
     assert.ok(rows);
-    assert.equal((await server.runtime.characters.load(id))!.character.positionX, 2, "saved on leave");
+    assert.equal((await server.characters.load(id))!.character.positionX, 2, "saved on leave");
   });
 
   it("a client that stops reading is cut off once its unsent backlog passes the bound; others keep playing", async () => {

@@ -15,15 +15,13 @@
 import assert from "node:assert/strict";
 import type { DeathItems } from "../../entities/activity.js";
 import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../entities/character-repository.js";
-import type { AuthService } from "../../src/auth/service.js";
 import { loadContent, type GameContent } from "../../src/content/load.js";
 import { inventoryFromSlots } from "../../src/domain/inventory.js";
 import { MAX_STACK } from "../../src/domain/types.js";
-import { Blocklist } from "../../src/http/limits.js";
 import { createLogger } from "../../src/logger.js";
 import { handleMove } from "../../src/world/actions.js";
 import type { Connection, Player } from "../../src/world/player.js";
-import { WorldRuntime } from "../../src/world/runtime.js";
+import { EventRouter } from "../../rooms/world/event-table.js";
 import { COMBAT_LOGOUT_SECONDS, REFUSAL, World } from "../../src/world/world.js";
 import { characterRecord, STARTER, until } from "../helpers/records.js";
 
@@ -117,16 +115,7 @@ describe("world rules (fake storage, fake clock)", () => {
 
   describe("refusal codes: everything while dead is refused with PLAYER_DEAD and changes nothing", () => {
     it("move, every action, chat commands, inventory use, bank deposit/withdraw, trade requests", async () => {
-      const runtime = new WorldRuntime({
-        world,
-        auth: {} as AuthService,
-        characters: repo as unknown as CharacterRepository,
-        createCharacter: async () => assert.fail("no character is created"),
-        blocklist: new Blocklist(),
-        blockSeconds: 60,
-        tickMs: 600,
-        logger: createLogger("silent"),
-      });
+      const router = new EventRouter({ world, trades: { handle: () => assert.fail("no trade event reaches the trade service") } }, createLogger("silent"));
       const bank = content.stations.find((s) => s.type === "bank")!;
       const at = { x: bank.x, z: bank.z - 3 };
       assert.ok(!content.isBlocked(at.x, at.z));
@@ -160,7 +149,7 @@ describe("world rules (fake storage, fake clock)", () => {
       ];
       for (const [event, data] of events) {
         const from = conn.sent.length;
-        await runtime.handle(player, event as never, data);
+        await router.handle(player, event as never, data as never);
         const answers = conn.sent.slice(from);
         assert.equal(answers.length, 1, `${event} ${JSON.stringify(data)}: one answer`);
         const a = answers[0]!;

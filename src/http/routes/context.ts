@@ -15,7 +15,7 @@ import type { Character } from "../../../entities/character.js";
 import type { AuthService, Principal } from "../../auth/service.js";
 import type { Config } from "../../config.js";
 import type { GameContent } from "../../content/load.js";
-import { SKILLS } from "../../domain/types.js";
+import { GoalSchema as ProtocolGoal, PositionSchema as ProtocolPosition, SkillsSchema as ProtocolSkills, StoredPlayerSyncSchema } from "../../protocol/player.js";
 import { nameProblem, normalizeName, type CharacterService, type PlayerView } from "../../services/characters.js";
 import { ServiceError, SERVICE_ERROR } from "../../services/errors.js";
 import type { SocialService } from "../../services/social.js";
@@ -168,46 +168,15 @@ export const CharacterRefBody = z
   .refine((b) => (b.characterId === undefined) !== (b.name === undefined), { message: "give exactly one of characterId or name" })
   .openapi("CharacterRef");
 
-const Position = z.object({ x: z.number(), y: z.number(), z: z.number() });
-export const SkillsSchema = z
-  .object(Object.fromEntries(SKILLS.map((s) => [s, z.object({ level: z.int(), xp: z.int() })])) as Record<string, z.ZodType>)
-  .openapi("Skills");
-export const GoalSchema = z
-  .object({
-    id: z.string(),
-    type: z.string(),
-    description: z.string(),
-    target: z.string().optional(),
-    progress: z.number(),
-    targetCount: z.int().optional(),
-    startedAt: z.string(),
-    setBy: z.enum(["agent", "owner"]).optional(),
-    completedAt: z.string().optional().openapi({ description: "Set when progress reached targetCount; the goal then stops counting" }),
-  })
-  .openapi("Goal");
+// Shared with the WebSocket protocol (src/protocol/player.ts), named here for the OpenAPI document
+// (`meta` ids: those schemas were built before zod had `openapi`).
+const Position = ProtocolPosition;
+export const SkillsSchema = ProtocolSkills.meta({ id: "Skills" });
+export const GoalSchema = ProtocolGoal.meta({ id: "Goal" });
 export const AvailableGoalSchema = z.object({ id: z.string(), type: z.string(), description: z.string() }).openapi("AvailableGoal");
 
-/** `player:sync` (docs/protocol.md#private-state) plus `online`. */
-export const PlayerViewSchema = z
-  .object({
-    id: z.string(),
-    accountId: z.string(),
-    name: z.string(),
-    isAgent: z.boolean(),
-    position: Position,
-    health: z.int(),
-    maxHealth: z.int(),
-    coins: z.int(),
-    combatLevel: z.int(),
-    skills: SkillsSchema,
-    inventory: z.array(z.object({ slot: z.int(), itemId: z.string(), quantity: z.int() })),
-    equipment: z.record(z.string(), z.object({ itemId: z.string(), quantity: z.int() })),
-    bank: z.array(z.object({ itemId: z.string(), quantity: z.int() })),
-    goal: GoalSchema.nullable(),
-    goalsPaused: z.boolean(),
-    online: z.boolean(),
-  })
-  .openapi("Player");
+/** The stored part of `player:sync` (docs/protocol.md#private-state) plus `online`. */
+export const PlayerViewSchema = StoredPlayerSyncSchema.extend({ skills: SkillsSchema, goal: GoalSchema.nullable(), online: z.boolean() }).openapi("Player");
 
 export const PositionSchema = Position;
 export const CharacterBriefSchema = z.object({ id: z.string(), name: z.string() }).openapi("CharacterBrief");

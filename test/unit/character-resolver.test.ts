@@ -1,5 +1,5 @@
 /**
- * WorldRuntime.resolveCharacter and the open-death recovery: it runs only for the account's own
+ * CharacterResolver.resolveCharacter and the open-death recovery: it runs only for the account's own
  * character, only when the character is not live in this world, and inside the character's storage
  * queue (after what is already queued for it). The record a join builds its player from is read in
  * that queue too, so writes queued before the join (a leave's save, a death) and changes queued after
@@ -8,14 +8,13 @@
 import assert from "node:assert/strict";
 import type { DeathItems } from "../../entities/activity.js";
 import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../entities/character-repository.js";
-import type { AuthService, Principal } from "../../src/auth/service.js";
+import type { Principal } from "../../src/auth/service.js";
 import { loadContent, type GameContent } from "../../src/content/load.js";
 import { emptyInventory, inventoryToSlots } from "../../src/domain/inventory.js";
 import { characterRecord, STARTER } from "../helpers/records.js";
-import { Blocklist } from "../../src/http/limits.js";
 import { createLogger } from "../../src/logger.js";
 import type { Connection } from "../../src/world/player.js";
-import { WorldRuntime } from "../../src/world/runtime.js";
+import { CharacterResolver } from "../../src/world/character-resolver.js";
 import { World } from "../../src/world/world.js";
 
 /** A stored character of an account, with no coins and the given bank and items. */
@@ -90,11 +89,11 @@ async function until(cond: () => boolean, what: string, turns = 1_000) {
 const conn = (id: string): Connection => ({ id, kind: "json", send: () => undefined, close: () => undefined });
 const principal = (accountId: string): Principal => ({ accountId, roles: [], anonymous: false, via: "server" });
 
-describe("world/WorldRuntime resolveCharacter and open deaths", () => {
+describe("world/CharacterResolver resolveCharacter and open deaths", () => {
   let content: GameContent;
   let chars: FakeCharacters;
   let world: World;
-  let runtime: WorldRuntime;
+  let runtime: CharacterResolver;
   before(async () => {
     content = await loadContent("world/manifests");
   });
@@ -102,15 +101,10 @@ describe("world/WorldRuntime resolveCharacter and open deaths", () => {
     chars = new FakeCharacters();
     const logger = createLogger("silent");
     world = new World({ content, characters: chars as unknown as CharacterRepository, logger, saveIntervalSeconds: 60, checkAdminCode: () => "wrong" });
-    runtime = new WorldRuntime({
+    runtime = new CharacterResolver({
       world,
-      auth: {} as AuthService,
       characters: chars as unknown as CharacterRepository,
       createCharacter: async () => assert.fail("no character should be created"),
-      blocklist: new Blocklist(),
-      blockSeconds: 60,
-      tickMs: 600,
-      logger,
     });
     chars.rows.set("c1", record("c1", "acc-1"));
     chars.openDeaths.set("c1", [{ itemId: "shrimp", quantity: 2 }]);

@@ -1,0 +1,109 @@
+/**
+ * The event table: every client event's payload schema (from the protocol, `src/events.ts`) beside
+ * the handler that runs it and the way its refusals are told. Both transports dispatch from it:
+ * the world room hands every SDK message and every `/ws` frame to `EventRouter.route`.
+ *
+ * Outline of one event: known name? → schema → dead players refused (`PLAYER_DEAD`) → handler.
+ * A bad payload changes nothing and never disconnects; the sender is told why (docs/protocol.md#refusals).
+ */
+import { CLIENT_EVENTS, schemaRefusal, type ClientEventName, type ClientEventPayload, type TradeEventName } from "../../src/events.js";
+import type { Logger } from "../../src/logger.js";
+import { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove, handleWithdraw } from "../../src/world/actions.js";
+import type { Player } from "../../src/world/player.js";
+import { REFUSAL, type World } from "../../src/world/world.js";
+
+/** Handles trade events: requests itself, everything else routed to the trade's room (`TradeService`). */
+export interface TradeEventHandler {
+  handle(player: Player, event: TradeEventName, payload: ClientEventPayload<TradeEventName>): Promise<void> | void;
+}
+
+/** What handlers act on. */
+export interface EventContext {
+  world: World;
+  trades: TradeEventHandler;
+}
+
+/** How a refusal of an event is told: a system `chat:message`, or a `tradeError` (docs/trading.md#error-codes). */
+export type RefusalChannel = "system" | "trade";
+
+/** One row of the table: the event's schema, how its refusals are told, and its handler. */
+export interface EventEntry<E extends ClientEventName> {
+  schema: (typeof CLIENT_EVENTS)[E];
+  refusals: RefusalChannel;
+  handle(ctx: EventContext, player: Player, payload: ClientEventPayload<E>): Promise<void> | void;
+}
+
+export type EventTable = { readonly [E in ClientEventName]: EventEntry<E> };
+
+/** A world event: its schema and handler. */
+const world = <E extends ClientEventName>(event: E, handle: (w: World, p: Player, d: ClientEventPayload<E>) => Promise<void> | void): EventEntry<E> => ({
+  schema: CLIENT_EVENTS[event],
+  refusals: "system",
+  handle: (ctx, p, d) => handle(ctx.world, p, d),
+});
+
+/** A trade event: its schema; the trade service handles it. */
+const trade = <E extends TradeEventName>(event: E): EventEntry<E> => ({
+  schema: CLIENT_EVENTS[event],
+  refusals: "trade",
+  handle: (ctx, p, d) => ctx.trades.handle(p, event, d),
+});
+
+export const EVENT_TABLE: EventTable = {
+  "player:move": world("player:move", handleMove),
+  "player:action": world("player:action", handleAction),
+  "player:chat": world("player:chat", handleChat),
+  "inventory:use": world("inventory:use", handleInventoryUse),
+  "bank:deposit": world("bank:deposit", handleDeposit),
+  "bank:withdraw": world("bank:withdraw", handleWithdraw),
+  tradeRequest: trade("tradeRequest"),
+  tradeRequestRespond: trade("tradeRequestRespond"),
+  tradeAddItem: trade("tradeAddItem"),
+  tradeRemoveItem: trade("tradeRemoveItem"),
+  tradeAccept: trade("tradeAccept"),
+  tradeCancel: trade("tradeCancel"),
+};
+
+/** Dispatches client events from either transport through the table. */
+export class EventRouter {
+  constructor(
+    private readonly ctx: EventContext,
+    private readonly logger: Logger,
+    private readonly table: EventTable = EVENT_TABLE,
+  ) {}
+
+  /** The table's entry for a client-chosen name (own keys only: "constructor" finds nothing). */
+  entry(event: string): EventEntry<ClientEventName> | undefined {
+    return Object.hasOwn(this.table, event) ? (this.table[event as ClientEventName] as EventEntry<ClientEventName>) : undefined;
+  }
+
+  /** Validate an event from a live player and run it; unknown events and bad payloads are refused. */
+  route(player: Player, event: string, payload: unknown): void {
+    const entry = this.entry(event);
+    if (!entry) return this.ctx.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
+    const parsed = entry.schema.safeParse(payload ?? {});
+    if (!parsed.success) {
+      const refusal = schemaRefusal(event as ClientEventName, parsed.error);
+      if (entry.refusals === "system") return this.ctx.world.system(player, refusal.message);
+      const tradeId = (payload as { tradeId?: unknown })?.tradeId;
+      return player.send("tradeError", { ...(typeof tradeId === "string" ? { tradeId } : {}), ...refusal });
+    }
+    void this.handle(player, event as ClientEventName, parsed.data).catch((e) => {
+      this.logger.error({ err: e, event, playerId: player.id }, "event handler failed");
+    });
+  }
+
+  /**
+   * Run a validated event. A dead player (its death is being written) does nothing: every event is
+   * refused with the code `PLAYER_DEAD` — a system `chat:message`, or a `tradeError` for trade
+   * events — and changes nothing (docs/protocol.md#refusals).
+   */
+  async handle<E extends ClientEventName>(player: Player, event: E, payload: ClientEventPayload<E>): Promise<void> {
+    const entry = this.table[event] as EventEntry<E>;
+    if (player.dead) {
+      if (entry.refusals === "trade") return player.send("tradeError", { code: REFUSAL.PLAYER_DEAD, message: "You are dead." });
+      return this.ctx.world.refuse(player, REFUSAL.PLAYER_DEAD, "You are dead.");
+    }
+    return entry.handle(this.ctx, player, payload);
+  }
+}

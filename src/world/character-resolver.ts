@@ -1,0 +1,90 @@
+/**
+ * `CharacterResolver`: which character a join plays and the record it is built from, read in the
+ * character's storage queue (docs/protocol.md#joining). The rooms call it from their join paths.
+ */
+import { ServerError } from "@colyseus/core";
+import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
+import type { Principal } from "../auth/service.js";
+import type { World } from "./world.js";
+
+/**
+ * Creates a character for an account that joins without one (starter kit and defaults), named
+ * after `preferredName` when that is a valid free name.
+ */
+export type CharacterFactory = (accountId: string, preferredName: string | undefined) => Promise<{ id: string }>;
+
+export interface CharacterResolverDeps {
+  world: World;
+  characters: CharacterRepository;
+  createCharacter: CharacterFactory;
+}
+
+export class CharacterResolver {
+  private readonly world: World;
+  private readonly characters: CharacterRepository;
+
+  constructor(private readonly deps: CharacterResolverDeps) {
+    this.world = deps.world;
+    this.characters = deps.characters;
+  }
+
+  /**
+   * Which character a join plays — the one its token is bound to, the one requested (it must belong
+   * to the account), the account's first, or a new one with the starter kit — and its record, read
+   * inside the character's storage queue after every write already queued for it (a leave's save, a
+   * death, a settlement), so a player is never built from rows read before those landed. An open
+   * death lock is recovered there first. `enter` (the join) runs in the same queue job with the
+   * record: nothing queued after the read (a save, an agent flag change, a rename) can come between
+   * the read and the join.
+   * @throws ServerError 404 (no such character), 403 (another account's, or the token is bound to
+   * another character), 409 (an out-of-world change of the character is queued or running).
+   */
+  async resolveCharacter<T = CharacterRecord>(
+    principal: Principal,
+    requested: string | undefined,
+    enter: (record: CharacterRecord) => T = (record) => record as T,
+  ): Promise<T> {
+    let id = principal.characterId ?? requested;
+    if (principal.characterId && requested && requested !== principal.characterId) {
+      throw new ServerError(403, "this token is bound to another character");
+    }
+    if (!id) {
+      const mine = await this.characters.listByAccount(principal.accountId);
+      id = mine[0]?.id ?? (await this.deps.createCharacter(principal.accountId, principal.name)).id;
+    }
+    const characterId = id;
+    // Refused at once rather than queued behind the change (which may take a while).
+    this.world.assertMayJoin(characterId);
+    // Refusals come back as values: a thrown one would be logged as a failed storage job.
+    const entered = await this.world.queues.run(characterId, async (): Promise<{ value: T } | ServerError> => {
+      const record = await this.characters.load(characterId);
+      if (!record) return new ServerError(404, "no such character");
+      if (record.character.accountId !== principal.accountId) return new ServerError(403, "that character belongs to another account");
+      try {
+        return { value: enter((await this.recoverDeath(characterId)) ?? record) };
+      } catch (e) {
+        if (e instanceof ServerError) return e;
+        throw e;
+      }
+    });
+    if (entered instanceof ServerError) throw entered;
+    return entered.value;
+  }
+
+  /**
+   * A death lock left open (the process ended, or could not resolve it, before the dropped items
+   * went on the ground) gives those items to the bank. Only for a character that is not live in
+   * this world — a live one's death is still being resolved by the world. What the bank can't hold
+   * (past the stack cap) is put on the ground where the player died, owned by it. Runs inside the
+   * character's storage queue (`resolveCharacter`). Returns the reloaded record when something was
+   * restored.
+   */
+  private async recoverDeath(characterId: string): Promise<CharacterRecord | undefined> {
+    if (this.world.player(characterId)) return undefined;
+    const recovered = await this.characters.recoverOpenDeath(characterId);
+    // What the bank could not hold (past the stack cap) goes where the player died, as it would have.
+    for (const o of recovered.overflow) this.world.dropToGround(o.itemId, o.quantity, recovered.at.x, recovered.at.z, characterId);
+    if (recovered.restored === 0) return undefined;
+    return (await this.characters.load(characterId)) ?? undefined;
+  }
+}

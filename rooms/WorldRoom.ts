@@ -11,6 +11,7 @@ import { CLOSE_CODES, CLIENT_EVENTS, CLIENT_EVENT_NAMES, type ClientEventName } 
 import type { Connection, Player } from "../src/world/player.js";
 import type { VisibleSet } from "../src/world/world.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../schema/world.js";
+import type { Admission } from "../src/net/admission.js";
 import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { FloodMeter } from "../src/net/flood.js";
 import type { WorldRuntime } from "../src/world/runtime.js";
@@ -45,6 +46,8 @@ type WorldAuth = Principal & { address?: string };
 export class WorldRoom extends Room {
   /** Set once by the server before the room is created. */
   static runtime: WorldRuntime;
+  /** Admission control of joins (src/net/admission.ts), set by the server; joins are unbounded without it. */
+  static admission?: Admission;
   override maxClients = 5_000;
   override autoDispose = false;
   override state = new WorldState();
@@ -71,7 +74,9 @@ export class WorldRoom extends Room {
     const address = context.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
     const left = rt.blockedFor(undefined, address);
     if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
-    const principal = await rt.authenticate(token, address);
+    const authenticate = () => rt.authenticate(token, address);
+    // Inside the matchmaking request's admission slot; a storage failure is a 503 SERVER_BUSY refusal.
+    const principal = await (WorldRoom.admission ? WorldRoom.admission.guardJoin(authenticate) : authenticate());
     if (!principal) throw new ServerError(401, "missing or invalid token");
     if (rt.blockedFor(principal.accountId) > 0) throw new ServerError(429, "temporarily blocked for flooding");
     return { ...principal, address };
@@ -129,7 +134,9 @@ export class WorldRoom extends Room {
     };
     client.view = new StateView();
     this.recordServerCloses(client, session);
-    const player = await this.enter(session, principal, options?.characterId);
+    // Stage 2 of an admitted join (src/net/admission.ts): busy or a storage failure refuses with 503 SERVER_BUSY.
+    const enter = () => this.enter(session, principal, options?.characterId);
+    const player = await (WorldRoom.admission ? WorldRoom.admission.join(enter, { admitted: true }) : enter());
     client.userData = { sessionId: session.id };
     this.sessions.set(client.sessionId, session);
     this.refreshView(session, player);
@@ -221,7 +228,13 @@ export class WorldRoom extends Room {
       session.playerId = record.character.id;
       return this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
     });
-    if (!resumed || !player.sessionId) player.sessionId = await this.rt.characters.openSession(player.id, principal.accountId, session.kind);
+    try {
+      if (!resumed || !player.sessionId) player.sessionId = await this.rt.characters.openSession(player.id, principal.accountId, session.kind);
+    } catch (e) {
+      // A refused join must not leave a freshly loaded player in the world without a connection.
+      if (!resumed) await this.rt.world.leave(player.id, "join_failed", session.id).catch(() => undefined);
+      throw e;
+    }
     if (principal.roles.includes("admin")) player.admin = true;
     this.upsertSchema("players", player.id);
     return player;

@@ -35,6 +35,8 @@ import { basename, resolve } from "node:path";
 import { CharacterService } from "./services/characters.js";
 import { SocialService } from "./services/social.js";
 import { createApiModules } from "./http/routes/index.js";
+import { Admission } from "./net/admission.js";
+import { DbWorkLimiter } from "./storage/limiter.js";
 
 /** Shutdown: how long saving every player may take (after the trades, at most 3 s). */
 const SHUTDOWN_SAVE_MS = 4_500;
@@ -81,6 +83,10 @@ export interface GameServer {
   /** Base HTTP URL, e.g. http://127.0.0.1:5555 */
   url: string;
   metrics: Metrics;
+  /** Admission control of joins and character creations (README "When the server is busy"). */
+  admission: Admission;
+  /** Database work limiter: saves (background) behind joins and creations (interactive). */
+  dbWork: DbWorkLimiter;
   /** URL of the Prometheus metrics page when METRICS_PORT is set. */
   metricsUrl?: string;
   /** Stop accepting, close rooms (which save), close storage (unless injected). Idempotent. */
@@ -133,6 +139,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (await openStorage({
       url: config.databaseUrl,
       pgliteDir: `${config.worldDir}/db`,
+      poolMax: config.dbPool.max,
+      connectTimeoutMs: config.dbPool.acquireTimeoutMs,
       log: (m) => logger.debug({ orm: m }, "orm"),
     }));
   await syncItemDefinitions(storage.orm, content);
@@ -180,6 +188,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics,
   });
   WorldRoom.runtime = runtime;
+  const dbWork = new DbWorkLimiter({ max: config.dbPool.max, background: config.saveConcurrency });
+  const admission = new Admission(config.admission, { logger, db: dbWork });
+  WorldRoom.admission = admission;
   const trades = new TradeService({
     world,
     orm: storage.orm,
@@ -193,7 +204,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   runtime.trade = trades;
   TradeRoom.env = trades.env;
   let worldRoom: WorldRoom | undefined;
-  const adapter = createAdapter(() => worldRoom, runtime, logger, { trustProxy: config.trustProxy, ...opts.adapter });
+  const adapter = createAdapter(() => worldRoom, runtime, logger, { trustProxy: config.trustProxy, admission, ...opts.adapter });
 
   // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
   const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
@@ -225,6 +236,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     playersOnline: () => world.playersOnline(),
     matchmaking: colyseus.matchmaking,
     onMatchmakeRefused: (status) => metrics.joinRefusals.inc({ transport: "sdk", code: String(status) }),
+    admission,
     matchmakingPolicy: {
       // Trade rooms are watched by id, and only by their two traders (TradeRoom.admits, checked
       // again in its onJoin). Anything else — the world, an unknown room, an invalid token — goes on
@@ -246,7 +258,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
-      ...createApiModules({ storage, content, auth, world, characters: characterService, social, config }),
+      ...createApiModules({ storage, content, auth, world, characters: characterService, social, config, admission }),
       adminRoutes({ orm: storage.orm, auth, limits }),
       (api) => {
         api.document({
@@ -314,6 +326,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (closing ??= (async () => {
       logger.info("shutting down: closing rooms, saving players");
       httpServer.close();
+      admission.close();
       metricsServer?.close();
       metricsServer?.closeAllConnections();
       await trades.cancelAll();
@@ -343,6 +356,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     port: actualPort,
     url: `http://127.0.0.1:${actualPort}`,
     metrics,
+    admission,
+    dbWork,
     metricsUrl,
     close,
   };

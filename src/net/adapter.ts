@@ -11,6 +11,7 @@ import { ServerError } from "@colyseus/core";
 import type { WorldRoom, Session } from "../../rooms/WorldRoom.js";
 import { CLOSE_CODES } from "../events.js";
 import type { Logger } from "../logger.js";
+import type { Admission } from "./admission.js";
 import type { WorldRuntime } from "../world/runtime.js";
 import { clientAddress } from "./address.js";
 import { MAX_WS_PAYLOAD } from "./colyseus.js";
@@ -34,6 +35,8 @@ export const ADAPTER_MAX_BUFFERED_BYTES = 1024 * 1024;
 export interface AdapterOptions {
   /** Honour the proxy's X-Forwarded-For when working out client addresses (TRUST_PROXY). */
   trustProxy?: boolean;
+  /** Admission control of joins: a refused join closes with 4503 `SERVER_BUSY: …` (src/net/admission.ts). */
+  admission?: Admission;
   heartbeatMs?: number;
   maxBufferedBytes?: number;
 }
@@ -94,9 +97,11 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       runtime.metrics?.joinRefusals.inc({ transport: "ws", code: String(status) });
       ws.close(code, reason);
     };
+    // The token check is stage 1 of the join (a new arrival), the attach stage 2 (README "When the server is busy").
+    const admit = <T>(work: () => Promise<T>, admitted: boolean) => (opts.admission ? opts.admission.join(work, { admitted }) : work());
     try {
       if (runtime.blockedFor(undefined, address) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
-      const principal = await runtime.authenticate(token, address);
+      const principal = await admit(() => runtime.authenticate(token, address), false);
       if (!principal) {
         logger.debug({ address }, "adapter: invalid token; closing");
         return refuse(401, CLOSE_CODES.BAD_TOKEN, "invalid token");
@@ -104,7 +109,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       if (runtime.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       const r = room();
       if (!r) return ws.close(1013, "world not ready");
-      const s = await r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
+      const s = await admit(() => r.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
         send: (text) => {
           if (ws.readyState !== ws.OPEN) return;
           if (ws.bufferedAmount > maxBuffered) {
@@ -116,7 +121,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
         },
         close: (code, reason) => ws.close(code, reason),
         remoteAddress: address,
-      });
+      }), true);
       if (closed) {
         r.detachJson(s);
         return;
@@ -144,7 +149,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
   };
 }
 
-/** The close code for a refused join: 403 → 4003, 429 (blocked, rate limited) → 4029, else 4000 + status % 1000. */
+/** The close code for a refused join: 403 → 4003, 429 (blocked, rate limited) → 4029, else 4000 + status % 1000 (503 busy → 4503). */
 function closeCodeFor(status: number): number {
   if (status === 403) return CLOSE_CODES.REVOKED;
   if (status === 429) return CLOSE_CODES.FLOOD;

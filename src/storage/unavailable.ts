@@ -49,6 +49,8 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
 export interface FailureBurstLogOptions {
   /** A burst ends after this long without a failure (default 30 s). */
   quietMs?: number;
+  /** A success ends the burst only this long after the last failure (default 2 s): flapping is one burst. */
+  settleMs?: number;
   /** While a burst goes on, at most one line per this interval, with the count (default 60 s). */
   repeatMs?: number;
   now?: () => number;
@@ -57,11 +59,13 @@ export interface FailureBurstLogOptions {
 /**
  * Logs a burst of failures of one kind once: an `error` line at the first failure, then at most one
  * `warn` line per `repeatMs` with the count while failures continue, and an `info` line with the
- * total when a success ends the burst. A burst also ends after `quietMs` without failures.
+ * total when a success at least `settleMs` after the last failure ends the burst. A burst also ends
+ * after `quietMs` without failures.
  */
 export class FailureBurstLog {
   private burst: { started: number; last: number; lastLogged: number; count: number } | undefined;
   private readonly quietMs: number;
+  private readonly settleMs: number;
   private readonly repeatMs: number;
   private readonly now: () => number;
 
@@ -71,6 +75,7 @@ export class FailureBurstLog {
     opts: FailureBurstLogOptions = {},
   ) {
     this.quietMs = opts.quietMs ?? 30_000;
+    this.settleMs = opts.settleMs ?? 2_000;
     this.repeatMs = opts.repeatMs ?? 60_000;
     this.now = opts.now ?? Date.now;
   }
@@ -97,14 +102,14 @@ export class FailureBurstLog {
     }
   }
 
-  /** A success: ends a burst (logged with its count). */
+  /** A success: ends a burst (logged with its count) once no failure came for `settleMs`. */
   success(): void {
-    if (!this.burst) return;
     const b = this.burst;
+    if (!b) return;
+    const since = this.now() - b.last;
+    if (since < this.settleMs) return;
     this.burst = undefined;
-    if (this.now() - b.last < this.quietMs) {
-      this.logger.info({ failures: b.count, durationMs: b.last - b.started }, `${this.message}: recovered`);
-    }
+    if (since < this.quietMs) this.logger.info({ failures: b.count, durationMs: b.last - b.started }, `${this.message}: recovered`);
   }
 }
 

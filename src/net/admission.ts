@@ -209,12 +209,12 @@ export class AdmissionGate {
 }
 
 /**
- * Event-loop lag: a timer every `intervalMs` measures how late it fires; the reading is a moving
- * average of that lag, so one long garbage collection does not refuse anybody but a loop that
- * stays saturated does.
+ * Event-loop lag: a timer every `intervalMs` measures how late it fires. The reading is the
+ * smallest lateness of the last `samples` firings, so one long pause (a garbage collection, a
+ * start-up step) refuses nobody, but a loop that stays saturated does.
  */
 export class LoopLagMonitor {
-  private lag = 0;
+  private readonly recent: number[] = [];
   private last: number;
   private readonly timer: NodeJS.Timeout;
 
@@ -222,15 +222,16 @@ export class LoopLagMonitor {
     private readonly intervalMs = 200,
     /** Told every reading (tests wait for one). */
     private readonly onSample?: (lagMs: number) => void,
+    private readonly samples = 3,
   ) {
     this.last = performance.now();
     this.timer = setInterval(() => this.sample(), intervalMs);
     this.timer.unref();
   }
 
-  /** The smoothed lag, in ms. */
+  /** How late the loop has been at least, over the last readings, in ms (0 until there are enough). */
   get lagMs(): number {
-    return this.lag;
+    return this.recent.length < this.samples ? 0 : Math.min(...this.recent);
   }
 
   close(): void {
@@ -239,10 +240,10 @@ export class LoopLagMonitor {
 
   private sample() {
     const t = performance.now();
-    const late = Math.max(0, t - this.last - this.intervalMs);
+    this.recent.push(Math.max(0, t - this.last - this.intervalMs));
+    if (this.recent.length > this.samples) this.recent.shift();
     this.last = t;
-    this.lag += 0.3 * (late - this.lag);
-    this.onSample?.(this.lag);
+    this.onSample?.(this.lagMs);
   }
 }
 

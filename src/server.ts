@@ -225,6 +225,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
     dbPool: () => poolStats(storage),
     saveQueueDepth: () => world.queues.depth,
+    admission: () => ({ join: admission.joins, creation: admission.creations }),
   });
   const { app } = createApp({
     config,

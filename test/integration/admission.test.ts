@@ -129,6 +129,9 @@ describe("admission control: a burst beyond the join and creation queues is refu
     // Two SDK joins wait in the queue (their matchmaking requests are held before any seat).
     const queued = [sdkPlayer(server), sdkPlayer(server)];
     await until(() => joins.waiting === 2, "two joins queued");
+    const metrics = await server.metrics.text();
+    assert.match(metrics, /^realm_admission_waiting\{gate="join"\} 2$/m);
+    assert.match(metrics, /^realm_admission_in_flight\{gate="join"\} 1$/m);
     // Past the queue: refused at once, before Colyseus reserves a seat.
     await assertBusyAnswer(await matchmake(server, tokenFor().token), "plain HTTP join", true);
     await assertSdkBusy(sdkPlayer(server), "SDK join");
@@ -141,6 +144,7 @@ describe("admission control: a burst beyond the join and creation queues is refu
     players.push(...(await Promise.all(queued)));
     for (const p of players) assert.ok(p.sync()?.id, "joined and synced");
     assert.equal(joins.inFlight, 0);
+    assert.match(await server.metrics.text(), /^realm_join_refusals_total\{transport="sdk",code="503"\} 3$/m);
     assert.deepEqual(errorsIn(lines), [], "nothing logged as an error");
   });
 

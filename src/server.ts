@@ -160,6 +160,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const characters = characterService.repo;
   const social = new SocialService(storage);
   await characters.closeStaleSessions();
+  // Database work by priority: joins and creations (interactive) before batched saves (background).
+  const dbWork = new DbWorkLimiter({ max: config.dbPool.max, background: config.saveConcurrency });
   const world = new World({
     content,
     characters,
@@ -188,7 +190,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics,
   });
   WorldRoom.runtime = runtime;
-  const dbWork = new DbWorkLimiter({ max: config.dbPool.max, background: config.saveConcurrency });
   const admission = new Admission(config.admission, { logger, db: dbWork });
   WorldRoom.admission = admission;
   const trades = new TradeService({

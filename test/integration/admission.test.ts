@@ -175,40 +175,55 @@ describe("admission control: a burst beyond the join and creation queues is refu
     });
   }
 
-  it("an unheld burst of 12 SDK and 6 /ws joins: each one joins or is told to retry (503 / 4503), and retrying at once gets everyone in", async () => {
-    const attempt = async (kind: "sdk" | "json", token: string): Promise<TestPlayer | "busy"> => {
+  it("a burst of 12 SDK and 6 /ws joins while the slot is held: 2 queue, 16 are told to retry (503 / 4503); retrying once the slot frees gets everyone in", async () => {
+    const joins = server.admission.joins;
+    /** One join attempt: joined (with what to close), or refused as busy; anything else fails the test. */
+    const sdkAttempt = async (token: string): Promise<(() => Promise<void>) | "busy"> => {
       try {
-        return await (kind === "sdk" ? sdkPlayer(server, { token }) : jsonPlayer(server, { token }));
+        const p = await sdkPlayer(server, { token });
+        return () => p.close();
       } catch (e: any) {
         if (e?.name === "MatchMakeError" && e.code === 503 && /^SERVER_BUSY: /.test(e.message)) return "busy";
         throw e;
       }
     };
-    // jsonPlayer fails on a 4503 close by never seeing player:sync: use a raw join for /ws that tells the close apart.
     const wsAttempt = (token: string) =>
-      new Promise<TestPlayer | "busy">((resolve, reject) => {
+      new Promise<(() => Promise<void>) | "busy">((resolve, reject) => {
         const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws?token=${token}`);
-        ws.once("message", () => {
-          ws.close();
-          resolve(jsonPlayer(server, { token }));
+        const closed = new Promise<void>((r) => ws.once("close", () => r()));
+        ws.on("message", (d) => {
+          if (JSON.parse(d.toString()).event === "player:sync") resolve(() => (ws.close(), closed));
         });
-        ws.once("close", (code, reason) => (code === 4503 && /^SERVER_BUSY: /.test(reason.toString()) ? resolve("busy") : reject(new Error(`closed ${code} ${reason}`))));
+        ws.once("close", (code, reason) =>
+          code === 4503 && /^SERVER_BUSY: /.test(reason.toString()) ? resolve("busy") : reject(new Error(`closed ${code} ${reason}`)),
+        );
         ws.once("error", reject);
       });
     const tokens = Array.from({ length: 18 }, () => tokenFor().token);
-    let refused = 0;
-    const joinOne = async (i: number): Promise<TestPlayer> => {
-      for (let tries = 0; tries < 500; tries++) {
-        const r = i < 12 ? await attempt("sdk", tokens[i]!) : await wsAttempt(tokens[i]!);
+    let firstRefusals = 0;
+    let allRefused!: () => void;
+    const refusedAtFirst = new Promise<void>((r) => (allRefused = r));
+    let reopen!: () => void;
+    const reopened = new Promise<void>((r) => (reopen = r));
+    const joinOne = async (i: number): Promise<() => Promise<void>> => {
+      for (let tries = 0; tries < 10_000; tries++) {
+        const r = i < 12 ? await sdkAttempt(tokens[i]!) : await wsAttempt(tokens[i]!);
         if (r !== "busy") return r;
-        refused++;
+        if (tries === 0 && ++firstRefusals === 16) allRefused();
+        await reopened; // retry once the slot is free (at once after that)
       }
       throw new Error("never admitted");
     };
-    players.push(...(await Promise.all(tokens.map((_, i) => joinOne(i)))));
-    assert.equal(players.length, 18);
-    // How many were told to retry depends on how the requests interleave (the held tests above pin it down).
-    assert.ok(refused >= 0);
+    held = await joins.acquire();
+    const all = tokens.map((_, i) => joinOne(i));
+    await refusedAtFirst;
+    assert.equal(joins.waiting, 2, "two joins queued, the other 16 refused at once");
+    held();
+    held = undefined;
+    reopen();
+    const closers = await Promise.all(all);
+    assert.equal(closers.length, 18);
+    await Promise.all(closers.map((c) => c()));
     assert.deepEqual(errorsIn(lines), [], "no uncaught exception, no failed join logged");
   });
 });

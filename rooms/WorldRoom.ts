@@ -15,6 +15,7 @@ import { CLOSE_CODES, CLIENT_EVENT_NAMES } from "../src/events.js";
 import type { Logger } from "../src/logger.js";
 import type { Metrics } from "../src/metrics.js";
 import type { Adapter, JsonClientLink, JsonSocket, JsonWorld } from "../src/net/adapter.js";
+import type { Admission } from "../src/net/admission.js";
 import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { FloodMeter } from "../src/net/flood.js";
 import type { SocketGate } from "../src/net/socket-gate.js";
@@ -58,6 +59,8 @@ export interface WorldRoomDeps {
   events: EventRouter;
   /** The `/ws` adapter: the room registers as its world while it exists. */
   adapter: Pick<Adapter, "serve">;
+  /** Admission control of joins (src/net/admission.ts); joins are unbounded without it. */
+  admission?: Admission;
   tickMs: number;
   logger: Logger;
   metrics?: Metrics;
@@ -70,7 +73,7 @@ export interface WorldRoomDeps {
 export function worldRoomType(deps: WorldRoomDeps) {
   return class BoundWorldRoom extends WorldRoom {
     static override onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<WorldAuth> {
-      return authorizeJoin(deps.gate, token, context);
+      return authorizeJoin(deps, token, context);
     }
     constructor() {
       super(deps);
@@ -83,12 +86,14 @@ export function worldRoomType(deps: WorldRoomDeps) {
  * a token gets a temporary identity. Blocked accounts and addresses are refused (429); an invalid
  * token and an anonymous identity count as authentication attempts of the address.
  */
-async function authorizeJoin(gate: SocketGate, token: string, context: AuthContext): Promise<WorldAuth> {
+async function authorizeJoin({ gate, admission }: Pick<WorldRoomDeps, "gate" | "admission">, token: string, context: AuthContext): Promise<WorldAuth> {
   // The matchmaking middleware puts the address here (never Colyseus's header-trusting context.ip).
   const address = context.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
   const left = gate.blockedFor(undefined, address);
   if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
-  const principal = await gate.authenticate(token, address);
+  const authenticate = () => gate.authenticate(token, address);
+  // Inside the matchmaking request's admission slot; a storage failure is a 503 SERVER_BUSY refusal.
+  const principal = await (admission ? admission.guardJoin(authenticate) : authenticate());
   if (!principal) throw new ServerError(401, "missing or invalid token");
   if (gate.blockedFor(principal.accountId) > 0) throw new ServerError(429, "temporarily blocked for flooding");
   return { ...principal, address };
@@ -161,7 +166,9 @@ export class WorldRoom extends Room implements JsonWorld {
     link.client = client;
     client.view = new StateView();
     this.recordServerCloses(client, link);
-    const player = await this.enter(link, principal, options?.characterId);
+    // Stage 2 of an admitted join (src/net/admission.ts): busy or a storage failure refuses with 503 SERVER_BUSY.
+    const enter = () => this.enter(link, principal, options?.characterId);
+    const player = await (this.deps.admission ? this.deps.admission.join(enter, { admitted: true }) : enter());
     client.userData = { linkId: link.id };
     this.links.set(client.sessionId, link);
     refreshView(this.world, this.mirror, client.view, link, player);
@@ -267,7 +274,13 @@ export class WorldRoom extends Room implements JsonWorld {
       link.playerId = record.character.id;
       return this.world.join(record, link, CLOSE_CODES.REPLACED);
     });
-    if (!resumed || !player.loginId) player.loginId = await this.deps.characters.recordLogin(player.id, principal.accountId, link.kind);
+    try {
+      if (!resumed || !player.loginId) player.loginId = await this.deps.characters.recordLogin(player.id, principal.accountId, link.kind);
+    } catch (e) {
+      // A refused join must not leave a freshly loaded player in the world without a connection.
+      if (!resumed) await this.world.leave(player.id, "join_failed", link.id).catch(() => undefined);
+      throw e;
+    }
     if (principal.roles.includes("admin")) player.admin = true;
     this.mirror.upsert("players", player.id);
     return player;

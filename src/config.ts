@@ -110,6 +110,16 @@ const envSchema = z.object({
   CLIENT_DIST: optionalString,
   METRICS_PORT: optionalString.pipe(z.string().regex(/^\d+$/, "must be an integer").transform(Number).pipe(z.number().int().min(0).max(65535)).optional()),
   METRICS_HOST: z.string().trim().min(1).default("127.0.0.1"),
+  DB_POOL_MAX: int(20, 2, 1_000),
+  DB_POOL_ACQUIRE_TIMEOUT_MS: int(5_000, 100, 600_000),
+  SAVE_CONCURRENCY: int(4, 1, 1_000),
+  JOIN_CONCURRENCY: int(12, 1, 10_000),
+  JOIN_QUEUE: int(256, 0, 1_000_000),
+  JOIN_QUEUE_WAIT_MS: int(10_000, 10, 600_000),
+  CREATE_CONCURRENCY: int(4, 1, 10_000),
+  CREATE_QUEUE: int(64, 0, 1_000_000),
+  CREATE_QUEUE_WAIT_MS: int(10_000, 10, 600_000),
+  ADMISSION_MAX_LOOP_DELAY_MS: int(500, 0, 60_000),
 });
 
 /** The parsed, validated configuration. Frozen; never mutated after start-up. */
@@ -162,6 +172,17 @@ export interface Config {
   readonly metricsPort?: number;
   /** Address it binds (`METRICS_HOST`, loopback by default). */
   readonly metricsHost: string;
+  /** PostgreSQL pool: connections (`DB_POOL_MAX`) and how long a query waits for one (`DB_POOL_ACQUIRE_TIMEOUT_MS`). */
+  readonly dbPool: { readonly max: number; readonly acquireTimeoutMs: number };
+  /** Batched saves running at once (`SAVE_CONCURRENCY`); joins and creations go first (src/storage/limiter.ts). */
+  readonly saveConcurrency: number;
+  /** Admission control of joins and character creations (src/net/admission.ts, README "When the server is busy"). */
+  readonly admission: {
+    readonly joins: { readonly concurrency: number; readonly queue: number; readonly waitMs: number };
+    readonly creations: { readonly concurrency: number; readonly queue: number; readonly waitMs: number };
+    /** New joins and creations are refused while the event loop lags more than this (0: never). */
+    readonly maxLoopDelayMs: number;
+  };
 }
 
 /** Thrown when the environment is invalid; `problems` holds one line per bad setting. */
@@ -264,6 +285,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientDist: v.CLIENT_DIST,
     metricsPort: v.METRICS_PORT,
     metricsHost: v.METRICS_HOST,
+    dbPool: { max: v.DB_POOL_MAX, acquireTimeoutMs: v.DB_POOL_ACQUIRE_TIMEOUT_MS },
+    saveConcurrency: v.SAVE_CONCURRENCY,
+    admission: {
+      joins: { concurrency: v.JOIN_CONCURRENCY, queue: v.JOIN_QUEUE, waitMs: v.JOIN_QUEUE_WAIT_MS },
+      creations: { concurrency: v.CREATE_CONCURRENCY, queue: v.CREATE_QUEUE, waitMs: v.CREATE_QUEUE_WAIT_MS },
+      maxLoopDelayMs: v.ADMISSION_MAX_LOOP_DELAY_MS,
+    },
   };
   return deepFreeze(config);
 }
@@ -338,6 +366,12 @@ export function configWarnings(c: Config): string[] {
   if (c.jwtSecretGenerated) w.push("JWT_SECRET not set: tokens are signed with a random secret drawn at this start (they stop working at the next start)");
   if (c.adminCodeLoopbackOnly) w.push(`ADMIN_CODE not set: the development admin code '${DEV_ADMIN_CODE}' is accepted from loopback addresses only`);
   if (!c.rateLimitEnabled) w.push("rate limiting is disabled (DISABLE_RATE_LIMIT)");
+  const interactive = c.admission.joins.concurrency + c.admission.creations.concurrency;
+  if (interactive + c.saveConcurrency > c.dbPool.max) {
+    w.push(
+      `JOIN_CONCURRENCY + CREATE_CONCURRENCY + SAVE_CONCURRENCY (${interactive + c.saveConcurrency}) exceed DB_POOL_MAX (${c.dbPool.max}): joins may wait for pool connections`,
+    );
+  }
   if (c.metricsPort !== undefined && !isLoopback(c.metricsHost)) w.push(`METRICS_HOST=${c.metricsHost}: metrics are reachable beyond this machine; keep the port firewalled`);
   return w;
 }

@@ -99,4 +99,4 @@ export const MAX_MESSAGES_PER_SECOND = 60;
 /** Seconds of continuous flooding before the connection is closed. */
 export const FLOOD_SECONDS_BEFORE_CLOSE = 3;
 /** Close codes. */
-export const CLOSE_CODES = { BAD_TOKEN: 4001, FLOOD: 4029, REPLACED: 4009, REVOKED: 4003, SHUTDOWN: 4000 } as const;
+export const CLOSE_CODES = { BAD_TOKEN: 4001, FLOOD: 4029, REPLACED: 4009, REVOKED: 4003, SHUTDOWN: 4000, SERVER_BUSY: 4503 } as const;

@@ -31,6 +31,8 @@ export const METRIC_NAMES = [
   "realm_db_pool_waiting",
   "realm_save_queue_depth",
   "realm_save_failures_total",
+  "realm_admission_in_flight",
+  "realm_admission_waiting",
 ] as const;
 
 /** Live values read at scrape time. Each is optional: a missing source leaves its gauge empty. */
@@ -43,6 +45,8 @@ export interface MetricSources {
   /** The database pool; `inUse` and `waiting` are left out where they mean nothing (PGlite). */
   dbPool?: () => Promise<{ size: number; inUse?: number; waiting?: number } | undefined>;
   saveQueueDepth?: () => number;
+  /** Admission gates by name (`join`, `creation`): requests served and waiting (src/net/admission.ts). */
+  admission?: () => Record<string, { inFlight: number; waiting: number }>;
 }
 
 const knownIn = new Set<string>(Object.keys(CLIENT_EVENTS));
@@ -161,6 +165,20 @@ export class Metrics {
       },
     });
     this.saveFailures = new Counter({ name: "realm_save_failures_total", help: "Storage jobs of the per-player queues that failed", registers });
+    const gates: [name: string, help: string, read: (g: { inFlight: number; waiting: number }) => number][] = [
+      ["realm_admission_in_flight", "Joins and character creations holding an admission slot, by gate (join, creation)", (g) => g.inFlight],
+      ["realm_admission_waiting", "Joins and character creations waiting for an admission slot, by gate", (g) => g.waiting],
+    ];
+    for (const [name, help, read] of gates)
+      new Gauge({
+        name,
+        help,
+        labelNames: ["gate"],
+        registers,
+        collect() {
+          for (const [gate, g] of Object.entries(self.sources.admission?.() ?? {})) this.set({ gate }, read(g));
+        },
+      });
   }
 
   /** Set the live sources read at scrape time. */

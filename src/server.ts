@@ -38,6 +38,8 @@ import { basename, resolve } from "node:path";
 import { CharacterService } from "./services/characters.js";
 import { SocialService } from "./services/social.js";
 import { createApiModules } from "./http/routes/index.js";
+import { Admission } from "./net/admission.js";
+import { DbWorkLimiter } from "./storage/limiter.js";
 
 /** Shutdown: how long saving every player may take (after the trades, at most 3 s). */
 const SHUTDOWN_SAVE_MS = 4_500;
@@ -87,6 +89,10 @@ export interface GameServer {
   /** Base HTTP URL, e.g. http://127.0.0.1:5555 */
   url: string;
   metrics: Metrics;
+  /** Admission control of joins and character creations (README "When the server is busy"). */
+  admission: Admission;
+  /** Database work limiter: saves (background) behind joins and creations (interactive). */
+  dbWork: DbWorkLimiter;
   /** URL of the Prometheus metrics page when METRICS_PORT is set. */
   metricsUrl?: string;
   /** Stop accepting, close rooms (which save), close storage (unless injected). Idempotent. */
@@ -139,6 +145,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (await openStorage({
       url: config.databaseUrl,
       pgliteDir: `${config.worldDir}/db`,
+      poolMax: config.dbPool.max,
+      connectTimeoutMs: config.dbPool.acquireTimeoutMs,
       log: (m) => logger.debug({ orm: m }, "orm"),
     }));
   await syncItemDefinitions(storage.orm, content);
@@ -165,6 +173,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const characters = characterService.repo;
   const social = new SocialService(storage);
   await characters.closeStaleLogins();
+  // Database work by priority: joins and creations (interactive) before batched saves (background).
+  const dbWork = new DbWorkLimiter({ max: config.dbPool.max, background: config.saveConcurrency });
   const world = new World({
     content,
     characters,
@@ -185,6 +195,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     characters,
     createCharacter: (accountId, preferredName) => characterService.createForJoin(accountId, preferredName),
   });
+  const admission = new Admission(config.admission, { logger, db: dbWork });
   const trades = new TradeService({
     world,
     orm: storage.orm,
@@ -195,7 +206,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     tickMs: config.tickMs,
     metrics,
   });
-  const adapter = createAdapter({ gate, logger, metrics }, { trustProxy: config.trustProxy, ...opts.adapter });
+  const adapter = createAdapter({ gate, logger, metrics, admission }, { trustProxy: config.trustProxy, ...opts.adapter });
   // The room types, bound to what their rooms use (defined with Colyseus in stage 6).
   const WorldRoomType = worldRoomType({
     world,
@@ -204,6 +215,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     characters,
     events: new EventRouter({ world, trades }, logger),
     adapter,
+    admission,
     tickMs: config.tickMs,
     logger,
     metrics,
@@ -229,6 +241,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
     dbPool: () => poolStats(storage),
     saveQueueDepth: () => world.queues.depth,
+    admission: () => ({ join: admission.joins, creation: admission.creations }),
   });
   const { app } = createApp({
     config,
@@ -240,6 +253,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     playersOnline: () => world.playersOnline(),
     matchmaking: colyseus.matchmaking,
     onMatchmakeRefused: (status) => metrics.joinRefusals.inc({ transport: "sdk", code: String(status) }),
+    admission,
     matchmakingPolicy: {
       // Trade rooms are watched by id, and only by their two traders (TradeRoom.admits, checked
       // again in its onJoin). Anything else — the world, an unknown room, an invalid token — goes on
@@ -261,7 +275,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
-      ...createApiModules({ storage, content, auth, world, characters: characterService, social, config }),
+      ...createApiModules({ storage, content, auth, world, characters: characterService, social, config, admission }),
       adminRoutes({ orm: storage.orm, auth, limits }),
       (api) => {
         api.document({
@@ -329,6 +343,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (closing ??= (async () => {
       logger.info("shutting down: closing rooms, saving players");
       httpServer.close();
+      admission.close();
       metricsServer?.close();
       metricsServer?.closeAllConnections();
       await trades.cancelAll();
@@ -359,6 +374,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     port: actualPort,
     url: `http://127.0.0.1:${actualPort}`,
     metrics,
+    admission,
+    dbWork,
     metricsUrl,
     close,
   };

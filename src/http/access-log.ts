@@ -33,6 +33,12 @@ const SECRET_PARAM = /token|secret|password|passwd|code|key|auth/i;
  */
 const CLIENT_MATCHMAKE_STATUSES = new Set([520, 521, 522, 524, 525]);
 
+/**
+ * A 503 with `Retry-After` is a busy refusal (README "When the server is busy"): load shedding the
+ * client is told to retry, not a fault; its cause, if any, is logged once per burst elsewhere.
+ */
+const isBusyRefusal = (res: ServerResponse) => res.statusCode === 503 && res.getHeader("retry-after") !== undefined;
+
 export function redactUrl(url: string): string {
   const q = url.indexOf("?");
   if (q < 0) return url;
@@ -77,7 +83,8 @@ export function accessLog(logger: Logger): RequestHandler {
       res.setHeader(REQUEST_ID_HEADER, id);
       return id;
     },
-    customLogLevel: (_req, res, err) => (CLIENT_MATCHMAKE_STATUSES.has(res.statusCode) ? "warn" : err || res.statusCode >= 500 ? "error" : "info"),
+    customLogLevel: (_req, res, err) =>
+      CLIENT_MATCHMAKE_STATUSES.has(res.statusCode) || isBusyRefusal(res) ? "warn" : err || res.statusCode >= 500 ? "error" : "info",
     customSuccessMessage: (req, res) => `${req.method} ${res.statusCode}`,
     customErrorMessage: (req, res) => `${req.method} ${res.statusCode}`,
   }) as unknown as RequestHandler;

@@ -19,6 +19,7 @@ import { CorsPolicy, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS } from "./cors.js";
 import { ApiError, errorBody, errorHandler, notFoundHandler, unauthorized } from "./errors.js";
 import type { Limits } from "./limits.js";
 import { guardedMatchmaking, type MatchmakingPolicy } from "./matchmaking.js";
+import type { Admission } from "../net/admission.js";
 import { accessLog } from "./access-log.js";
 import { asyncApiDocument } from "../protocol/asyncapi.js";
 
@@ -53,6 +54,8 @@ export interface AppDeps {
   matchmakingPolicy?: MatchmakingPolicy;
   /** Told the status of every refused matchmaking request (metrics). */
   onMatchmakeRefused?: (status: number) => void;
+  /** Admission control of world joins at matchmaking (src/net/admission.ts). */
+  admission?: Admission;
   /** Extra routers mounted as they are (manifests, game data). */
   routers?: { path: string; router: Router }[];
   /** Feature route modules. */
@@ -111,7 +114,7 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   });
 
   app.use(limits.blockGuard);
-  if (deps.matchmaking) app.use("/ws", ...guardedMatchmaking(deps.matchmaking, undefined, deps.matchmakingPolicy, deps.onMatchmakeRefused));
+  if (deps.matchmaking) app.use("/ws", ...guardedMatchmaking(deps.matchmaking, undefined, deps.matchmakingPolicy, deps.onMatchmakeRefused, deps.admission));
   app.use("/api", limits.rest);
   app.use("/api/auth", limits.auth);
   app.use(express.json({ limit: "64kb", strict: true, type: ["application/json", "application/*+json"] }));

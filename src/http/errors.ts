@@ -4,6 +4,8 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "../logger.js";
+import { ServerBusyError, STORAGE_RETRY_AFTER_S } from "../net/admission.js";
+import { isStorageUnavailable, storageFailureLog } from "../storage/unavailable.js";
 
 export const ERROR_CODES = {
   INVALID_JSON: 400,
@@ -18,6 +20,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
+  SERVER_BUSY: 503,
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -44,6 +47,8 @@ export class ApiError extends Error {
 export const notFound = (what = "resource") => new ApiError("NOT_FOUND", `${what} not found`);
 export const forbidden = (msg = "you may not act on this resource") => new ApiError("FORBIDDEN", msg);
 export const unauthorized = (msg = "missing or invalid authentication token") => new ApiError("UNAUTHORIZED", msg);
+/** 503 `SERVER_BUSY` with `Retry-After` (README "When the server is busy"). */
+export const serverBusy = (e: ServerBusyError) => new ApiError("SERVER_BUSY", e.message, undefined, { "Retry-After": String(e.retryAfterSeconds) });
 
 /** The JSON error body. */
 export function errorBody(code: ErrorCode | string, message: string, details?: ErrorDetail[]) {
@@ -71,6 +76,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // The router decodes path parameters and throws a URIError (status 400, not exposed) for
     // percent-encoding that does not decode, e.g. /api/character/%ff: the client's mistake.
     else if (err instanceof URIError) apiError = new ApiError("INVALID_REQUEST", "the URL has invalid percent-encoding");
+    // A full admission queue, or storage that cannot serve now: a refusal to retry, never a 500.
+    else if (err instanceof ServerBusyError) apiError = serverBusy(err);
+    else if (isStorageUnavailable(err)) {
+      storageFailureLog(logger).failure(err, { method: req.method, path: req.path });
+      apiError = serverBusy(new ServerBusyError("storage", STORAGE_RETRY_AFTER_S, "request"));
+    }
     else if (typeof err?.status === "number" && err.status >= 400 && err.status < 500 && err.expose) {
       apiError = new ApiError("INVALID_REQUEST", "invalid request");
     } else {

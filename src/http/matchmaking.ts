@@ -8,10 +8,18 @@
  * reaches the world room, and `joinById` of a trade room only its two traders (403
  * `ROOM_JOIN_FORBIDDEN`). A request that passes is replayed to Colyseus unchanged, so the SDK sees
  * no difference; the rooms check again (`onCreate`, `onJoin`).
+ *
+ * A world join (`join`, or `joinById` of the world room) is then admitted (src/net/admission.ts):
+ * the request holds a slot of the join gate while Colyseus checks the token and reserves the seat.
+ * When the gate cannot take it (queue full, waited too long, event loop overloaded) the answer is
+ * 503 `SERVER_BUSY` with `Retry-After`, before any seat is reserved; a 503 `SERVER_BUSY` the room's
+ * `onAuth` raises (storage failed) is given the same body and header.
  */
 import { Readable } from "node:stream";
+import { matchMaker } from "@colyseus/core";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { bearerToken } from "../auth/tokens.js";
+import { retryAfterOf, SERVER_BUSY, ServerBusyError, type Admission } from "../net/admission.js";
 import { ApiError, errorBody } from "./errors.js";
 
 /** Largest matchmaking body accepted (join options are a few hundred bytes). */
@@ -82,6 +90,70 @@ function refuse(res: Response, refusal: MatchmakeRefusal) {
   res.status(403).json({ ...errorBody(refusal.code, refusal.message), message: refusal.message });
 }
 
+/**
+ * Answer a busy refusal: 503 with the API's error body and `Retry-After`, plus `message` at the top
+ * level (what the SDK's `MatchMakeError` carries), with the code in front: `SERVER_BUSY: …`.
+ */
+function refuseBusy(res: Response, e: ServerBusyError) {
+  res.status(e.status).set("Retry-After", String(e.retryAfterSeconds)).json({ ...errorBody(SERVER_BUSY, e.message), message: e.tagged });
+}
+
+/** True for the matchmaking calls that enter the world: `join` (only the world is joinable by name) and `joinById` of the world room. */
+function entersWorld(verb: string, target: string): boolean {
+  if (verb === "join") return JOINABLE_BY_NAME.has(target);
+  return verb === "joinById" && matchMaker.getLocalRoomById(target)?.roomName === "world";
+}
+
+/**
+ * Colyseus answers a refusal the room raised in `onAuth` as `{ code, error }` with the status of
+ * the refusal. A 503 whose message is a `SERVER_BUSY: …` refusal is rewritten into the busy body
+ * above, with `Retry-After`; any other answer passes unchanged.
+ */
+function rewriteBusyAnswer(res: Response) {
+  const writeHead = res.writeHead;
+  const write = res.write;
+  const end = res.end;
+  let held: Buffer[] | undefined;
+  const restore = () => Object.assign(res, { writeHead, write, end });
+  res.writeHead = function (this: Response, status: number, ...rest: unknown[]) {
+    if (status !== 503) {
+      restore();
+      return (writeHead as (...a: unknown[]) => Response).call(this, status, ...rest);
+    }
+    held = [];
+    return this;
+  } as typeof res.writeHead;
+  res.write = function (this: Response, chunk: unknown, ...rest: unknown[]) {
+    if (!held) return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    if (chunk) held.push(Buffer.from(chunk as Buffer));
+    return true;
+  } as typeof res.write;
+  res.end = function (this: Response, chunk?: unknown, ...rest: unknown[]) {
+    if (!held) {
+      restore();
+      return (end as (...a: unknown[]) => Response).call(this, chunk, ...rest);
+    }
+    if (chunk && typeof chunk !== "function") held.push(Buffer.from(chunk as Buffer));
+    const raw = Buffer.concat(held).toString("utf8");
+    restore();
+    let message: unknown;
+    try {
+      message = (JSON.parse(raw) as { error?: unknown }).error;
+    } catch {
+      message = undefined;
+    }
+    const retry = typeof message === "string" && message.startsWith(`${SERVER_BUSY}: `) ? retryAfterOf(message) : undefined;
+    if (retry === undefined || typeof message !== "string") {
+      res.writeHead(503);
+      return res.end(raw);
+    }
+    const text = message.slice(SERVER_BUSY.length + 2);
+    res.removeHeader("content-length");
+    res.status(503).set("Retry-After", String(retry)).json({ ...errorBody(SERVER_BUSY, text), message });
+    return res;
+  } as typeof res.end;
+}
+
 /** A path segment, percent-decoded (as it is, when malformed: no room has such a name). */
 const decodeSegment = (s: string): string => {
   try {
@@ -102,6 +174,8 @@ export function guardedMatchmaking(
   policy?: MatchmakingPolicy,
   /** Told the status of every matchmaking request answered with an error: this guard's, the socket cap's and Colyseus's (metrics). */
   onRefused?: (status: number) => void,
+  /** Admission control of world joins; without it they are not bounded. */
+  admission?: Admission,
 ): RequestHandler[] {
   const readBody = express.raw({ type: () => true, limit: limitBytes });
   return [
@@ -127,6 +201,25 @@ export function guardedMatchmaking(
       const [verb = "", target = ""] = normalPath(req).slice("/matchmake/".length).split("/").map(decodeSegment);
       const refusal = await matchmakeRefusal(verb, target, bearerToken(req.headers.authorization), options as Record<string, unknown>, policy);
       if (refusal) return refuse(res, refusal);
+      if (admission && entersWorld(verb, target)) {
+        let gone = false;
+        const onGone = () => (gone = true);
+        res.once("close", onGone);
+        let release: () => void;
+        try {
+          release = await admission.admitMatchmaking();
+        } catch (e) {
+          if (e instanceof ServerBusyError) return refuseBusy(res, e);
+          throw e;
+        } finally {
+          res.off("close", onGone);
+        }
+        // The client gave up while waiting: nothing to reserve.
+        if (gone) return release();
+        // Held until the answer is sent (or the client went away).
+        res.once("close", release);
+        rewriteBusyAnswer(res);
+      }
       // Colyseus reads the body from the request stream, which is consumed: hand it a request that
       // replays the same bytes (it uses the URL, method, headers and body of the request; `ip` is
       // the client address that the world's `onAuth` counts and blocks by).

@@ -14,6 +14,7 @@ import type { Principal } from "../auth/service.js";
 import { CLOSE_CODES } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import type { Admission } from "./admission.js";
 import { clientAddress } from "./address.js";
 import { MAX_WS_PAYLOAD } from "./colyseus.js";
 import type { SocketGate } from "./socket-gate.js";
@@ -68,6 +69,8 @@ export interface AdapterDeps {
   gate: Pick<SocketGate, "authenticate" | "blockedFor">;
   logger: Logger;
   metrics?: Metrics;
+  /** Admission control of joins: a refused join closes with 4503 `SERVER_BUSY: …` (src/net/admission.ts). */
+  admission?: Admission;
 }
 
 export interface Adapter {
@@ -129,16 +132,19 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       metrics?.joinRefusals.inc({ transport: "ws", code: String(status) });
       ws.close(code, reason);
     };
+    // The token check is stage 1 of the join (a new arrival), the attach stage 2 (README "When the server is busy").
+    const admit = <T>(work: () => Promise<T>, admitted: boolean) => (deps.admission ? deps.admission.join(work, { admitted }) : work());
     try {
       if (gate.blockedFor(undefined, address) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
-      const principal = await gate.authenticate(token, address);
+      const principal = await admit(() => gate.authenticate(token, address), false);
       if (!principal) {
         logger.debug({ address }, "adapter: invalid token; closing");
         return refuse(401, CLOSE_CODES.BAD_TOKEN, "invalid token");
       }
       if (gate.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
-      if (!world) return ws.close(1013, "world not ready");
-      const joined = await world.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
+      const w = world;
+      if (!w) return ws.close(1013, "world not ready");
+      const joined = await admit(() => w.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
         send: (text) => {
           if (ws.readyState !== ws.OPEN) return;
           if (ws.bufferedAmount > maxBuffered) {
@@ -150,7 +156,7 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
         },
         close: (code, reason) => ws.close(code, reason),
         remoteAddress: address,
-      });
+      }), true);
       if (closed) {
         joined.detach();
         return;
@@ -184,7 +190,7 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
   };
 }
 
-/** The close code for a refused join: 403 → 4003, 429 (blocked, rate limited) → 4029, else 4000 + status % 1000. */
+/** The close code for a refused join: 403 → 4003, 429 (blocked, rate limited) → 4029, else 4000 + status % 1000 (503 busy → 4503). */
 function closeCodeFor(status: number): number {
   if (status === 403) return CLOSE_CODES.REVOKED;
   if (status === 429) return CLOSE_CODES.FLOOD;

@@ -31,9 +31,14 @@ export interface StorageOptions {
   pgliteDir?: string;
   /** Run migrations on open (default true). */
   migrate?: boolean;
-  /** Pool size for PostgreSQL (default 10). */
+  /** Pool size for PostgreSQL (`DB_POOL_MAX`, default 20). */
   poolMax?: number;
-  /** How long PostgreSQL waits for a connection (pool slot or new connection), in ms (default 5000). */
+  /**
+   * How long a query waits for a connection — a free pool slot or a new connection — in ms
+   * (`DB_POOL_ACQUIRE_TIMEOUT_MS`, default 5000). Past it the query fails with "timeout exceeded
+   * when trying to connect", which joins and creations answer as 503 `SERVER_BUSY`
+   * (src/storage/unavailable.ts).
+   */
   connectTimeoutMs?: number;
   /** PostgreSQL `lock_timeout` of every pooled connection, in ms (default 5000; tests shorten it). */
   lockTimeoutMs?: number;
@@ -41,6 +46,14 @@ export interface StorageOptions {
   /** Where ORM messages (migrations) go; silent by default. */
   log?: (message: string) => void;
 }
+
+/**
+ * PostgreSQL pool defaults (the settings `DB_POOL_MAX` and `DB_POOL_ACQUIRE_TIMEOUT_MS`). The pool
+ * must be larger than the database work the server runs at once: joins, creations and saves are
+ * bounded below it (JOIN_CONCURRENCY + CREATE_CONCURRENCY + SAVE_CONCURRENCY, README "When the
+ * server is busy"), so a burst waits in the admission queues, not for a pool connection.
+ */
+export const POOL_DEFAULTS = { max: 20, acquireTimeoutMs: 5_000, idleTimeoutMs: 30_000 } as const;
 
 /** Options shared by both drivers. */
 function baseOptions(log?: (message: string) => void): Partial<Options> {
@@ -77,10 +90,10 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
     orm = (await MikroORM.init({
       ...baseOptions(opts.log),
       clientUrl: opts.url,
-      pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 30_000 },
+      pool: { min: 0, max: opts.poolMax ?? POOL_DEFAULTS.max, idleTimeoutMillis: POOL_DEFAULTS.idleTimeoutMs },
       driverOptions: {
         // A pool that waits forever for a free connection turns a database stall into a hang.
-        connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
+        connectionTimeoutMillis: opts.connectTimeoutMs ?? POOL_DEFAULTS.acquireTimeoutMs,
         statement_timeout: 15_000,
         lock_timeout: opts.lockTimeoutMs ?? 5_000,
         idle_in_transaction_session_timeout: 30_000,

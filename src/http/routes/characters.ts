@@ -10,6 +10,7 @@ import { storedSkills } from "../../services/characters.js";
 import type { RouteModule } from "../app.js";
 import {
   Access,
+  admitCreation,
   CharacterIdParams,
   CharacterName,
   defineRoute,
@@ -87,12 +88,13 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
           201: { description: "Created", schema: PlayerViewSchema },
           403: { description: "Agent tokens cannot create characters" },
           409: r.conflict("NAME_TAKEN, or CONFLICT when the account already has 10 characters"),
+          503: r.busy,
         },
       },
       async ({ principal, body }) => {
         const p = who(principal);
         requireAccountToken(p);
-        const record = await characters.createCharacter(p.accountId, { name: body.name, templateId: body.templateId });
+        const record = await admitCreation(deps, () => characters.createCharacter(p.accountId, { name: body.name, templateId: body.templateId }));
         return characters.toPlayerView(record, false);
       },
     );

@@ -17,6 +17,7 @@ import type { Config } from "../../config.js";
 import type { GameContent } from "../../content/load.js";
 import { GoalSchema as ProtocolGoal, PositionSchema as ProtocolPosition, SkillsSchema as ProtocolSkills, StoredPlayerSyncSchema } from "../../protocol/player.js";
 import { nameProblem, normalizeName, type CharacterService, type PlayerView } from "../../services/characters.js";
+import type { Admission } from "../../net/admission.js";
 import { ServiceError, SERVICE_ERROR } from "../../services/errors.js";
 import type { SocialService } from "../../services/social.js";
 import type { Storage } from "../../storage/orm.js";
@@ -35,6 +36,16 @@ export interface ApiDeps {
   characters: CharacterService;
   social: SocialService;
   config: Config;
+  /** Admission control: character creations run through its creation gate (503 SERVER_BUSY when full). */
+  admission?: Admission;
+}
+
+/**
+ * Run a character creation through the creation gate (README "When the server is busy").
+ * @throws ServerBusyError (503 `SERVER_BUSY` with `Retry-After`) when the gate is full or storage failed
+ */
+export function admitCreation<T>(deps: ApiDeps, work: () => Promise<T>): Promise<T> {
+  return deps.admission ? deps.admission.create(work) : work();
 }
 
 /** Map a service error onto the HTTP error vocabulary; anything else passes through. */
@@ -186,4 +197,5 @@ export const r = {
   notFound: (what: string) => ({ description: `${what} not found` }),
   forbidden: { description: "The token may not act on this resource" },
   conflict: (why: string) => ({ description: why }),
+  busy: { description: "SERVER_BUSY: too many creations at once, or storage unavailable; retry after Retry-After seconds" },
 };

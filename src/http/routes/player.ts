@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { dataResponses, WorldAreasResponseSchema } from "../../content/http.js";
 import type { RouteModule } from "../app.js";
-import { Access, CharacterName, defineRoute, Id, PlayerViewSchema, r, who, type ApiDeps } from "./context.js";
+import { notFound } from "../errors.js";
+import { Access, admitCreation, CharacterName, defineRoute, Id, PlayerViewSchema, r, who, type ApiDeps } from "./context.js";
 
 const WorldSnapshotSchema = z
   .object({
@@ -82,6 +83,7 @@ export function playerRoutes(deps: ApiDeps): RouteModule {
           403: r.forbidden,
           404: r.notFound("Character"),
           409: r.conflict("NAME_TAKEN, or CONFLICT when renaming a character that is in the world"),
+          503: r.busy,
         },
       },
       async ({ principal, body, res }) => {
@@ -90,7 +92,7 @@ export function playerRoutes(deps: ApiDeps): RouteModule {
         const target = boundId ? await access.character(p, boundId) : (await characters.listByAccount(p.accountId))[0];
 
         if (!target) {
-          const record = await characters.createCharacter(p.accountId, { name: body.name, templateId: body.templateId });
+          const record = await admitCreation(deps, () => characters.createCharacter(p.accountId, { name: body.name, templateId: body.templateId }));
           res.status(201).json(characters.toPlayerView(record, false));
           return;
         }

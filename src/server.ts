@@ -246,7 +246,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
-      ...createApiModules({ storage, content, auth, world, characters: characterService, social, config }),
+      ...createApiModules({ storage, content, auth, world: world.port, characters: characterService, social, config }),
       adminRoutes({ orm: storage.orm, auth, limits }),
       (api) => {
         api.document({

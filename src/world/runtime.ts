@@ -6,13 +6,14 @@ import { ServerError } from "@colyseus/core";
 import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
 import type { AuthService, Principal } from "../auth/service.js";
 import { TokenError } from "../auth/tokens.js";
-import { TRADE_EVENTS, type ClientEventName, type ClientEventPayload } from "../events.js";
+import { TRADE_EVENTS, type ClientEventName } from "../events.js";
 import { addressKey, type Blocklist } from "../http/limits.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
-import { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove, handleWithdraw } from "./actions.js";
+import { WORLD_EVENT_HANDLERS } from "./actions.js";
 import type { Player } from "./player.js";
-import { REFUSAL, type World } from "./world.js";
+import { REFUSAL } from "./refusals.js";
+import type { World } from "./world.js";
 
 /**
  * Creates a character for an account that joins without one (starter kit and defaults), named
@@ -143,7 +144,7 @@ export class WorldRuntime {
     if (this.world.player(characterId)) return undefined;
     const recovered = await this.characters.recoverOpenDeath(characterId);
     // What the bank could not hold (past the stack cap) goes where the player died, as it would have.
-    for (const o of recovered.overflow) this.world.dropToGround(o.itemId, o.quantity, recovered.at.x, recovered.at.z, characterId);
+    for (const o of recovered.overflow) this.world.ground.drop(o.itemId, o.quantity, recovered.at.x, recovered.at.z, characterId);
     if (recovered.restored === 0) return undefined;
     return (await this.characters.load(characterId)) ?? undefined;
   }
@@ -159,23 +160,10 @@ export class WorldRuntime {
       if ((TRADE_EVENTS as readonly string[]).includes(event)) return player.send("tradeError", { code: REFUSAL.PLAYER_DEAD, message: "You are dead." });
       return w.refuse(player, REFUSAL.PLAYER_DEAD, "You are dead.");
     }
-    switch (event) {
-      case "player:move":
-        return handleMove(w, player, payload as ClientEventPayload<"player:move">);
-      case "player:action":
-        return handleAction(w, player, payload as ClientEventPayload<"player:action">);
-      case "player:chat":
-        return handleChat(w, player, payload as ClientEventPayload<"player:chat">);
-      case "inventory:use":
-        return handleInventoryUse(w, player, payload as ClientEventPayload<"inventory:use">);
-      case "bank:deposit":
-        return handleDeposit(w, player, payload as ClientEventPayload<"bank:deposit">);
-      case "bank:withdraw":
-        return handleWithdraw(w, player, payload as ClientEventPayload<"bank:withdraw">);
-      default:
-        if (this.trade) return this.trade.handle(player, event, payload);
-        player.send("tradeError", { code: "TRADE_FAILED", message: "Trading is not available." });
-    }
+    const handler = WORLD_EVENT_HANDLERS[event] as ((w: World, p: Player, payload: unknown) => unknown) | undefined;
+    if (handler) return void (await handler(w, player, payload));
+    if (this.trade) return this.trade.handle(player, event, payload);
+    player.send("tradeError", { code: "TRADE_FAILED", message: "Trading is not available." });
   }
 
   /** Block a flooding account and address for the block period. */

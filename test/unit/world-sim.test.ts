@@ -188,8 +188,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       ringed();
       const { player, conn } = join("boxed-out");
       const searches = { n: 0 };
-      const pathTo = world.pathTo.bind(world);
-      world.pathTo = (...args: Parameters<World["pathTo"]>) => (searches.n++, pathTo(...args));
+      const pathTo = world.movement.pathTo.bind(world.movement);
+      world.movement.pathTo = (...args: Parameters<World["movement"]["pathTo"]>) => (searches.n++, pathTo(...args));
       handleMove(world, player, { x: 60, z: 60 });
       assert.match(conn.systemLines().at(-1)!, /can't reach/);
       assert.equal(world.hasPendingMove(player.id), false);
@@ -602,8 +602,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     /** Count the world's path computations. */
     const countPaths = () => {
       const counter = { n: 0 };
-      const pathTo = world.pathTo.bind(world);
-      world.pathTo = (...args: Parameters<World["pathTo"]>) => {
+      const pathTo = world.movement.pathTo.bind(world.movement);
+      world.movement.pathTo = (...args: Parameters<World["movement"]["pathTo"]>) => {
         counter.n++;
         return pathTo(...args);
       };

@@ -1,0 +1,136 @@
+/**
+ * Saving: batched saves of what changed (progress, items) on SAVE_INTERVAL, the final save when a
+ * player leaves, and immediate item transactions (bank, store, drop, admin) that write first and
+ * change memory only once committed. Every write runs in the player's storage queue; the tick never
+ * waits for one. Settlements hold a character's items (`holdItems`) while they run.
+ */
+import type { CharacterRepository } from "../../../entities/character-repository.js";
+import type { Inventory } from "../../domain/inventory.js";
+import type { Logger } from "../../logger.js";
+import { system } from "../messages.js";
+import type { PlayerQueues } from "../persistence.js";
+import { Player } from "../player.js";
+
+/** What an immediate item transaction writes (each field absent: unchanged). */
+export interface ItemChange {
+  inventory?: Inventory;
+  coins?: number;
+  bank?: Map<string, number>;
+  equipment?: Player["equipment"];
+}
+
+export interface SavingDeps {
+  players: ReadonlyMap<string, Player>;
+  queues: PlayerQueues;
+  characters: CharacterRepository;
+  logger: Logger;
+}
+
+export class Saving {
+  /** Characters whose items are held by a settlement (count): a player joining meanwhile is locked. */
+  private readonly itemHolds = new Map<string, number>();
+
+  constructor(private readonly d: SavingDeps) {}
+
+  /** Queue a save of every player whose state changed. Never awaited by the tick. */
+  saveDirty(): void {
+    for (const p of this.d.players.values()) {
+      if (!p.progressDirty && !p.itemsDirty) continue;
+      if (p.itemsLocked) continue;
+      void this.d.queues.run(p.id, () => this.save(p));
+    }
+  }
+
+  /** Save one player now (call it inside its queue). The dirty flags come back if the write fails. */
+  async save(p: Player): Promise<void> {
+    const items = p.itemsDirty;
+    p.progressDirty = false;
+    p.itemsDirty = false;
+    try {
+      await this.d.characters.save(p.snapshot(items));
+    } catch (e) {
+      p.progressDirty = true;
+      if (items) p.itemsDirty = true;
+      throw e;
+    }
+  }
+
+  /** Queue the save of a player that left, with its items, and close its session. */
+  saveOnLeave(p: Player, reason: string): Promise<void> {
+    return this.d.queues.run(p.id, async () => {
+      await this.d.characters.save(p.snapshot(true));
+      if (p.sessionId) await this.d.characters.closeSession(p.sessionId, reason);
+    });
+  }
+
+  /**
+   * Commit an item change immediately (bank, store, admin): `plan` returns the new inventory, coins
+   * and bank, or an error message. The change is written in one transaction; memory is updated
+   * only after it commits.
+   */
+  async commitItems(p: Player, plan: () => ItemChange | string, onCommitted?: () => void): Promise<boolean> {
+    if (p.itemsLocked || p.dead) {
+      system(p, "Please wait a moment.");
+      return false;
+    }
+    const result = plan();
+    if (typeof result === "string") {
+      system(p, result);
+      return false;
+    }
+    p.itemsLocked = true;
+    const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
+      inventory: result.inventory ?? p.inventory,
+      coins: result.coins ?? p.coins,
+      bank: result.bank ?? p.bank,
+      equipment: result.equipment ?? p.equipment,
+    });
+    try {
+      await this.d.queues.run(p.id, () => this.d.characters.save(candidate.snapshot(true)));
+      p.inventory = candidate.inventory;
+      p.coins = candidate.coins;
+      p.bank = candidate.bank;
+      p.equipment = candidate.equipment;
+      p.itemsDirty = false;
+      onCommitted?.();
+      return true;
+    } catch (e) {
+      this.d.logger.error({ err: e, playerId: p.id }, "item transaction failed");
+      system(p, "That didn't work; nothing changed. Please try again.");
+      return false;
+    } finally {
+      // A settlement that holds the character's items keeps them locked (`holdItems`).
+      p.itemsLocked = this.itemHolds.has(p.id);
+      p.sync();
+    }
+  }
+
+  /**
+   * Hold the items of characters while a trade settles: their players — the ones here now and any
+   * that joins before `release` — are locked (`itemsLocked`), so no item change (bank, store, use,
+   * gathering, kill coins, pickup) is planned from items the settlement is about to replace. The
+   * settlement unlocks the players it refreshed; `release` (idempotent) ends the hold itself.
+   */
+  holdItems(characterIds: readonly string[]): () => void {
+    for (const id of characterIds) {
+      this.itemHolds.set(id, (this.itemHolds.get(id) ?? 0) + 1);
+      const p = this.d.players.get(id);
+      if (p) p.itemsLocked = true;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const id of characterIds) {
+        const left = this.itemHolds.get(id)! - 1;
+        if (left > 0) this.itemHolds.set(id, left);
+        else this.itemHolds.delete(id);
+      }
+    };
+  }
+
+  /** Is a settlement holding the character's items (`holdItems`)? */
+  itemsHeld(characterId: string): boolean {
+    return this.itemHolds.has(characterId);
+  }
+}

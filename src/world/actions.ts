@@ -12,7 +12,6 @@ import type { Player } from "./player.js";
 import type { World } from "./world.js";
 
 export { INTERACT_RANGE } from "./actions/guards.js";
-export { FIRE_TICKS } from "./actions/skills.js";
 export { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove, handleWithdraw };
 
 type Handler<E extends ClientEventName> = (w: World, p: Player, payload: ClientEventPayload<E>) => unknown;

@@ -1,18 +1,16 @@
 /** Skills used through items: lighting fires, cooking on a fire or range, smithing at a furnace or anvil. */
 import { applyChanges, countItem, removeFromSlot } from "../../domain/inventory.js";
-import { burnChance } from "../../domain/cooking.js";
+import { rollCook } from "../../domain/cooking.js";
+import { lightLogs } from "../../domain/firemaking.js";
 import { chebyshev } from "../../domain/movement.js";
 import { system } from "../messages.js";
 import type { Player } from "../player.js";
 import type { World } from "../world.js";
 import { INTERACT_RANGE } from "./guards.js";
 
-/** Ticks a lit fire burns. */
-export const FIRE_TICKS = 100;
-
-/** Are these logs (an item a tinderbox lights)? */
-export function isLogs(_w: World, itemId?: string): boolean {
-  return !!itemId && /logs$/.test(itemId);
+/** Are these logs (an item with `firemaking` in the content, which a tinderbox lights)? */
+export function isLogs(w: World, itemId?: string): boolean {
+  return !!itemId && w.content.items.get(itemId)?.firemaking !== undefined;
 }
 
 /** Light the logs of a slot where the player stands (a tinderbox in the inventory). */
@@ -21,15 +19,14 @@ export function lightFire(w: World, p: Player, logsSlot: number) {
   if (!logs) return;
   if (countItem(p.inventory, "tinderbox") < 1) return system(p, "You need a tinderbox to light a fire.");
   if ([...w.resources.values()].some((r) => r.x === p.x && r.z === p.z)) return system(p, "You can't light a fire here.");
-  const xp: Record<string, number> = { logs: 40, oak_logs: 60, willow_logs: 90, maple_logs: 135 };
-  const level: Record<string, number> = { logs: 1, oak_logs: 15, willow_logs: 30, maple_logs: 45 };
-  if (p.skills.firemaking.level < (level[logs.itemId] ?? 1)) return system(p, `You need firemaking level ${level[logs.itemId]} to burn those.`);
+  const fire = lightLogs(p.skills.firemaking.level, w.content.items.get(logs.itemId)!.firemaking!);
+  if (!fire.ok) return system(p, fire.error.message);
   const r = removeFromSlot(p.inventory, logsSlot, 1);
   if (!r.ok) return;
   p.inventory = r.value;
   p.itemsDirty = true;
-  w.ground.lightFire(p.x, p.z, FIRE_TICKS);
-  w.progress.grantXp(p, { firemaking: xp[logs.itemId] ?? 40 });
+  w.ground.lightFire(p.x, p.z, fire.value.burnTicks);
+  w.progress.grantXp(p, { firemaking: fire.value.xp });
   w.progress.countGoal(p, { type: "firemaking", itemId: logs.itemId });
   system(p, "The fire catches and the logs begin to burn.");
   p.sync();
@@ -52,9 +49,9 @@ function cook(w: World, p: Player, slot: number, kind: "fire" | "range") {
   const held = p.inventory[slot]!;
   const recipe = w.content.recipes.cooking.find((r) => r.input === held.itemId && r.stations.includes(kind));
   if (!recipe) return system(p, "You can't cook that here.");
-  if (p.skills.cooking.level < recipe.level) return system(p, `You need cooking level ${recipe.level} to cook that.`);
-  const chance = burnChance(p.skills.cooking.level, { requiredLevel: recipe.level, stopBurnLevel: recipe.stopBurnLevel });
-  const burnt = w.clock.rng() < chance;
+  const roll = rollCook(p.skills.cooking.level, { requiredLevel: recipe.level, stopBurnLevel: recipe.stopBurnLevel }, w.clock.rng);
+  if (!roll.ok) return system(p, roll.error.message);
+  const burnt = roll.value === "burnt";
   const out = w.content.items.get(burnt ? recipe.burnt : recipe.output)!;
   const r = applyChanges(p.inventory, { remove: [{ slot, quantity: 1, itemId: held.itemId }], add: [{ item: out, quantity: 1 }] });
   if (!r.ok) return system(p, r.error.message);

@@ -3,7 +3,7 @@
  * who counts as in combat (no logging out of a fight, README "Combat logout").
  */
 import type { GameContent } from "../../content/load.js";
-import { applyDamage, combatXp, DEFAULT_ATTACK_SPEED, playerCombatant, rollAttack, sumBonuses, type Combatant } from "../../domain/combat.js";
+import { applyDamage, combatXp, DEFAULT_ATTACK_SPEED, equippedCombatant, npcCombatant, rollAttack, type Combatant } from "../../domain/combat.js";
 import { canStep, chebyshev, NEIGHBOURS } from "../../domain/movement.js";
 import type { Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
@@ -30,8 +30,7 @@ export function inCombat(p: Player, now: number): boolean {
 
 /** A player as a combatant: its levels, the bonuses of what it wears, its style. */
 export function combatantOf(p: Player, content: GameContent): Combatant {
-  const bonuses = sumBonuses(Object.values(p.equipment).map((e) => (e ? content.items.get(e.itemId) : undefined)));
-  return playerCombatant({ attack: p.skills.attack.level, strength: p.skills.strength.level, defense: p.skills.defense.level }, bonuses, p.style);
+  return equippedCombatant(p.skills, p.equipment, (id) => content.items.get(id), p.style);
 }
 
 export interface CombatDeps {
@@ -83,8 +82,7 @@ export class Combat {
     p.nextAttackTick = clock.tick + (weapon?.attackSpeed ?? DEFAULT_ATTACK_SPEED);
     const attacker = combatantOf(p, content);
     if (npc) {
-      const defender = { attack: npc.def.stats.attack, strength: npc.def.stats.strength, defense: npc.def.stats.defense };
-      const out = rollAttack(attacker, defender, clock.rng);
+      const out = rollAttack(attacker, npcCombatant(npc.def.stats), clock.rng);
       const res = applyDamage(npc.health, out.damage);
       npc.health = res.health;
       npc.damageBy.set(p.id, (npc.damageBy.get(p.id) ?? 0) + res.dealt);

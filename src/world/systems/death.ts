@@ -1,12 +1,13 @@
 /**
- * Death: a dying player keeps its three most valuable items, the rest go on the ground, and it
- * respawns in town. The death is written in one transaction with a death lock that is resolved
+ * Death: a dying player keeps its three most valuable items (the plan: `src/domain/death.ts`), the
+ * rest go on the ground, and it respawns in town. The death is written in one transaction with a death lock that is resolved
  * once the dropped items are on the ground (README "Death", docs/persistence.md).
  */
 import type { CharacterRepository } from "../../../entities/character-repository.js";
 import type { GameContent } from "../../content/load.js";
-import { addItem, inventoryToSlots, type Inventory } from "../../domain/inventory.js";
-import { MAX_STACK, type Tile } from "../../domain/types.js";
+import { planDeath, type ItemCount } from "../../domain/death.js";
+import { inventoryToSlots } from "../../domain/inventory.js";
+import type { Tile } from "../../domain/types.js";
 import type { Logger } from "../../logger.js";
 import type { WorldClock } from "../clock.js";
 import type { Npc } from "../entities.js";
@@ -17,8 +18,6 @@ import { Player } from "../player.js";
 import type { Interrupt } from "../world-events.js";
 import type { Ground } from "./ground.js";
 
-/** Items kept on death (most valuable units). */
-export const ITEMS_KEPT_ON_DEATH = 3;
 /** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
 export const PENDING_DEATH_MAX_BACKOFF_TICKS = 50;
 
@@ -27,7 +26,7 @@ interface PendingDeath {
   deathId: string;
   ownerId: string;
   tile: Tile;
-  dropped: { itemId: string; quantity: number }[];
+  dropped: ItemCount[];
   nextTick: number;
   attempts: number;
   inFlight: boolean;
@@ -79,7 +78,7 @@ export class Deaths {
     if (p.tradeId) this.d.interrupt(p.id, "player_died");
     for (const n of this.d.npcs.values()) if (n.targetId === p.id) n.targetId = undefined;
     const deathTile = { x: p.x, z: p.z };
-    let dropped: { itemId: string; quantity: number }[] | undefined;
+    let dropped: ItemCount[] | undefined;
     let deathId: string | null = null;
     void this.d.queues
       .run(p.id, async () => {
@@ -90,7 +89,7 @@ export class Deaths {
           const stored = p.itemsStale ? await characters.load(p.id) : undefined;
           if (p.itemsStale && !stored) throw new Error("character not found while planning its death");
           const held = stored ? new Player(stored) : p;
-          const plan = planDeath(held, content);
+          const plan = planDeath(heldItems(held), (id) => content.items.get(id));
           const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
             inventory: plan.inventory,
             equipment: {},
@@ -173,53 +172,10 @@ export class Deaths {
   }
 }
 
-/** Which items a dying player keeps (the most valuable units) and drops (the rest). */
-function planDeath(p: Player, content: GameContent): { inventory: Inventory; kept: { itemId: string; quantity: number }[]; dropped: { itemId: string; quantity: number }[] } {
-  const held: { itemId: string; quantity: number }[] = [
+/** Everything a player holds for its death plan: inventory slots in order, then worn items. */
+function heldItems(p: Player): ItemCount[] {
+  return [
     ...inventoryToSlots(p.inventory).map((s) => ({ itemId: s.itemId, quantity: s.quantity })),
     ...Object.values(p.equipment).flatMap((e) => (e ? [{ itemId: e.itemId, quantity: e.quantity }] : [])),
   ];
-  // Rank single units (a stackable stack counts as one unit worth its whole value).
-  const units = held.flatMap((h) => {
-    const def = content.items.get(h.itemId);
-    const value = def?.value ?? 0;
-    return def?.stackable ? [{ itemId: h.itemId, value: value * h.quantity, stack: h.quantity }] : Array.from({ length: h.quantity }, () => ({ itemId: h.itemId, value, stack: 1 }));
-  });
-  units.sort((a, b) => b.value - a.value);
-  const kept = tally(units.slice(0, ITEMS_KEPT_ON_DEATH).map((u) => ({ itemId: u.itemId, quantity: u.stack })));
-  const keepLeft = new Map(kept.map((k) => [k.itemId, k.quantity]));
-  let inventory = Array(28).fill(null) as Inventory;
-  const dropped: { itemId: string; quantity: number }[] = [];
-  for (const h of held) {
-    const def = content.items.get(h.itemId);
-    const keepQty = Math.min(keepLeft.get(h.itemId) ?? 0, h.quantity);
-    if (def && keepQty > 0) {
-      const r = addItem(inventory, def, keepQty);
-      if (r.ok) {
-        inventory = r.value;
-        keepLeft.set(h.itemId, (keepLeft.get(h.itemId) ?? 0) - keepQty);
-      } else dropped.push({ itemId: h.itemId, quantity: keepQty });
-    }
-    if (h.quantity - keepQty > 0) dropped.push({ itemId: h.itemId, quantity: h.quantity - keepQty });
-  }
-  return { inventory, kept, dropped: piles(dropped) };
-}
-
-/** Sum quantities per item (no cap: callers that need stacks use `piles`). */
-function tally(list: { itemId: string; quantity: number }[]) {
-  const m = new Map<string, number>();
-  for (const l of list) m.set(l.itemId, (m.get(l.itemId) ?? 0) + l.quantity);
-  return [...m].map(([itemId, quantity]) => ({ itemId, quantity }));
-}
-
-/**
- * Sum quantities per item into piles of at most MAX_STACK each: a total past the cap (a worn stack
- * plus the same item in the inventory) becomes a second pile, never a loss (README "Death").
- */
-export function piles(list: { itemId: string; quantity: number }[]) {
-  const out: { itemId: string; quantity: number }[] = [];
-  for (const { itemId, quantity } of tally(list)) {
-    for (let left = quantity; left > 0; left -= MAX_STACK) out.push({ itemId, quantity: Math.min(left, MAX_STACK) });
-  }
-  return out;
 }

@@ -3,6 +3,7 @@
  * node, an attempt every GATHER_INTERVAL_TICKS), depletion and respawn.
  */
 import type { GameContent } from "../../content/load.js";
+import { depleteAfterSuccess, nodeCurve, rollGather } from "../../domain/gathering.js";
 import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../../domain/inventory.js";
 import { chebyshev } from "../../domain/movement.js";
 import type { SkillName } from "../../domain/types.js";
@@ -98,8 +99,8 @@ export class Gathering {
     if (!tool) return this.stop(p, `You need a ${node.tools.map((t) => content.items.get(t)?.name ?? t).join(" or ")} for that.`);
     if (p.skills[skill].level < node.levelRequired) return this.stop(p, `You need ${skill} level ${node.levelRequired} to do that.`);
     if (p.itemsLocked || p.tradeId) return;
-    const chance = Math.min(0.95, node.successBase + 0.01 * (p.skills[skill].level - node.levelRequired) + 0.05 * tool.tier);
-    if (!(clock.rng() < chance)) return;
+    const roll = rollGather({ level: p.skills[skill].level, requiredLevel: node.levelRequired, toolTier: tool.tier, curve: nodeCurve(node.successBase) }, clock.rng);
+    if (!roll.ok || !roll.value.success) return;
     let inv: Inventory = p.inventory;
     if (node.consumes) {
       const { itemId, quantity } = node.consumes;
@@ -116,7 +117,8 @@ export class Gathering {
     this.d.progress.grantXp(p, { [skill]: node.xp });
     this.d.progress.countGoal(p, { type: skill as "woodcutting" | "fishing" | "mining", nodeId: node.id, itemId: node.yields });
     p.sync();
-    const depleted = node.resourcesPerNode !== undefined ? (r.remaining = (r.remaining ?? 1) - 1) <= 0 : clock.rng() < (node.depleteChance ?? 0);
+    const { depleted, remaining } = depleteAfterSuccess(node, r.remaining, clock.rng);
+    r.remaining = remaining;
     if (depleted) {
       r.respawnTick = clock.tick + node.respawnTicks;
       p.action = null;

@@ -4,7 +4,8 @@
  */
 import type { CharacterRepository } from "../../../entities/character-repository.js";
 import type { GameContent } from "../../content/load.js";
-import { applyDamage, maxHealth, rollAttack } from "../../domain/combat.js";
+import { applyDamage, maxHealth, npcCombatant, rollAttack } from "../../domain/combat.js";
+import { rollLoot } from "../../domain/loot.js";
 import { chebyshev } from "../../domain/movement.js";
 import { COINS_ITEM_ID, MAX_STACK, type Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
@@ -135,8 +136,7 @@ export class Npcs {
     if (clock.tick < n.nextAttackTick) return;
     n.nextAttackTick = clock.tick + n.def.attackSpeed;
     const defender = combatantOf(target, this.d.content);
-    const attacker = { attack: n.def.stats.attack, strength: n.def.stats.strength, defense: n.def.stats.defense, maxHit: n.def.maxHit };
-    const out = rollAttack(attacker, defender, clock.rng);
+    const out = rollAttack(npcCombatant(n.def.stats, n.def.maxHit), defender, clock.rng);
     const res = applyDamage(target.health, out.damage);
     target.health = res.health;
     target.progressDirty = true;
@@ -177,20 +177,7 @@ export class Npcs {
     killer.action = null;
     this.d.npcGrid.delete(n.id);
     // Drops: always-drops plus weighted rolls; coins go straight to the killer's coins.
-    const drops: { itemId: string; quantity: number }[] = [...n.def.drops.always];
-    const table = n.def.drops.table;
-    const total = n.def.drops.nothingWeight + table.reduce((s, d) => s + d.weight, 0);
-    for (let i = 0; i < n.def.drops.rolls; i++) {
-      let roll = clock.rng() * total - n.def.drops.nothingWeight;
-      if (roll < 0) continue;
-      for (const d of table) {
-        roll -= d.weight;
-        if (roll < 0) {
-          drops.push({ itemId: d.itemId, quantity: d.min + Math.floor(clock.rng() * (d.max - d.min + 1)) });
-          break;
-        }
-      }
-    }
+    const drops = rollLoot(n.def.drops, clock.rng);
     let coins = 0;
     for (const d of drops) {
       if (d.itemId === COINS_ITEM_ID) coins += d.quantity;

@@ -115,7 +115,7 @@ export class LivePort implements WorldPort {
     p.goal = goal;
     p.goalsPaused = goalsPaused;
     if (goalsPaused) this.d.movement.stop(p);
-    p.progressDirty = true;
+    p.safety.progressChanged();
     p.sync();
     return true;
   }

@@ -219,7 +219,7 @@ export class World {
     player.connection = connection;
     // Its items are being settled (a trade): it was built from rows that may predate the
     // settlement, and stays locked until the settlement has put the committed items in it.
-    if (this.saving.itemsHeld(player.id)) player.itemsLocked = true;
+    if (this.saving.itemsHeld(player.id)) player.safety.lock();
     if (!this.content.inBounds(player.x, player.z) || this.content.isBlocked(player.x, player.z)) {
       player.x = this.content.spawn.x;
       player.z = this.content.spawn.z;

@@ -161,7 +161,7 @@ describe("world/WorldRuntime resolveCharacter and open deaths", () => {
     it("a rejoin right after a leave reads what the leave's save wrote: an item dropped before leaving does not come back", async () => {
       const { player } = await runtime.resolveCharacter(principal("acc-1"), "c1", enterAs("a"));
       player.inventory = emptyInventory();
-      player.itemsDirty = true;
+      player.safety.itemsChanged();
       let open!: () => void;
       chars.saveGate = new Promise((r) => (open = r));
       const leaving = world.leave("c1", "left");

@@ -755,12 +755,12 @@ describe("world/World simulation (fake storage, fake clock)", () => {
 
     it("while the killer's items are in a transaction the coins drop to the ground instead of vanishing", async () => {
       const { npc, player } = setup("busy");
-      player.itemsLocked = true;
+      player.safety.lock();
       kill(player, npc);
       assert.equal(player.coins, 25);
       const [pile] = groundCoins();
       assert.equal(pile?.quantity, 50);
-      player.itemsLocked = false;
+      player.safety.unlock();
       await pickUp(player, pile!.id);
       assert.equal(player.coins, 75);
       assert.equal(groundCoins().length, 0);

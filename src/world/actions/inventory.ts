@@ -34,10 +34,10 @@ export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayl
     const r = removeFromSlot(p.inventory, u.slot, 1);
     if (!r.ok) return;
     p.inventory = r.value;
-    p.itemsDirty = true;
+    p.safety.itemsChanged();
     const before = p.health;
     p.health = Math.min(p.maxHealth, p.health + item.heals);
-    p.progressDirty = true;
+    p.safety.progressChanged();
     system(p, `You eat the ${item.name.toLowerCase()}. It heals ${p.health - before}.`);
     p.sync();
     return;
@@ -46,7 +46,7 @@ export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayl
     const r = removeFromSlot(p.inventory, u.slot, 1);
     if (!r.ok) return;
     p.inventory = r.value;
-    p.itemsDirty = true;
+    p.safety.itemsChanged();
     w.progress.grantXp(p, { prayer: item.buryXp });
     system(p, `You bury the ${item.name.toLowerCase()}.`);
     p.sync();
@@ -95,7 +95,7 @@ function equip(w: World, p: Player, slot: number, equipSlot: EquipSlot) {
   }
   p.inventory = inv;
   p.equipment = { ...p.equipment, [equipSlot]: { itemId: held.itemId, quantity: held.quantity } };
-  p.itemsDirty = true;
+  p.safety.itemsChanged();
   p.sync();
 }
 
@@ -116,6 +116,6 @@ export function unequip(w: World, p: Player, equipSlot: string) {
   delete equipment[equipSlot as EquipSlot];
   p.inventory = r.value;
   p.equipment = equipment;
-  p.itemsDirty = true;
+  p.safety.itemsChanged();
   p.sync();
 }

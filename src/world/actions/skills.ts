@@ -24,7 +24,7 @@ export function lightFire(w: World, p: Player, logsSlot: number) {
   const r = removeFromSlot(p.inventory, logsSlot, 1);
   if (!r.ok) return;
   p.inventory = r.value;
-  p.itemsDirty = true;
+  p.safety.itemsChanged();
   w.ground.lightFire(p.x, p.z, fire.value.burnTicks);
   w.progress.grantXp(p, { firemaking: fire.value.xp });
   w.progress.countGoal(p, { type: "firemaking", itemId: logs.itemId });
@@ -56,7 +56,7 @@ function cook(w: World, p: Player, slot: number, kind: "fire" | "range") {
   const r = applyChanges(p.inventory, { remove: [{ slot, quantity: 1, itemId: held.itemId }], add: [{ item: out, quantity: 1 }] });
   if (!r.ok) return system(p, r.error.message);
   p.inventory = r.value;
-  p.itemsDirty = true;
+  p.safety.itemsChanged();
   if (!burnt) {
     w.progress.grantXp(p, { cooking: recipe.xp });
     w.progress.countGoal(p, { type: "cooking", recipeId: recipe.id, itemId: out.id });
@@ -85,7 +85,7 @@ function smith(w: World, p: Player, slot: number, kind: "furnace" | "anvil") {
   });
   if (!r.ok) return system(p, r.error.message);
   p.inventory = r.value;
-  p.itemsDirty = true;
+  p.safety.itemsChanged();
   if (success) {
     w.progress.grantXp(p, { smithing: recipe.xp });
     w.progress.countGoal(p, { type: "smithing", recipeId: recipe.id, itemId: out.id });

@@ -94,7 +94,7 @@ export class Combat {
       const out = rollAttack(attacker, combatantOf(victim, content), clock.rng);
       const res = applyDamage(victim.health, out.damage);
       victim.health = res.health;
-      victim.progressDirty = true;
+      victim.safety.progressChanged();
       this.d.visibility.emitHit({ attackerId: p.id, targetId: victim.id, damage: res.dealt, targetHealth: victim.health, targetMaxHealth: victim.maxHealth }, victim);
       this.d.progress.grantXp(p, combatXp(res.dealt, p.style));
       if (res.dead) this.d.deaths.kill(victim, p.id);

@@ -90,19 +90,10 @@ export class Deaths {
           if (p.itemsStale && !stored) throw new Error("character not found while planning its death");
           const held = stored ? new Player(stored) : p;
           const plan = planDeath(heldItems(held), (id) => content.items.get(id));
-          const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
-            inventory: plan.inventory,
-            equipment: {},
-            coins: held.coins,
-            bank: held.bank,
-            itemsStale: false,
-            x: content.spawn.x,
-            z: content.spawn.z,
-            health: p.maxHealth,
-          });
+          const after = { inventory: plan.inventory, equipment: {}, coins: held.coins, bank: held.bank };
           deathId = await characters.recordDeath(
             { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
-            candidate.snapshot(true),
+            p.snapshotWith(after, { x: content.spawn.x, z: content.spawn.z, health: p.maxHealth }),
           );
           // A death already open: storage changes nothing (the player still respawns, below).
           if (!deathId) return;
@@ -110,9 +101,8 @@ export class Deaths {
           p.equipment = {};
           p.coins = held.coins;
           p.bank = held.bank;
-          p.itemsDirty = false;
           // Memory now holds what the death transaction wrote.
-          p.itemsStale = false;
+          p.safety.itemsRestored();
           dropped = plan.dropped;
         } finally {
           // Respawn, whatever storage said: the recorded post-death state, or (no death recorded)
@@ -121,7 +111,7 @@ export class Deaths {
           p.x = content.spawn.x;
           p.z = content.spawn.z;
           p.health = p.maxHealth;
-          p.progressDirty = true;
+          p.safety.progressChanged();
           p.dead = false;
         }
       })

@@ -113,7 +113,7 @@ export class Gathering {
     const added = addItem(inv, content.items.get(node.yields)!, 1);
     if (!added.ok) return this.stop(p, "Your inventory is too full to hold any more.");
     p.inventory = added.value;
-    p.itemsDirty = true;
+    p.safety.itemsChanged();
     this.d.progress.grantXp(p, { [skill]: node.xp });
     this.d.progress.countGoal(p, { type: skill as "woodcutting" | "fishing" | "mining", nodeId: node.id, itemId: node.yields });
     p.sync();

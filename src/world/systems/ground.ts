@@ -124,7 +124,7 @@ export class Ground {
       if (!added.ok) return system(p, "You don't have enough inventory space.");
       p.inventory = added.value;
     }
-    p.itemsDirty = true;
+    p.safety.itemsChanged();
     this.remove(g.id);
     p.sync();
   }

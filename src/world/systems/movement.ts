@@ -102,7 +102,7 @@ export class Movement {
     const areaBefore = p.goal?.type === "explore" ? content.areaAt(p.x, p.z) : undefined;
     p.x = step.position.x;
     p.z = step.position.z;
-    p.progressDirty = true;
+    p.safety.progressChanged();
     this.d.playerGrid.set(p, p.x, p.z);
     if (p.tradeId) this.d.interrupt(p.id, "moved_away");
     if (p.goal?.type === "explore") {
@@ -116,7 +116,7 @@ export class Movement {
     this.stop(p);
     p.x = x;
     p.z = z;
-    p.progressDirty = true;
+    p.safety.progressChanged();
     this.d.playerGrid.set(p, x, z);
     if (p.tradeId) this.d.interrupt(p.id, "moved_away");
     p.sync();

@@ -139,7 +139,7 @@ export class Npcs {
     const out = rollAttack(npcCombatant(n.def.stats, n.def.maxHit), defender, clock.rng);
     const res = applyDamage(target.health, out.damage);
     target.health = res.health;
-    target.progressDirty = true;
+    target.safety.progressChanged();
     target.lastCombatAt = clock.now();
     this.d.visibility.emitHit({ attackerId: n.id, targetId: target.id, damage: res.dealt, targetHealth: target.health, targetMaxHealth: target.maxHealth }, target);
     if (res.dead) {
@@ -188,7 +188,7 @@ export class Npcs {
     if (coins > 0) {
       if (!killer.itemsLocked && killer.coins + coins <= MAX_STACK) {
         killer.coins += coins;
-        killer.itemsDirty = true;
+        killer.safety.itemsChanged();
       } else ground.drop(COINS_ITEM_ID, Math.min(coins, MAX_STACK), n.x, n.z, killer.id);
     }
     this.d.progress.countGoal(killer, { type: "combat", npcId: n.def.id });

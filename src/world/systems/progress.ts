@@ -16,7 +16,7 @@ export class Progress {
     const next = p.goal ? advanceGoal(p.goal, event, new Date(this.now()).toISOString()) : undefined;
     if (!next) return false;
     p.goal = next;
-    p.progressDirty = true;
+    p.safety.progressChanged();
     if (next.completedAt) system(p, `Goal complete: ${next.description} (${next.progress}/${next.targetCount}).`);
     return true;
   }
@@ -33,6 +33,6 @@ export class Progress {
       changed = true;
       p.send("skill:xp", { skill, gained: r.value.gained, xp: r.value.xp, level: r.value.level, leveledUp: r.value.leveledUp });
     }
-    if (changed) p.progressDirty = true;
+    if (changed) p.safety.progressChanged();
   }
 }

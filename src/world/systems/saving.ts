@@ -9,7 +9,7 @@ import type { Inventory } from "../../domain/inventory.js";
 import type { Logger } from "../../logger.js";
 import { system } from "../messages.js";
 import type { PlayerQueues } from "../persistence.js";
-import { Player } from "../player.js";
+import type { Player } from "../player.js";
 
 /** What an immediate item transaction writes (each field absent: unchanged). */
 export interface ItemChange {
@@ -41,18 +41,12 @@ export class Saving {
     }
   }
 
-  /** Save one player now (call it inside its queue). The dirty flags come back if the write fails. */
-  async save(p: Player): Promise<void> {
-    const items = p.itemsDirty;
-    p.progressDirty = false;
-    p.itemsDirty = false;
-    try {
-      await this.d.characters.save(p.snapshot(items));
-    } catch (e) {
-      p.progressDirty = true;
-      if (items) p.itemsDirty = true;
-      throw e;
-    }
+  /**
+   * Save one player now (call it inside its queue): the one save path (`ItemSafety.save`), used by
+   * the batched save, `flush` and the trade service before a settlement.
+   */
+  save(p: Player): Promise<void> {
+    return p.safety.save((items) => this.d.characters.save(p.snapshot(items)));
   }
 
   /** Queue the save of a player that left, with its items, and close its session. */
@@ -78,20 +72,21 @@ export class Saving {
       system(p, result);
       return false;
     }
-    p.itemsLocked = true;
-    const candidate = Object.assign(Object.create(Object.getPrototypeOf(p)) as Player, p, {
+    p.safety.lock();
+    const next = {
       inventory: result.inventory ?? p.inventory,
       coins: result.coins ?? p.coins,
       bank: result.bank ?? p.bank,
       equipment: result.equipment ?? p.equipment,
-    });
+    };
     try {
-      await this.d.queues.run(p.id, () => this.d.characters.save(candidate.snapshot(true)));
-      p.inventory = candidate.inventory;
-      p.coins = candidate.coins;
-      p.bank = candidate.bank;
-      p.equipment = candidate.equipment;
-      p.itemsDirty = false;
+      // Items that can't be trusted are never written (`ItemSafety.stale`).
+      await this.d.queues.run(p.id, () => this.d.characters.save(p.itemsStale ? p.snapshot(false) : p.snapshotWith(next)));
+      p.inventory = next.inventory;
+      p.coins = next.coins;
+      p.bank = next.bank;
+      p.equipment = next.equipment;
+      p.safety.itemsWritten();
       onCommitted?.();
       return true;
     } catch (e) {
@@ -100,7 +95,7 @@ export class Saving {
       return false;
     } finally {
       // A settlement that holds the character's items keeps them locked (`holdItems`).
-      p.itemsLocked = this.itemHolds.has(p.id);
+      p.safety.lockWhile(this.itemHolds.has(p.id));
       p.sync();
     }
   }
@@ -115,7 +110,7 @@ export class Saving {
     for (const id of characterIds) {
       this.itemHolds.set(id, (this.itemHolds.get(id) ?? 0) + 1);
       const p = this.d.players.get(id);
-      if (p) p.itemsLocked = true;
+      if (p) p.safety.lock();
     }
     let released = false;
     return () => {

@@ -13,6 +13,7 @@ import type { VisibleSet } from "../src/world/world.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../schema/world.js";
 import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { FloodMeter } from "../src/net/flood.js";
+import { WorldError } from "../src/world/errors.js";
 import type { WorldRuntime } from "../src/world/runtime.js";
 
 type Kind = keyof VisibleSet;
@@ -56,6 +57,9 @@ export class WorldRoom extends Room {
     groundItems: new Map(),
   };
 
+  /** Ends the subscription to the world's `playerRemoved` (onDispose). */
+  private stopListening: (() => void) | undefined;
+
   private get rt(): WorldRuntime {
     return WorldRoom.runtime;
   }
@@ -71,7 +75,7 @@ export class WorldRoom extends Room {
     const address = context.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
     const left = rt.blockedFor(undefined, address);
     if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
-    const principal = await rt.authenticate(token, address);
+    const principal = await rt.authenticate(token, address).catch(asServerError);
     if (!principal) throw new ServerError(401, "missing or invalid token");
     if (rt.blockedFor(principal.accountId) > 0) throw new ServerError(429, "temporarily blocked for flooding");
     return { ...principal, address };
@@ -109,7 +113,11 @@ export class WorldRoom extends Room {
       const s = this.sessions.get(client.sessionId);
       if (s) this.dispatch(s, String(type), undefined);
     });
-    this.rt.world.onPlayerRemoved = (id) => this.removeSchema("players", id);
+    this.stopListening = this.rt.world.events.on("playerRemoved", (id) => this.removeSchema("players", id));
+  }
+
+  override onDispose() {
+    this.stopListening?.();
   }
 
   override async onJoin(client: Client, options: JoinOptions, principal: WorldAuth) {
@@ -217,10 +225,12 @@ export class WorldRoom extends Room {
 
   private async enter(session: Session, principal: Principal, requested: string | undefined): Promise<Player> {
     // Read and joined in the character's storage queue (see resolveCharacter).
-    const { player, resumed } = await this.rt.resolveCharacter(principal, requested, (record) => {
-      session.playerId = record.character.id;
-      return this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
-    });
+    const { player, resumed } = await this.rt
+      .resolveCharacter(principal, requested, (record) => {
+        session.playerId = record.character.id;
+        return this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
+      })
+      .catch(asServerError);
     if (!resumed || !player.sessionId) player.sessionId = await this.rt.characters.openSession(player.id, principal.accountId, session.kind);
     if (principal.roles.includes("admin")) player.admin = true;
     this.upsertSchema("players", player.id);
@@ -438,4 +448,9 @@ export class WorldRoom extends Room {
     for (const s of this.sessions.values()) if (s.playerId === playerId) return s;
     return undefined;
   }
+}
+
+/** A world refusal (`WorldError`) as the Colyseus error the matchmaker and the SDK expect. */
+function asServerError(e: unknown): never {
+  throw e instanceof WorldError ? new ServerError(e.status, e.message) : e;
 }

@@ -6,46 +6,14 @@
  */
 import type { Request, RequestHandler } from "express";
 import { rateLimit, ipKeyGenerator, MemoryStore } from "express-rate-limit";
+import { addressKey, Blocklist } from "../lib/blocklist.js";
 import { ApiError } from "./errors.js";
 
-/** Temporary blocks by key (`ip:<addr>` or `account:<id>`). */
-export class Blocklist {
-  private readonly until = new Map<string, number>();
-  /** @param onBlock told of every block imposed (metrics), with the key's kind (`ip`, `account`). */
-  constructor(
-    private readonly now: () => number = Date.now,
-    private readonly onBlock?: (scope: string) => void,
-  ) {}
-
-  block(key: string, seconds: number): void {
-    this.until.set(key, this.now() + seconds * 1000);
-    this.onBlock?.(key.slice(0, key.indexOf(":")));
-    if (this.until.size > 100_000) this.sweep();
-  }
-
-  /** Seconds left on the block, or 0 when not blocked. */
-  retryAfter(key: string): number {
-    const t = this.until.get(key);
-    if (t === undefined) return 0;
-    const left = t - this.now();
-    if (left <= 0) {
-      this.until.delete(key);
-      return 0;
-    }
-    return Math.ceil(left / 1000);
-  }
-
-  private sweep() {
-    const now = this.now();
-    for (const [k, t] of this.until) if (t <= now) this.until.delete(k);
-  }
-}
+export { addressKey, Blocklist };
 
 /** The rate-limit key of a request: its address (IPv6 grouped by /56), honouring TRUST_PROXY via req.ip. */
 export const clientKey = (req: Request): string => `ip:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? "unknown")}`;
 
-/** Normalise a raw socket address the same way (for the WebSocket paths). */
-export const addressKey = (address: string | undefined): string => `ip:${ipKeyGenerator(address ?? "unknown")}`;
 
 export const rateLimited = (retryAfter: number) =>
   new ApiError("RATE_LIMITED", "too many requests; try again later", undefined, { "Retry-After": String(retryAfter) });

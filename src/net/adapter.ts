@@ -11,6 +11,7 @@ import { ServerError } from "@colyseus/core";
 import type { WorldRoom, Session } from "../../rooms/WorldRoom.js";
 import { CLOSE_CODES } from "../events.js";
 import type { Logger } from "../logger.js";
+import { WorldError } from "../world/errors.js";
 import type { WorldRuntime } from "../world/runtime.js";
 import { clientAddress } from "./address.js";
 import { MAX_WS_PAYLOAD } from "./colyseus.js";
@@ -127,6 +128,7 @@ export function createAdapter(room: () => WorldRoom | undefined, runtime: WorldR
       for (const f of early.splice(0)) r.receiveJson(s, f);
     } catch (e) {
       if (e instanceof ServerError) return refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
+      if (e instanceof WorldError) return refuse(e.status, closeCodeFor(e.status), e.message.slice(0, 120));
       logger.error({ err: e }, "adapter join failed");
       ws.close(1011, "internal error");
     }

@@ -224,7 +224,7 @@ export class TradeService implements TradeEventHandler, TradeHooks {
       },
       logger: deps.logger,
     };
-    world.tradeHooks = this;
+    world.events.on("tradeInterrupted", (playerId, reason) => this.playerInterrupted(playerId, reason));
     this.timer = setInterval(() => this.expirePending(), Math.max(50, Math.min(1000, deps.tickMs)));
     this.timer.unref();
   }

@@ -2,8 +2,8 @@
  * Changes of a stored character that need it out of the world (rename, delete), and the join
  * refusals that keep a player from being built from rows read before such a change ended.
  */
-import { ServerError } from "@colyseus/core";
 import type { CharacterRecord } from "../../entities/character-repository.js";
+import { WorldError } from "./errors.js";
 import type { PlayerQueues } from "./persistence.js";
 
 export class OutOfWorldGate {
@@ -48,12 +48,12 @@ export class OutOfWorldGate {
   }
 
   /**
-   * Refuse a join (409) while an out-of-world change of the character is queued or running, or one
+   * Refuse a join (`CHARACTER_BUSY`, 409) while an out-of-world change of the character is queued or running, or one
    * built from a record read before such a change ended (`record.loadedAt`).
    */
   assertMayJoin(characterId: string, record?: CharacterRecord): void {
     const ended = this.ended.get(characterId);
     const stale = record !== undefined && ended !== undefined && (record.loadedAt === undefined || record.loadedAt <= ended);
-    if (this.work.has(characterId) || stale) throw new ServerError(409, "this character is being changed; try again");
+    if (this.work.has(characterId) || stale) throw new WorldError("CHARACTER_BUSY", "this character is being changed; try again");
   }
 }

@@ -2,15 +2,15 @@
  * The world's collaborators, bundled for the rooms and the `/ws` adapter: authentication, character
  * resolution, the event router, and flood blocking. Created once by the server.
  */
-import { ServerError } from "@colyseus/core";
 import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
 import type { AuthService, Principal } from "../auth/service.js";
 import { TokenError } from "../auth/tokens.js";
 import { TRADE_EVENTS, type ClientEventName } from "../events.js";
-import { addressKey, type Blocklist } from "../http/limits.js";
+import { addressKey, type Blocklist } from "../lib/blocklist.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { WORLD_EVENT_HANDLERS } from "./actions.js";
+import { WorldError } from "./errors.js";
 import type { Player } from "./player.js";
 import { REFUSAL } from "./refusals.js";
 import type { World } from "./world.js";
@@ -65,12 +65,12 @@ export class WorldRuntime {
    * Returns undefined for a bad token, which counts as an authentication attempt of the address,
    * like on HTTP. In anonymous mode an empty token creates a temporary identity; creating one
    * counts as an attempt too (as `POST /api/auth/anonymous` does), and past the limit it is
-   * refused with a 429 `ServerError` and nothing is created.
+   * refused (`WorldError` RATE_LIMITED, 429) and nothing is created.
    */
   async authenticate(token: string | undefined, address?: string): Promise<Principal | undefined> {
     if (!token) {
       if (!this.deps.auth.anonymousMode) return undefined;
-      if (await this.countAuthAttempt(address)) throw new ServerError(429, "too many authentication attempts; try again later");
+      if (await this.countAuthAttempt(address)) throw new WorldError("RATE_LIMITED", "too many authentication attempts; try again later");
       const issued = await this.deps.auth.issueAnonymous();
       return { accountId: issued.accountId, roles: [], anonymous: true, via: "server" };
     }
@@ -97,8 +97,9 @@ export class WorldRuntime {
    * death lock is recovered there first. `enter` (the join) runs in the same queue job with the
    * record: nothing queued after the read (a save, an agent flag change, a rename) can come between
    * the read and the join.
-   * @throws ServerError 404 (no such character), 403 (another account's, or the token is bound to
-   * another character), 409 (an out-of-world change of the character is queued or running).
+   * @throws WorldError CHARACTER_NOT_FOUND (404), CHARACTER_FORBIDDEN (403: another account's, or the
+   * token is bound to another character), CHARACTER_BUSY (409: an out-of-world change of the
+   * character is queued or running).
    */
   async resolveCharacter<T = CharacterRecord>(
     principal: Principal,
@@ -107,7 +108,7 @@ export class WorldRuntime {
   ): Promise<T> {
     let id = principal.characterId ?? requested;
     if (principal.characterId && requested && requested !== principal.characterId) {
-      throw new ServerError(403, "this token is bound to another character");
+      throw new WorldError("CHARACTER_FORBIDDEN", "this token is bound to another character");
     }
     if (!id) {
       const mine = await this.characters.listByAccount(principal.accountId);
@@ -117,18 +118,18 @@ export class WorldRuntime {
     // Refused at once rather than queued behind the change (which may take a while).
     this.world.assertMayJoin(characterId);
     // Refusals come back as values: a thrown one would be logged as a failed storage job.
-    const entered = await this.world.queues.run(characterId, async (): Promise<{ value: T } | ServerError> => {
+    const entered = await this.world.queues.run(characterId, async (): Promise<{ value: T } | WorldError> => {
       const record = await this.characters.load(characterId);
-      if (!record) return new ServerError(404, "no such character");
-      if (record.character.accountId !== principal.accountId) return new ServerError(403, "that character belongs to another account");
+      if (!record) return new WorldError("CHARACTER_NOT_FOUND", "no such character");
+      if (record.character.accountId !== principal.accountId) return new WorldError("CHARACTER_FORBIDDEN", "that character belongs to another account");
       try {
         return { value: enter((await this.recoverDeath(characterId)) ?? record) };
       } catch (e) {
-        if (e instanceof ServerError) return e;
+        if (e instanceof WorldError) return e;
         throw e;
       }
     });
-    if (entered instanceof ServerError) throw entered;
+    if (entered instanceof WorldError) throw entered;
     return entered.value;
   }
 

@@ -5,12 +5,11 @@
  * from the content manifests. The tick never waits on storage: saves are queued per player
  * (`PlayerQueues`), immediate item transactions run beside the loop.
  */
-import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
+import type { CharacterRecord } from "../../entities/character-repository.js";
 import type { GameContent } from "../content/load.js";
-import { Regions, type MoveRequest, type MoveTickReport } from "../domain/pathing.js";
-import type { Logger } from "../logger.js";
-import type { Metrics } from "../metrics.js";
+import type { MoveTickReport, Regions } from "../domain/pathing.js";
 import { WorldClock } from "./clock.js";
+import type { WorldDeps } from "./deps.js";
 import type { GroundItem, Npc, PublicView, ResourceInstance } from "./entities.js";
 import { SpatialGrid } from "./grid.js";
 import { LivePort } from "./live-port.js";
@@ -23,12 +22,12 @@ import { Combat, inCombat } from "./systems/combat.js";
 import { Deaths } from "./systems/death.js";
 import { Gathering } from "./systems/gathering.js";
 import { Ground } from "./systems/ground.js";
-import { Movement } from "./systems/movement.js";
+import { Movement, regionsOf } from "./systems/movement.js";
 import { Npcs } from "./systems/npcs.js";
 import { Progress } from "./systems/progress.js";
 import { Saving, type ItemChange } from "./systems/saving.js";
 import { Visibility, type VisibleSet } from "./systems/visibility.js";
-import type { InterruptReason } from "./world-events.js";
+import { WorldEvents, type InterruptReason } from "./world-events.js";
 
 export { COMBAT_LOGOUT_SECONDS } from "./systems/combat.js";
 export { GATHER_INTERVAL_TICKS } from "./systems/gathering.js";
@@ -36,53 +35,13 @@ export { GROUND_ITEM_LIFETIME_TICKS, GROUND_ITEM_PRIVATE_TICKS } from "./systems
 export { VIEW_RADIUS, playerView, type VisibleSet } from "./systems/visibility.js";
 export { REFUSAL, type RefusalCode } from "./refusals.js";
 export { chatMessage } from "./messages.js";
+export type { TradeHooks } from "./world-events.js";
+export type { AdminCodeCheck, SocialPort, WorldDeps } from "./deps.js";
 
 /** Seconds a dropped connection's player stays in the world awaiting reconnection. */
 export const RECONNECT_SECONDS = 20;
 /** Players saved in parallel at shutdown (`leaveAll`). */
 export const SHUTDOWN_SAVE_BATCH = 16;
-
-/** Social relations the world consults for chat and trade requests. */
-export interface SocialPort {
-  /** Does the account owning `targetCharacterId` ignore `senderCharacterId`? */
-  isIgnoring(targetCharacterId: string, senderCharacterId: string): Promise<boolean>;
-  areFriends(a: string, b: string): Promise<boolean>;
-  invalidate?(characterIds: string[]): void;
-}
-
-/** What the trade system wants to hear from the world. */
-export interface TradeHooks {
-  /** A player moved, died or left: the open trade ends with this reason. */
-  playerInterrupted(playerId: string, reason: InterruptReason): void;
-}
-
-/** The answer to an in-game admin code. */
-export type AdminCodeCheck = "ok" | "wrong" | "blocked";
-
-export interface WorldDeps {
-  content: GameContent;
-  characters: CharacterRepository;
-  logger: Logger;
-  saveIntervalSeconds: number;
-  social?: SocialPort;
-  /**
-   * Check an in-game `/admin <code>` from a client address: `wrong` codes count as authentication
-   * attempts of the address, and an address past the limit gets `blocked` without a check.
-   */
-  checkAdminCode: (code: string, address: string | undefined) => AdminCodeCheck | Promise<AdminCodeCheck>;
-  rng?: () => number;
-  now?: () => number;
-  /** Prometheus metrics (README "Metrics"). */
-  metrics?: Metrics;
-}
-
-/** The walkable regions of each loaded content (the map is static; worlds of one content share them). */
-const regionCache = new WeakMap<GameContent, Regions>();
-function regionsOf(content: GameContent): Regions {
-  let r = regionCache.get(content);
-  if (!r) regionCache.set(content, (r = Regions.build(content.worldBounds, (x, z) => content.isBlocked(x, z))));
-  return r;
-}
 
 export class World {
   readonly content: GameContent;
@@ -96,9 +55,8 @@ export class World {
   readonly regions: Regions;
   /** Seconds a dropped player waits for its client to reconnect (RECONNECT_SECONDS; tests shorten it). */
   reconnectSeconds = RECONNECT_SECONDS;
-  tradeHooks: TradeHooks | undefined;
-  /** Called when a player's public state should be re-sent (new, gone). Set by the room. */
-  onPlayerRemoved: ((playerId: string) => void) | undefined;
+  /** What the world tells the trade service and the room (`tradeInterrupted`, `playerRemoved`). */
+  readonly events = new WorldEvents();
 
   private readonly playerGrid = new SpatialGrid<Player>();
   private readonly npcGrid = new SpatialGrid<Npc>();
@@ -129,7 +87,7 @@ export class World {
     this.gate = new OutOfWorldGate(this.queues, (id) => this.players.has(id));
     this.lastSaveAt = this.clock.now();
     const { players, npcs, resources, groundItems, playerGrid, npcGrid, resourceGrid, itemGrid, clock, queues } = this;
-    const interrupt = (id: string, reason: InterruptReason) => this.tradeHooks?.playerInterrupted(id, reason);
+    const interrupt = (id: string, reason: InterruptReason) => this.events.emit("tradeInterrupted", id, reason);
     const progress = (this.progress = new Progress(clock.now));
     const movement = (this.movement = new Movement({ players, playerGrid, content, regions: this.regions, progress, interrupt }));
     const visibility = (this.visibility = new Visibility({ players, npcs, resources, groundItems, playerGrid, npcGrid, resourceGrid, itemGrid, content, clock }));
@@ -154,10 +112,6 @@ export class World {
 
   now(): number {
     return this.clock.now();
-  }
-
-  rng(): number {
-    return this.clock.rng();
   }
 
   // ------------------------------------------------------------------ the tick
@@ -243,7 +197,7 @@ export class World {
     p.connection = undefined;
     p.dropped = { at: this.clock.now(), connectionId, seat };
     this.movement.stop(p);
-    if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
+    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
   }
 
   /**
@@ -290,10 +244,10 @@ export class World {
       p.leaving = reason;
       return;
     }
-    if (p.tradeId) this.tradeHooks?.playerInterrupted(p.id, "disconnected");
+    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
     this.players.delete(playerId);
     this.playerGrid.delete(playerId);
-    this.onPlayerRemoved?.(playerId);
+    this.events.emit("playerRemoved", playerId);
     await this.saving.saveOnLeave(p, reason);
   }
 
@@ -354,9 +308,6 @@ export class World {
   get moves() {
     return this.movement.moves;
   }
-  requestMove(p: Player, req: MoveRequest): boolean {
-    return this.movement.request(p, req);
-  }
   hasPendingMove(playerId: string): boolean {
     return this.movement.moves.get(playerId) !== undefined;
   }
@@ -374,9 +325,6 @@ export class World {
   }
   itemsHeld(characterId: string): boolean {
     return this.saving.itemsHeld(characterId);
-  }
-  dropToGround(itemId: string, quantity: number, x: number, z: number, ownerId?: string): GroundItem {
-    return this.ground.drop(itemId, quantity, x, z, ownerId);
   }
   visibleFor(p: Player, out?: VisibleSet): VisibleSet {
     return this.visibility.visibleFor(p, out);

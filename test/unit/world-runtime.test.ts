@@ -117,7 +117,7 @@ describe("world/WorldRuntime resolveCharacter and open deaths", () => {
   });
 
   it("another account's character: refused before anything is recovered", async () => {
-    await assert.rejects(runtime.resolveCharacter(principal("acc-2"), "c1"), (e: any) => e.code === 403);
+    await assert.rejects(runtime.resolveCharacter(principal("acc-2"), "c1"), (e: any) => e.status === 403);
     assert.ok(!chars.calls.includes("recover c1"));
     assert.ok(chars.openDeaths.has("c1"), "the lock is still open");
   });

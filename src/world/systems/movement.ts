@@ -4,13 +4,21 @@
  */
 import type { GameContent } from "../../content/load.js";
 import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../../domain/movement.js";
-import { MoveQueue, searchLimit, type MoveRequest, type MoveTickReport, type Regions } from "../../domain/pathing.js";
+import { MoveQueue, Regions, searchLimit, type MoveRequest, type MoveTickReport } from "../../domain/pathing.js";
 import type { Tile } from "../../domain/types.js";
 import type { SpatialGrid } from "../grid.js";
 import { system } from "../messages.js";
 import type { Player } from "../player.js";
 import type { Interrupt } from "../world-events.js";
 import type { Progress } from "./progress.js";
+
+/** The walkable regions of each loaded content (the map is static; worlds of one content share them). */
+const regionCache = new WeakMap<GameContent, Regions>();
+export function regionsOf(content: GameContent): Regions {
+  let r = regionCache.get(content);
+  if (!r) regionCache.set(content, (r = Regions.build(content.worldBounds, (x, z) => content.isBlocked(x, z))));
+  return r;
+}
 
 export interface MovementDeps {
   players: ReadonlyMap<string, Player>;

@@ -1,7 +1,7 @@
 /** The live world as REST sees it: the `WorldPort` implementation over the world's players. */
 import type { StoredGoal } from "../../entities/character.js";
 import type { WorldClock } from "./clock.js";
-import type { GroundItem, Npc, ResourceInstance } from "./entities.js";
+import type { GroundItem, Npc, ResourceInstance } from "./objects.js";
 import { chatMessage } from "./messages.js";
 import type { PlayerQueues } from "./persistence.js";
 import type { Player } from "./player.js";

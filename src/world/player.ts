@@ -15,8 +15,7 @@ import { ItemSafety } from "./item-safety.js";
 export type PlayerAction =
   | { kind: "attack"; targetId: string }
   | { kind: "gather"; nodeId: string; nextAttemptTick: number }
-  | { kind: "pickup"; groundItemId: string }
-  | { kind: "store"; storeId: string };
+  | { kind: "pickup"; groundItemId: string };
 
 export type Equipment = Partial<Record<EquipSlot, { itemId: string; quantity: number }>>;
 
@@ -84,8 +83,6 @@ export class Player {
   lastCombatAt: number | undefined;
   /** Set when the player left while in combat: the reason it leaves with once out of combat. */
   leaving: string | undefined;
-  /** Last time this player requested a trade with each partner (ms). */
-  readonly tradeRequestTimes = new Map<string, number>();
 
   constructor(record: CharacterRecord) {
     const c = record.character;

@@ -10,7 +10,7 @@ import type { GameContent } from "../content/load.js";
 import type { MoveTickReport, Regions } from "../domain/pathing.js";
 import { WorldClock } from "./clock.js";
 import type { WorldDeps } from "./deps.js";
-import type { GroundItem, Npc, PublicView, ResourceInstance } from "./entities.js";
+import type { GroundItem, Npc, PublicView, ResourceInstance } from "./objects.js";
 import { SpatialGrid } from "./grid.js";
 import { LivePort } from "./live-port.js";
 import { system } from "./messages.js";

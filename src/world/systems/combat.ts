@@ -7,7 +7,7 @@ import { applyDamage, combatXp, DEFAULT_ATTACK_SPEED, equippedCombatant, npcComb
 import { canStep, chebyshev, NEIGHBOURS } from "../../domain/movement.js";
 import type { Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
-import type { Npc } from "../entities.js";
+import type { Npc } from "../objects.js";
 import { system } from "../messages.js";
 import type { Player } from "../player.js";
 import type { Deaths } from "./death.js";
@@ -85,7 +85,6 @@ export class Combat {
       const out = rollAttack(attacker, npcCombatant(npc.def.stats), clock.rng);
       const res = applyDamage(npc.health, out.damage);
       npc.health = res.health;
-      npc.damageBy.set(p.id, (npc.damageBy.get(p.id) ?? 0) + res.dealt);
       if (!npc.targetId) npc.targetId = p.id;
       this.d.visibility.emitHit({ attackerId: p.id, targetId: npc.id, damage: res.dealt, targetHealth: npc.health, targetMaxHealth: npc.maxHealth }, npc);
       this.d.progress.grantXp(p, combatXp(res.dealt, p.style));

@@ -10,7 +10,7 @@ import { inventoryToSlots } from "../../domain/inventory.js";
 import type { Tile } from "../../domain/types.js";
 import type { Logger } from "../../logger.js";
 import type { WorldClock } from "../clock.js";
-import type { Npc } from "../entities.js";
+import type { Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import { system } from "../messages.js";
 import type { PlayerQueues } from "../persistence.js";

@@ -8,7 +8,7 @@ import { addItem, inventoryToSlots, removeFromSlot, type Inventory } from "../..
 import { chebyshev } from "../../domain/movement.js";
 import type { SkillName } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
-import type { ResourceInstance } from "../entities.js";
+import type { ResourceInstance } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import { system } from "../messages.js";
 import type { Player } from "../player.js";

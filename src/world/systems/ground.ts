@@ -7,7 +7,7 @@ import type { GameContent } from "../../content/load.js";
 import { addItem } from "../../domain/inventory.js";
 import { COINS_ITEM_ID, MAX_STACK } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
-import type { GroundItem, ResourceInstance } from "../entities.js";
+import type { GroundItem, ResourceInstance } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import { system } from "../messages.js";
 import type { Player } from "../player.js";

@@ -9,7 +9,7 @@ import { rollLoot } from "../../domain/loot.js";
 import { chebyshev } from "../../domain/movement.js";
 import { COINS_ITEM_ID, MAX_STACK, type Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
-import type { Npc } from "../entities.js";
+import type { Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import type { PlayerQueues } from "../persistence.js";
 import type { Player } from "../player.js";
@@ -55,8 +55,6 @@ export class Npcs {
           nextAttackTick: 0,
           respawnTick: undefined,
           nextWanderTick: 0,
-          path: [],
-          damageBy: new Map(),
         };
         this.d.npcs.set(npc.id, npc);
         this.d.npcGrid.set(npc, npc.x, npc.z);
@@ -84,7 +82,6 @@ export class Npcs {
         n.x = n.spawn.x;
         n.z = n.spawn.z;
         n.targetId = undefined;
-        n.damageBy.clear();
         this.d.npcGrid.set(n, n.x, n.z);
       }
       return;
@@ -97,7 +94,6 @@ export class Npcs {
     ) {
       target = undefined;
       n.targetId = undefined;
-      n.path = [];
     }
     if (!target && n.def.aggressive && n.def.aggroRadius > 0) {
       for (const p of this.d.playerGrid.near(n.x, n.z, n.def.aggroRadius)) {

@@ -7,7 +7,7 @@ import { chebyshev } from "../../domain/movement.js";
 import type { Tile } from "../../domain/types.js";
 import type { CombatHit } from "../../events.js";
 import type { WorldClock } from "../clock.js";
-import { groundItemView, npcView, resourceView, type GroundItem, type Npc, type PublicView, type ResourceInstance } from "../entities.js";
+import { groundItemView, npcView, resourceView, type GroundItem, type Npc, type PublicView, type ResourceInstance } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import type { Player } from "../player.js";
 import type { Surroundings } from "../port.js";

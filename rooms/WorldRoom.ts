@@ -183,7 +183,7 @@ export class WorldRoom extends Room {
       frame = JSON.parse(raw);
     } catch {
       if (session.flood.count()) this.tooMany(session);
-      else this.rt.world.system(player, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
+      else this.rt.world.refuse(player, "INVALID_MESSAGE");
       return;
     }
     this.route(session, player, typeof frame?.event === "string" ? frame.event : "", frame?.data);
@@ -299,7 +299,7 @@ export class WorldRoom extends Room {
     if (s.flood.count()) return this.tooMany(s);
     // Own keys only: a client-chosen name like "constructor" must not find Object.prototype's members.
     const schema = Object.hasOwn(CLIENT_EVENTS, event) ? CLIENT_EVENTS[event as ClientEventName] : undefined;
-    if (!schema) return this.rt.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
+    if (!schema) return this.rt.world.refuse(player, "UNKNOWN_EVENT", `Unknown event "${event.slice(0, 40)}".`);
     const parsed = schema.safeParse(payload ?? {});
     if (!parsed.success) {
       const where = parsed.error.issues[0];
@@ -307,7 +307,7 @@ export class WorldRoom extends Room {
       if (event.startsWith("trade")) {
         const tradeId = (payload as { tradeId?: unknown })?.tradeId;
         player.send("tradeError", { ...(typeof tradeId === "string" ? { tradeId } : {}), code: "INVALID_REQUEST", message: text });
-      } else this.rt.world.system(player, text);
+      } else this.rt.world.refuse(player, "INVALID_PAYLOAD", text);
       return;
     }
     void this.rt.handle(player, event as ClientEventName, parsed.data).catch((e) => {

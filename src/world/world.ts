@@ -13,11 +13,10 @@ import type { WorldDeps } from "./deps.js";
 import type { GroundItem, Npc, PublicView, ResourceInstance } from "./objects.js";
 import { SpatialGrid } from "./grid.js";
 import { LivePort } from "./live-port.js";
-import { system } from "./messages.js";
 import { OutOfWorldGate } from "./out-of-world.js";
 import { PlayerQueues } from "./persistence.js";
 import { Player, type Connection } from "./player.js";
-import { refuse, type RefusalCode } from "./refusals.js";
+import { refuse, type Refusal, type RefusalCode } from "./refusals.js";
 import { Combat, inCombat } from "./systems/combat.js";
 import { Deaths } from "./systems/death.js";
 import { Gathering } from "./systems/gathering.js";
@@ -317,7 +316,7 @@ export class World {
   npcIdsOf(defId: string): string[] {
     return this.npcAi.idsOf(defId);
   }
-  commitItems(p: Player, plan: () => ItemChange | string, onCommitted?: () => void): Promise<boolean> {
+  commitItems(p: Player, plan: () => ItemChange | Refusal, onCommitted?: () => void): Promise<boolean> {
     return this.saving.commitItems(p, plan, onCommitted);
   }
   holdItems(characterIds: readonly string[]): () => void {
@@ -335,12 +334,8 @@ export class World {
   viewersOf(x: number, z: number): Generator<Player> {
     return this.visibility.viewersOf(x, z);
   }
-  /** A system chat line for one player. */
-  system(p: Player, text: string): void {
-    system(p, text);
-  }
-  /** A system refusal with a stable code (README "Refusal codes"). */
-  refuse(p: Player, code: RefusalCode, text: string): void {
+  /** A system refusal with a stable code (README "Refusal codes"); `text` defaults to the table's. */
+  refuse(p: Player, code: RefusalCode, text?: string): void {
     refuse(p, code, text);
   }
 }

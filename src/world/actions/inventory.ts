@@ -3,6 +3,7 @@ import { addItem, removeFromSlot } from "../../domain/inventory.js";
 import { EQUIP_SLOTS, type EquipSlot, type SkillName } from "../../domain/types.js";
 import type { ClientEventPayload } from "../../events.js";
 import { system } from "../messages.js";
+import { fromDomain, refuse } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { World } from "../world.js";
 import { busyWithTrade } from "./guards.js";
@@ -12,9 +13,9 @@ import { isLogs, lightFire, useOnTarget } from "./skills.js";
 export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayload<"inventory:use">) {
   if (p.dead) return;
   if (busyWithTrade(p)) return;
-  if (p.itemsLocked) return system(p, "Please wait a moment.");
+  if (p.itemsLocked) return refuse(p, "ITEMS_LOCKED");
   const held = p.inventory[u.slot];
-  if (!held) return system(p, "That slot is empty.");
+  if (!held) return refuse(p, "EMPTY_SLOT");
   const item = w.content.items.get(held.itemId);
   if (!item) return;
 
@@ -53,7 +54,7 @@ export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayl
     return;
   }
   if (item.equipSlot) return equip(w, p, u.slot, item.equipSlot);
-  system(p, "Nothing interesting happens.");
+  refuse(p, "NOTHING_HAPPENS");
 }
 
 /**
@@ -70,7 +71,7 @@ async function dropStack(w: World, p: Player, slot: number) {
     p,
     () => {
       const r = removeFromSlot(p.inventory, slot, held.quantity);
-      return r.ok ? { inventory: r.value } : r.error.message;
+      return r.ok ? { inventory: r.value } : fromDomain(r.error);
     },
     () => w.ground.drop(held.itemId, held.quantity, at.x, at.z, p.id),
   );
@@ -81,7 +82,7 @@ function equip(w: World, p: Player, slot: number, equipSlot: EquipSlot) {
   const held = p.inventory[slot]!;
   const item = w.content.items.get(held.itemId)!;
   for (const [skill, level] of Object.entries(item.requirements ?? {}) as [SkillName, number][]) {
-    if (p.skills[skill].level < level) return system(p, `You need ${skill} level ${level} to wear that.`);
+    if (p.skills[skill].level < level) return refuse(p, "LEVEL_TOO_LOW", `You need ${skill} level ${level} to wear that.`);
   }
   const r = removeFromSlot(p.inventory, slot, held.quantity);
   if (!r.ok) return;
@@ -90,7 +91,7 @@ function equip(w: World, p: Player, slot: number, equipSlot: EquipSlot) {
   if (previous) {
     const prevDef = w.content.items.get(previous.itemId);
     const back = prevDef ? addItem(inv, prevDef, previous.quantity) : undefined;
-    if (!back?.ok) return system(p, "You don't have space to swap that.");
+    if (!back?.ok) return refuse(p, "INVENTORY_FULL", "You don't have space to swap that.");
     inv = back.value;
   }
   p.inventory = inv;
@@ -105,13 +106,13 @@ function equip(w: World, p: Player, slot: number, equipSlot: EquipSlot) {
  */
 export function unequip(w: World, p: Player, equipSlot: string) {
   if (busyWithTrade(p)) return;
-  if (p.itemsLocked) return system(p, "Please wait a moment.");
-  if (!(EQUIP_SLOTS as readonly string[]).includes(equipSlot)) return system(p, `There is no equipment slot "${equipSlot.slice(0, 20)}".`);
+  if (p.itemsLocked) return refuse(p, "ITEMS_LOCKED");
+  if (!(EQUIP_SLOTS as readonly string[]).includes(equipSlot)) return refuse(p, "INVALID_SLOT", `There is no equipment slot "${equipSlot.slice(0, 20)}".`);
   const worn = p.equipment[equipSlot as EquipSlot];
-  if (!worn) return system(p, "You aren't wearing anything there.");
+  if (!worn) return refuse(p, "EMPTY_SLOT", "You aren't wearing anything there.");
   const def = w.content.items.get(worn.itemId);
   const r = def ? addItem(p.inventory, def, worn.quantity) : undefined;
-  if (!r?.ok) return system(p, "You don't have enough inventory space to take that off.");
+  if (!r?.ok) return refuse(p, "INVENTORY_FULL", "You don't have enough inventory space to take that off.");
   const equipment = { ...p.equipment };
   delete equipment[equipSlot as EquipSlot];
   p.inventory = r.value;

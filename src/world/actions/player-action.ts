@@ -3,6 +3,7 @@ import { chebyshev, validateMoveTarget } from "../../domain/movement.js";
 import type { SkillName } from "../../domain/types.js";
 import type { ClientEventPayload } from "../../events.js";
 import { system } from "../messages.js";
+import { refuse } from "../refusals.js";
 import type { Player } from "../player.js";
 import { VIEW_RADIUS } from "../systems/visibility.js";
 import type { World } from "../world.js";
@@ -18,8 +19,8 @@ import { storeAction, talkToStore } from "./store.js";
 export function handleMove(w: World, p: Player, m: ClientEventPayload<"player:move">) {
   if (p.dead) return;
   const check = validateMoveTarget(p.tile, { x: m.x, z: m.z }, w.content.worldBounds, (x, z) => w.content.isBlocked(x, z));
-  if (!check.ok) return system(p, check.error.message);
-  if (!w.movement.request(p, { x: check.value.x, z: check.value.z, run: m.run ?? false })) return system(p, "You can't reach that.");
+  if (!check.ok) return refuse(p, check.error.code, check.error.message);
+  if (!w.movement.request(p, { x: check.value.x, z: check.value.z, run: m.run ?? false })) return refuse(p, "NO_PATH");
   p.action = null;
 }
 
@@ -33,26 +34,26 @@ export async function handleAction(w: World, p: Player, a: ClientEventPayload<"p
     case "gather": {
       if (busyWithTrade(p)) return;
       const r = w.resources.get(targetId);
-      if (!r?.node) return system(p, "There is nothing to gather there.");
-      if (chebyshev(p, r) > VIEW_RADIUS) return system(p, "That is too far away.");
+      if (!r?.node) return refuse(p, "NO_SUCH_TARGET", "There is nothing to gather there.");
+      if (chebyshev(p, r) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
       const skill = r.node.skill as SkillName;
-      if (p.skills[skill].level < r.node.levelRequired) return system(p, `You need ${skill} level ${r.node.levelRequired} to do that.`);
-      if (!w.gathering.bestTool(p, r.node.tools)) return system(p, `You need a suitable tool to gather from the ${r.node.name.toLowerCase()}.`);
+      if (p.skills[skill].level < r.node.levelRequired) return refuse(p, "LEVEL_TOO_LOW", `You need ${skill} level ${r.node.levelRequired} to do that.`);
+      if (!w.gathering.bestTool(p, r.node.tools)) return refuse(p, "TOOL_REQUIRED", `You need a suitable tool to gather from the ${r.node.name.toLowerCase()}.`);
       p.action = { kind: "gather", nodeId: targetId, nextAttemptTick: w.tick + 1 };
       return;
     }
     case "pickup": {
       if (busyWithTrade(p)) return;
       const g = w.groundItems.get(targetId);
-      if (!g || !w.ground.canSee(p, g)) return system(p, "That item is gone.");
-      if (chebyshev(p, g) > VIEW_RADIUS) return system(p, "That is too far away.");
+      if (!g || !w.ground.canSee(p, g)) return refuse(p, "NO_SUCH_TARGET", "That item is gone.");
+      if (chebyshev(p, g) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
       p.action = { kind: "pickup", groundItemId: targetId };
       return;
     }
     case "talk": {
       const npc = w.npcs.get(targetId);
       if (npc && npc.respawnTick === undefined) {
-        if (chebyshev(p, npc) > INTERACT_RANGE) return system(p, `You need to be closer to talk to the ${npc.def.name.toLowerCase()}.`);
+        if (chebyshev(p, npc) > INTERACT_RANGE) return refuse(p, "TOO_FAR", `You need to be closer to talk to the ${npc.def.name.toLowerCase()}.`);
         return system(p, `${npc.def.name}: ${npc.def.examine}`);
       }
       return talkToStore(w, p, targetId);
@@ -70,18 +71,18 @@ function attack(w: World, p: Player, targetId: string) {
   if (busyWithTrade(p)) return;
   const npc = w.npcs.get(targetId);
   if (npc) {
-    if (!npc.def.attackable || npc.respawnTick !== undefined) return system(p, "You can't attack that.");
-    if (chebyshev(p, npc) > VIEW_RADIUS) return system(p, "That is too far away.");
+    if (!npc.def.attackable || npc.respawnTick !== undefined) return refuse(p, "CANNOT_ATTACK");
+    if (chebyshev(p, npc) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
     p.action = { kind: "attack", targetId };
     return;
   }
   const other = w.players.get(targetId);
   if (other) {
-    if (!w.combat.canPvp(p, other)) return system(p, "You can only fight other players in a PvP area.");
-    if (other.dead) return system(p, "You can't attack that.");
-    if (chebyshev(p, other) > VIEW_RADIUS) return system(p, "That is too far away.");
+    if (!w.combat.canPvp(p, other)) return refuse(p, "NOT_IN_PVP_AREA");
+    if (other.dead) return refuse(p, "CANNOT_ATTACK");
+    if (chebyshev(p, other) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
     p.action = { kind: "attack", targetId };
     return;
   }
-  return system(p, "There is nothing like that to attack.");
+  return refuse(p, "NO_SUCH_TARGET", "There is nothing like that to attack.");
 }

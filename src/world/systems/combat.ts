@@ -8,7 +8,7 @@ import { canStep, chebyshev, NEIGHBOURS } from "../../domain/movement.js";
 import type { Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
 import type { Npc } from "../objects.js";
-import { system } from "../messages.js";
+import { refuse } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { Deaths } from "./death.js";
 import type { Movement } from "./movement.js";
@@ -128,6 +128,6 @@ export class Combat {
   private giveUp(p: Player): void {
     p.action = null;
     p.chase = undefined;
-    system(p, "You can't reach that.");
+    refuse(p, "NO_PATH");
   }
 }

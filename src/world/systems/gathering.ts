@@ -10,7 +10,7 @@ import type { SkillName } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
 import type { ResourceInstance } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
-import { system } from "../messages.js";
+import { refuse, type RefusalCode } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { Movement } from "./movement.js";
 import type { Progress } from "./progress.js";
@@ -85,7 +85,7 @@ export class Gathering {
       p.action = null;
       return;
     }
-    if (r.respawnTick !== undefined) return this.stop(p, `The ${r.node.name.toLowerCase()} is depleted.`);
+    if (r.respawnTick !== undefined) return this.stop(p, "DEPLETED", `The ${r.node.name.toLowerCase()} is depleted.`);
     if (chebyshev(p.tile, r) > 1) {
       if (p.path.length === 0 && !this.d.movement.pathTo(p, r, true)) p.action = null;
       return;
@@ -96,8 +96,8 @@ export class Gathering {
     const node = r.node;
     const skill = node.skill as SkillName;
     const tool = this.bestTool(p, node.tools);
-    if (!tool) return this.stop(p, `You need a ${node.tools.map((t) => content.items.get(t)?.name ?? t).join(" or ")} for that.`);
-    if (p.skills[skill].level < node.levelRequired) return this.stop(p, `You need ${skill} level ${node.levelRequired} to do that.`);
+    if (!tool) return this.stop(p, "TOOL_REQUIRED", `You need a ${node.tools.map((t) => content.items.get(t)?.name ?? t).join(" or ")} for that.`);
+    if (p.skills[skill].level < node.levelRequired) return this.stop(p, "LEVEL_TOO_LOW", `You need ${skill} level ${node.levelRequired} to do that.`);
     if (p.itemsLocked || p.tradeId) return;
     const roll = rollGather({ level: p.skills[skill].level, requiredLevel: node.levelRequired, toolTier: tool.tier, curve: nodeCurve(node.successBase) }, clock.rng);
     if (!roll.ok || !roll.value.success) return;
@@ -105,13 +105,13 @@ export class Gathering {
     if (node.consumes) {
       const { itemId, quantity } = node.consumes;
       const idx = inv.findIndex((s) => s?.itemId === itemId && s.quantity >= quantity);
-      if (idx < 0) return this.stop(p, `You have no ${content.items.get(itemId)?.name ?? itemId} left.`);
+      if (idx < 0) return this.stop(p, "INSUFFICIENT_QUANTITY", `You have no ${content.items.get(itemId)?.name ?? itemId} left.`);
       const used = removeFromSlot(inv, idx, quantity);
       if (!used.ok) return;
       inv = used.value;
     }
     const added = addItem(inv, content.items.get(node.yields)!, 1);
-    if (!added.ok) return this.stop(p, "Your inventory is too full to hold any more.");
+    if (!added.ok) return this.stop(p, "INVENTORY_FULL", "Your inventory is too full to hold any more.");
     p.inventory = added.value;
     p.safety.itemsChanged();
     this.d.progress.grantXp(p, { [skill]: node.xp });
@@ -126,8 +126,8 @@ export class Gathering {
   }
 
   /** End the action and say why. */
-  private stop(p: Player, text: string): void {
+  private stop(p: Player, code: RefusalCode, text: string): void {
     p.action = null;
-    system(p, text);
+    refuse(p, code, text);
   }
 }

@@ -9,7 +9,7 @@ import { COINS_ITEM_ID, MAX_STACK } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
 import type { GroundItem, ResourceInstance } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
-import { system } from "../messages.js";
+import { refuse } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { Movement } from "./movement.js";
 
@@ -112,16 +112,16 @@ export class Ground {
       return;
     }
     p.action = null;
-    if (p.itemsLocked || p.tradeId) return system(p, "You can't do that right now.");
+    if (p.itemsLocked || p.tradeId) return refuse(p, "ITEMS_LOCKED", "You can't do that right now.");
     if (g.itemId === COINS_ITEM_ID) {
       // All or nothing: a pile that would pass the coin cap stays on the ground.
-      if (p.coins + g.quantity > MAX_STACK) return system(p, "You can't carry that many coins.");
+      if (p.coins + g.quantity > MAX_STACK) return refuse(p, "STACK_OVERFLOW", "You can't carry that many coins.");
       p.coins += g.quantity;
     } else {
       const def = this.d.content.items.get(g.itemId);
       if (!def) return;
       const added = addItem(p.inventory, def, g.quantity);
-      if (!added.ok) return system(p, "You don't have enough inventory space.");
+      if (!added.ok) return refuse(p, "INVENTORY_FULL");
       p.inventory = added.value;
     }
     p.safety.itemsChanged();

@@ -7,7 +7,7 @@ import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK
 import { MoveQueue, Regions, searchLimit, type MoveRequest, type MoveTickReport } from "../../domain/pathing.js";
 import type { Tile } from "../../domain/types.js";
 import type { SpatialGrid } from "../grid.js";
-import { system } from "../messages.js";
+import { refuse } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { Interrupt } from "../world-events.js";
 import type { Progress } from "./progress.js";
@@ -73,7 +73,7 @@ export class Movement {
         // Something the player did since asking (an attack, gathering) replaced the walk.
         if (p.action) return 0;
         p.running = req.run;
-        if (!this.pathTo(p, req, false, maxNodes, stats)) system(p, "You can't reach that.");
+        if (!this.pathTo(p, req, false, maxNodes, stats)) refuse(p, "NO_PATH");
         return stats.expanded;
       },
     );

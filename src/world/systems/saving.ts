@@ -7,7 +7,7 @@
 import type { CharacterRepository } from "../../../entities/character-repository.js";
 import type { Inventory } from "../../domain/inventory.js";
 import type { Logger } from "../../logger.js";
-import { system } from "../messages.js";
+import { refuse, refuseWith, type Refusal } from "../refusals.js";
 import type { PlayerQueues } from "../persistence.js";
 import type { Player } from "../player.js";
 
@@ -17,6 +17,10 @@ export interface ItemChange {
   coins?: number;
   bank?: Map<string, number>;
   equipment?: Player["equipment"];
+}
+
+function isRefusal(r: ItemChange | Refusal): r is Refusal {
+  return "code" in r;
 }
 
 export interface SavingDeps {
@@ -59,17 +63,17 @@ export class Saving {
 
   /**
    * Commit an item change immediately (bank, store, admin): `plan` returns the new inventory, coins
-   * and bank, or an error message. The change is written in one transaction; memory is updated
+   * and bank, or why not (a refusal). The change is written in one transaction; memory is updated
    * only after it commits.
    */
-  async commitItems(p: Player, plan: () => ItemChange | string, onCommitted?: () => void): Promise<boolean> {
+  async commitItems(p: Player, plan: () => ItemChange | Refusal, onCommitted?: () => void): Promise<boolean> {
     if (p.itemsLocked || p.dead) {
-      system(p, "Please wait a moment.");
+      refuse(p, "ITEMS_LOCKED");
       return false;
     }
     const result = plan();
-    if (typeof result === "string") {
-      system(p, result);
+    if (isRefusal(result)) {
+      refuseWith(p, result);
       return false;
     }
     p.safety.lock();
@@ -91,7 +95,7 @@ export class Saving {
       return true;
     } catch (e) {
       this.d.logger.error({ err: e, playerId: p.id }, "item transaction failed");
-      system(p, "That didn't work; nothing changed. Please try again.");
+      refuse(p, "TRANSACTION_FAILED");
       return false;
     } finally {
       // A settlement that holds the character's items keeps them locked (`holdItems`).

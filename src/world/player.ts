@@ -64,7 +64,7 @@ export class Player {
   /**
    * What the current chase path (an attack out of reach) was computed for: the attack action, the
    * target's tile and the chaser's own tile at that moment. The path is recomputed only when these
-   * no longer hold (`World.stepAttack`).
+   * no longer hold (`Combat.stepAttack`).
    */
   chase: { action: PlayerAction; x: number; z: number; fromX: number; fromZ: number } | undefined;
   style: CombatStyle = "attack";

@@ -96,11 +96,8 @@ export class World {
     const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, movement, visibility, deaths, ground, progress, queues, characters }));
     this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths });
     this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress });
-    this.port = new LivePort({
-      membership: this,
-      ...{ players, npcs, resources, groundItems, queues, clock, movement, visibility, saving },
-      socialChanged: (ids) => deps.social?.invalidate?.(ids),
-    });
+    const socialChanged = (ids: string[]) => deps.social?.invalidate?.(ids);
+    this.port = new LivePort({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
     npcAi.spawn();
     this.gathering.spawn();
   }
@@ -299,6 +296,7 @@ export class World {
   }
 
   // ------------------------------------------------------------------ shortcuts to the systems
+  // (for the rooms, the trade service and tests; the handlers and systems use the systems directly)
 
   /** What the last tick's move searches did (diagnostics and tests). */
   get lastMoveTick(): MoveTickReport {

@@ -225,12 +225,10 @@ export class WorldRoom extends Room {
 
   private async enter(session: Session, principal: Principal, requested: string | undefined): Promise<Player> {
     // Read and joined in the character's storage queue (see resolveCharacter).
-    const { player, resumed } = await this.rt
-      .resolveCharacter(principal, requested, (record) => {
-        session.playerId = record.character.id;
-        return this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
-      })
-      .catch(asServerError);
+    const { player, resumed } = await this.rt.resolveCharacter(principal, requested, (record) => {
+      session.playerId = record.character.id;
+      return this.rt.world.join(record, session, CLOSE_CODES.REPLACED);
+    }).catch(asServerError);
     if (!resumed || !player.sessionId) player.sessionId = await this.rt.characters.openSession(player.id, principal.accountId, session.kind);
     if (principal.roles.includes("admin")) player.admin = true;
     this.upsertSchema("players", player.id);

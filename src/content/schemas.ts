@@ -77,9 +77,7 @@ export const ItemSchema = z
     attackSpeed: z.int().min(1).max(10).optional(),
     /** Attack range in tiles (1 for melee). */
     attackRange: z.int().min(1).max(10).optional(),
-    /** Logs that can be lit with a tinderbox: the firemaking level needed, the XP for lighting
-     * them and the ticks the fire burns (`src/domain/firemaking.ts`; the world lights only items
-     * that have this). */
+    /** Logs that can be lit with a tinderbox. */
     firemaking: z.strictObject({ level: Level, xp: z.number().positive(), burnTicks: PosInt }).optional(),
     /** How players get the item when no drop table, store, recipe, gathering node, starter kit or
      * template produces it (for example "granted by the world when ..."). `itemSources` counts it

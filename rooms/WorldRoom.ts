@@ -25,6 +25,7 @@ import type { World } from "../src/world/world.js";
 import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
 import { refreshView, SchemaMirror, WorldUpdates, type SdkVisibility } from "./world/views.js";
+import { WorldError } from "../src/world/errors.js";
 
 /** A connected client, SDK or plain WebSocket: the player's `Connection` plus what the room keeps for it. */
 export interface ClientLink extends Connection, SdkVisibility {
@@ -109,6 +110,9 @@ export class WorldRoom extends Room implements JsonWorld {
   private readonly mirror: SchemaMirror;
   private stopServingJson: (() => void) | undefined;
 
+  /** Ends the subscription to the world's `playerRemoved` (onDispose). */
+  private stopListening: (() => void) | undefined;
+
   protected constructor(private readonly deps: WorldRoomDeps) {
     super();
     this.world = deps.world;
@@ -147,11 +151,12 @@ export class WorldRoom extends Room implements JsonWorld {
       const link = this.links.get(client.sessionId);
       if (link) this.dispatch(link, String(type), undefined);
     });
-    this.world.onPlayerRemoved = (id) => this.mirror.remove("players", id, this.sdkViews());
+    this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViews()));
     this.stopServingJson = this.deps.adapter.serve(this);
   }
 
   override onDispose() {
+    this.stopListening?.();
     this.stopServingJson?.();
   }
 
@@ -227,7 +232,7 @@ export class WorldRoom extends Room implements JsonWorld {
       frame = JSON.parse(raw);
     } catch {
       if (link.flood.count()) this.tooMany(link);
-      else this.world.system(player, "Messages must be JSON {\"event\": ..., \"data\": {...}}.");
+      else this.world.refuse(player, "INVALID_MESSAGE");
       return;
     }
     this.route(link, player, typeof frame?.event === "string" ? frame.event : "", frame?.data);
@@ -273,7 +278,7 @@ export class WorldRoom extends Room implements JsonWorld {
     const { player, resumed } = await this.deps.resolver.resolveCharacter(principal, requested, (record) => {
       link.playerId = record.character.id;
       return this.world.join(record, link, CLOSE_CODES.REPLACED);
-    });
+    }).catch(asServerError);
     try {
       if (!resumed || !player.loginId) player.loginId = await this.deps.characters.recordLogin(player.id, principal.accountId, link.kind);
     } catch (e) {
@@ -387,4 +392,9 @@ export class WorldRoom extends Room implements JsonWorld {
     for (const link of this.links.values()) if (link.playerId === playerId) return link;
     return undefined;
   }
+}
+
+/** A world refusal (`WorldError`) as the Colyseus error the matchmaker and the SDK expect. */
+function asServerError(e: unknown): never {
+  throw e instanceof WorldError ? new ServerError(e.status, e.message) : e;
 }

@@ -182,6 +182,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     saveIntervalSeconds: config.saveIntervalSeconds,
     metrics,
+    backgroundWork: (work) => dbWork.background(work),
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
       if (gate.blockedFor(undefined, address) > 0) return "blocked";
@@ -275,7 +276,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
-      ...createApiModules({ storage, content, auth, world, characters: characterService, social, config, admission }),
+      ...createApiModules({ storage, content, auth, world: world.port, characters: characterService, social, config, admission }),
       adminRoutes({ orm: storage.orm, auth, limits }),
       (api) => {
         api.document({

@@ -10,7 +10,8 @@ import { CLIENT_EVENTS, schemaRefusal, type ClientEventName, type ClientEventPay
 import type { Logger } from "../../src/logger.js";
 import { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove, handleWithdraw } from "../../src/world/actions.js";
 import type { Player } from "../../src/world/player.js";
-import { REFUSAL, type World } from "../../src/world/world.js";
+import { REFUSAL, refuse } from "../../src/world/refusals.js";
+import type { World } from "../../src/world/world.js";
 
 /** Handles trade events: requests itself, everything else routed to the trade's room (`TradeService`). */
 export interface TradeEventHandler {
@@ -80,11 +81,11 @@ export class EventRouter {
   /** Validate an event from a live player and run it; unknown events and bad payloads are refused. */
   route(player: Player, event: string, payload: unknown): void {
     const entry = this.entry(event);
-    if (!entry) return this.ctx.world.system(player, `Unknown event "${event.slice(0, 40)}".`);
+    if (!entry) return refuse(player, REFUSAL.UNKNOWN_EVENT, `Unknown event "${event.slice(0, 40)}".`);
     const parsed = entry.schema.safeParse(payload ?? {});
     if (!parsed.success) {
       const refusal = schemaRefusal(event as ClientEventName, parsed.error);
-      if (entry.refusals === "system") return this.ctx.world.system(player, refusal.message);
+      if (entry.refusals === "system") return refuse(player, REFUSAL.INVALID_PAYLOAD, refusal.message);
       const tradeId = (payload as { tradeId?: unknown })?.tradeId;
       return player.send("tradeError", { ...(typeof tradeId === "string" ? { tradeId } : {}), ...refusal });
     }
@@ -102,7 +103,7 @@ export class EventRouter {
     const entry = this.table[event] as EventEntry<E>;
     if (player.dead) {
       if (entry.refusals === "trade") return player.send("tradeError", { code: REFUSAL.PLAYER_DEAD, message: "You are dead." });
-      return this.ctx.world.refuse(player, REFUSAL.PLAYER_DEAD, "You are dead.");
+      return refuse(player, REFUSAL.PLAYER_DEAD);
     }
     return entry.handle(this.ctx, player, payload);
   }

@@ -6,7 +6,8 @@
  * health points, so max hits are OSRS max hits ×10 computed without the coarse rounding
  * (strength 1, no bonus: 9). NPC `maxHit` values in content are health points too.
  */
-import type { ItemBonuses, ItemDef, SkillName } from "./types.js";
+import type { ItemLookup } from "./inventory.js";
+import type { EquipSlot, ItemBonuses, ItemDef, SkillName } from "./types.js";
 
 /** Health points per constitution level. */
 export const HEALTH_PER_LEVEL = 10;
@@ -162,4 +163,24 @@ export function playerCombatant(
     defenseBonus: bonuses.defense,
     style,
   };
+}
+
+/**
+ * A player as a combatant, built from what it is: its attack, strength and defense levels, the
+ * items it wears (their bonuses summed; unknown items add nothing) and its stance. The one way the
+ * world builds a player's side of a swing, attacking or defending.
+ */
+export function equippedCombatant(
+  skills: Readonly<Record<"attack" | "strength" | "defense", { readonly level: number }>>,
+  equipment: Readonly<Partial<Record<EquipSlot, { readonly itemId: string }>>>,
+  items: ItemLookup,
+  style: CombatStyle,
+): Combatant {
+  const worn = Object.values(equipment).map((e) => (e ? items(e.itemId) : undefined));
+  return playerCombatant({ attack: skills.attack.level, strength: skills.strength.level, defense: skills.defense.level }, sumBonuses(worn), style);
+}
+
+/** An NPC as a combatant: its stats from the content, and its fixed max hit when it attacks. */
+export function npcCombatant(stats: { readonly attack: number; readonly strength: number; readonly defense: number }, maxHit?: number): Combatant {
+  return { attack: stats.attack, strength: stats.strength, defense: stats.defense, ...(maxHit !== undefined ? { maxHit } : {}) };
 }

@@ -1,6 +1,11 @@
 /**
  * Gathering (woodcutting, fishing, mining): the chance of a success per attempt from the player's
  * level, the required level and the tool tier, the roll itself, and resource depletion/respawn.
+ *
+ * The world rolls with `nodeCurve(node.successBase)`: the content gives each node its chance at the
+ * required level; the rest of the curve (+0.01 a level, +0.05 a tool tier, at most 0.95) is
+ * DEFAULT_GATHER_CURVE's, whose own `baseChance` (0.25) only serves callers without content. Times
+ * are in whatever unit the caller counts (the world: ticks).
  */
 import { err, ok, type Result } from "./errors.js";
 
@@ -42,6 +47,11 @@ export function gatherSuccessChance(
   if (level < requiredLevel) return 0;
   const chance = curve.baseChance + curve.perLevel * (level - requiredLevel) + curve.perToolTier * Math.max(0, toolTier);
   return Math.min(curve.maxChance, Math.max(0, chance));
+}
+
+/** The curve of a node whose success chance at its required level (tier-0 tool) is `successBase`. */
+export function nodeCurve(successBase: number): GatherCurve {
+  return { ...DEFAULT_GATHER_CURVE, baseChance: successBase };
 }
 
 /** One gathering attempt. */
@@ -116,4 +126,23 @@ export function gatherFromNode(
   if (!roll.value.success) return ok({ success: false, node, depleted: false });
   const depleted = rollDepletion(attempt.depleteChance, rng);
   return ok({ success: true, node: depleted ? depleteNode(node, now, attempt.respawnMs) : respawnIfDue(node, now), depleted });
+}
+
+/** How a node runs out: after a fixed number of successes (rocks) or by a chance per success (trees, spots). */
+export interface NodeDepletion {
+  readonly resourcesPerNode?: number;
+  readonly depleteChance?: number;
+}
+
+/**
+ * After a success on a node with `remaining` successes left (counted nodes; undefined otherwise):
+ * the successes left and whether the node is now depleted. A counted node draws nothing; a chance
+ * node draws `rng()` once.
+ */
+export function depleteAfterSuccess(node: NodeDepletion, remaining: number | undefined, rng: () => number): { depleted: boolean; remaining: number | undefined } {
+  if (node.resourcesPerNode !== undefined) {
+    const left = (remaining ?? 1) - 1;
+    return { depleted: left <= 0, remaining: left };
+  }
+  return { depleted: rollDepletion(node.depleteChance ?? 0, rng), remaining };
 }

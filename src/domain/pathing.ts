@@ -9,7 +9,7 @@
  *   recorded targets in arrival order, one search per player per tick, while the tick's node budget
  *   lasts. The rest wait for the next tick.
  *
- * Pure: no clock, no I/O. The world wires it (src/world/world.ts).
+ * Pure: no clock, no I/O. The world wires it (src/world/systems/movement.ts).
  */
 import type { BlockedFn, WorldBounds } from "./movement.js";
 import { chebyshev, DEFAULT_MAX_PATH_NODES } from "./movement.js";

@@ -15,6 +15,7 @@ import { CLOSE_CODES } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Admission } from "./admission.js";
+import { WorldError } from "../world/errors.js";
 import { clientAddress } from "./address.js";
 import { MAX_WS_PAYLOAD } from "./colyseus.js";
 import type { SocketGate } from "./socket-gate.js";
@@ -167,6 +168,7 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       for (const f of early.splice(0)) joined.receive(f);
     } catch (e) {
       if (e instanceof ServerError) return refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
+      if (e instanceof WorldError) return refuse(e.status, closeCodeFor(e.status), e.message.slice(0, 120));
       logger.error({ err: e }, "adapter join failed");
       ws.close(1011, "internal error");
     }

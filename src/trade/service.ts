@@ -145,7 +145,7 @@ export class TradeService implements TradeHooks {
       refuseWhileClosing: (playerId, tradeId) => this.refuseWhileClosing(playerId, tradeId),
       byPlayer: this.byPlayer,
     });
-    world.tradeHooks = this;
+    world.events.on("tradeInterrupted", (playerId, reason) => this.playerInterrupted(playerId, reason));
   }
 
   /** Route a validated trade event from a player. */
@@ -304,30 +304,24 @@ export class TradeService implements TradeHooks {
       // Abandoned (shutdown) while waiting for the queues: nothing started, nothing to undo.
       if (signal?.aborted) {
         release();
-        for (const q of live()) q.itemsLocked = false;
+        for (const q of live()) q.safety.unlock();
         return { ok: false, failure: "server_error", message: "The trade was cancelled by the server." };
       }
       for (const id of ids) {
         const p = world.player(id) ?? taken[ids.indexOf(id)];
         if (p && (p.itemsDirty || p.progressDirty)) {
-          const snap = p.snapshot(true);
-          const [items, progress] = [p.itemsDirty, p.progressDirty];
-          p.itemsDirty = false;
-          p.progressDirty = false;
           try {
-            await this.deps.characters.save(snap);
+            await world.saving.save(p);
           } catch (e) {
-            p.itemsDirty ||= items;
-            p.progressDirty ||= progress;
             this.deps.logger.error({ err: e, tradeId: trade.id, playerId: id }, "save before settlement failed");
             release();
-            for (const q of live()) q.itemsLocked = false;
+            for (const q of live()) q.safety.unlock();
             return { ok: false, failure: "server_error", message: "The trade could not be completed." } as const;
           }
         }
       }
       const players = live();
-      for (const p of players) p.itemsLocked = true;
+      for (const p of players) p.safety.lock();
       try {
         const timer = this.deps.metrics?.settlementSeconds.startTimer();
         const result = await settleTrade(this.deps.orm, trade, this.env.items, signal);
@@ -365,8 +359,8 @@ export class TradeService implements TradeHooks {
         // Synchronously with the unlock: a player joining after this reads the committed rows.
         release();
         for (const p of new Set([...players, ...live()])) {
-          if (stale.has(p)) p.itemsStale = true;
-          else p.itemsLocked = false;
+          if (stale.has(p)) p.safety.markStale();
+          else p.safety.unlock();
         }
       }
     });

@@ -2,9 +2,9 @@
  * `CharacterResolver`: which character a join plays and the record it is built from, read in the
  * character's storage queue (docs/protocol.md#joining). The rooms call it from their join paths.
  */
-import { ServerError } from "@colyseus/core";
 import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
 import type { Principal } from "../auth/service.js";
+import { WorldError } from "./errors.js";
 import type { World } from "./world.js";
 
 /**
@@ -36,8 +36,9 @@ export class CharacterResolver {
    * death lock is recovered there first. `enter` (the join) runs in the same queue job with the
    * record: nothing queued after the read (a save, an agent flag change, a rename) can come between
    * the read and the join.
-   * @throws ServerError 404 (no such character), 403 (another account's, or the token is bound to
-   * another character), 409 (an out-of-world change of the character is queued or running).
+   * @throws WorldError CHARACTER_NOT_FOUND (404), CHARACTER_FORBIDDEN (403: another account's, or the
+   * token is bound to another character), CHARACTER_BUSY (409: an out-of-world change of the
+   * character is queued or running).
    */
   async resolveCharacter<T = CharacterRecord>(
     principal: Principal,
@@ -46,7 +47,7 @@ export class CharacterResolver {
   ): Promise<T> {
     let id = principal.characterId ?? requested;
     if (principal.characterId && requested && requested !== principal.characterId) {
-      throw new ServerError(403, "this token is bound to another character");
+      throw new WorldError("CHARACTER_FORBIDDEN", "this token is bound to another character");
     }
     if (!id) {
       const mine = await this.characters.listByAccount(principal.accountId);
@@ -56,18 +57,18 @@ export class CharacterResolver {
     // Refused at once rather than queued behind the change (which may take a while).
     this.world.assertMayJoin(characterId);
     // Refusals come back as values: a thrown one would be logged as a failed storage job.
-    const entered = await this.world.queues.run(characterId, async (): Promise<{ value: T } | ServerError> => {
+    const entered = await this.world.queues.run(characterId, async (): Promise<{ value: T } | WorldError> => {
       const record = await this.characters.load(characterId);
-      if (!record) return new ServerError(404, "no such character");
-      if (record.character.accountId !== principal.accountId) return new ServerError(403, "that character belongs to another account");
+      if (!record) return new WorldError("CHARACTER_NOT_FOUND", "no such character");
+      if (record.character.accountId !== principal.accountId) return new WorldError("CHARACTER_FORBIDDEN", "that character belongs to another account");
       try {
         return { value: enter((await this.recoverDeath(characterId)) ?? record) };
       } catch (e) {
-        if (e instanceof ServerError) return e;
+        if (e instanceof WorldError) return e;
         throw e;
       }
     });
-    if (entered instanceof ServerError) throw entered;
+    if (entered instanceof WorldError) throw entered;
     return entered.value;
   }
 
@@ -83,7 +84,7 @@ export class CharacterResolver {
     if (this.world.player(characterId)) return undefined;
     const recovered = await this.characters.recoverOpenDeath(characterId);
     // What the bank could not hold (past the stack cap) goes where the player died, as it would have.
-    for (const o of recovered.overflow) this.world.dropToGround(o.itemId, o.quantity, recovered.at.x, recovered.at.z, characterId);
+    for (const o of recovered.overflow) this.world.ground.drop(o.itemId, o.quantity, recovered.at.x, recovered.at.z, characterId);
     if (recovered.restored === 0) return undefined;
     return (await this.characters.load(characterId)) ?? undefined;
   }

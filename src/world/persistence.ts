@@ -4,6 +4,7 @@
  * it never awaits.
  */
 import type { Logger } from "../logger.js";
+import { isStorageUnavailable, storageFailureLog } from "../storage/unavailable.js";
 
 export class PlayerQueues {
   private readonly chains = new Map<string, Promise<unknown>>();
@@ -26,7 +27,9 @@ export class PlayerQueues {
     const next = prev.catch(() => undefined).then(job);
     const tail = next.catch((e) => {
       this.onFailure?.();
-      this.logger.error({ err: e, playerId }, "player storage job failed");
+      // Storage that is down or overloaded is logged once per burst (src/storage/unavailable.ts), not per job.
+      if (isStorageUnavailable(e)) storageFailureLog(this.logger).failure(e, { playerId });
+      else this.logger.error({ err: e, playerId }, "player storage job failed");
     });
     void tail.finally(() => this.pending--);
     this.chains.set(playerId, tail);

@@ -10,6 +10,7 @@ import { emptyInventory, inventoryFromSlots, inventoryToSlots, type Inventory } 
 import { SKILLS, type EquipSlot, type SkillName, type Tile } from "../domain/types.js";
 import { combatLevel, levelsOf, skillsFromXp, type SkillSet } from "../domain/xp.js";
 import type { PlayerSync } from "../events.js";
+import { ItemSafety } from "./item-safety.js";
 
 /** What the player is doing across ticks. */
 export type PlayerAction =
@@ -18,6 +19,14 @@ export type PlayerAction =
   | { kind: "pickup"; groundItemId: string };
 
 export type Equipment = Partial<Record<EquipSlot, { itemId: string; quantity: number }>>;
+
+/** Everything a player holds. */
+export interface HeldItems {
+  inventory: Inventory;
+  equipment: Equipment;
+  coins: number;
+  bank: ReadonlyMap<string, number>;
+}
 
 /** Sends events to whoever is connected as this player. */
 export interface Connection {
@@ -56,24 +65,15 @@ export class Player {
   /**
    * What the current chase path (an attack out of reach) was computed for: the attack action, the
    * target's tile and the chaser's own tile at that moment. The path is recomputed only when these
-   * no longer hold (`World.stepAttack`).
+   * no longer hold (`Combat.stepAttack`).
    */
   chase: { action: PlayerAction; x: number; z: number; fromX: number; fromZ: number } | undefined;
   style: CombatStyle = "attack";
   nextAttackTick = 0;
   dead = false;
   tradeId: string | undefined;
-  /** An immediate item transaction (bank, store, trade settlement, death) is running. */
-  itemsLocked = false;
-  /** Items or coins changed since the last save. */
-  itemsDirty = false;
-  /**
-   * The items and coins in memory may differ from storage (a trade's outcome could not be
-   * confirmed): they are never written again; the player is removed and reloads on its next join.
-   */
-  itemsStale = false;
-  /** Position, health or XP changed since the last save. */
-  progressDirty = false;
+  /** Item safety: locks, what changed since the last save, trust (its only writer). */
+  readonly safety = new ItemSafety();
   /**
    * Set while the player lingers after its connection dropped: when (ms), which connection — the
    * only one that may reconnect (`World.reconnect`) — and whether that connection holds a
@@ -84,8 +84,6 @@ export class Player {
   lastCombatAt: number | undefined;
   /** Set when the player left while in combat: the reason it leaves with once out of combat. */
   leaving: string | undefined;
-  /** Last time this player requested a trade with each partner (ms). */
-  readonly tradeRequestTimes = new Map<string, number>();
 
   constructor(record: CharacterRecord) {
     const c = record.character;
@@ -110,6 +108,23 @@ export class Player {
     this.goalsPaused = c.goalsPaused;
   }
 
+  /** An immediate item transaction (bank, store, trade settlement, death) is running. */
+  get itemsLocked(): boolean {
+    return this.safety.locked;
+  }
+  /** Items or coins changed since the last save. */
+  get itemsDirty(): boolean {
+    return this.safety.itemsDirty;
+  }
+  /** The items and coins in memory may differ from storage: never written again (`ItemSafety`). */
+  get itemsStale(): boolean {
+    return this.safety.stale;
+  }
+  /** Position, health, XP or goal changed since the last save. */
+  get progressDirty(): boolean {
+    return this.safety.progressDirty;
+  }
+
   get tile(): Tile {
     return { x: this.x, z: this.z };
   }
@@ -131,8 +146,20 @@ export class Player {
     this.coins = coins;
   }
 
-  /** What the batched save writes. Items only when they changed. */
+  /** What a save writes: progress, and the items and coins when `includeItems` and they can be trusted. */
   snapshot(includeItems: boolean): ProgressSnapshot {
+    return this.snapshotOf(includeItems && !this.itemsStale ? this : undefined);
+  }
+
+  /**
+   * What a transaction about to give the player `items` writes (an immediate item change, a death),
+   * optionally with another position and health (the respawn).
+   */
+  snapshotWith(items: HeldItems, at?: { x: number; z: number; health: number }): ProgressSnapshot {
+    return { ...this.snapshotOf(items), ...(at ?? {}) };
+  }
+
+  private snapshotOf(items: HeldItems | undefined): ProgressSnapshot {
     const skills: ProgressSnapshot["skills"] = {};
     for (const s of SKILLS) skills[s] = { level: this.skills[s].level, xp: this.skills[s].xp };
     return {
@@ -145,13 +172,13 @@ export class Player {
       skills,
       goal: this.goal,
       goalsPaused: this.goalsPaused,
-      ...(includeItems && !this.itemsStale
+      ...(items
         ? {
-            coins: this.coins,
+            coins: items.coins,
             items: {
-              inventory: inventoryToSlots(this.inventory).map((s) => ({ slot: s.slot, itemId: s.itemId, quantity: s.quantity })),
-              equipment: { ...this.equipment } as Record<string, { itemId: string; quantity: number }>,
-              bank: [...this.bank].map(([itemId, quantity]) => ({ itemId, quantity })),
+              inventory: inventoryToSlots(items.inventory).map((s) => ({ slot: s.slot, itemId: s.itemId, quantity: s.quantity })),
+              equipment: { ...items.equipment } as Record<string, { itemId: string; quantity: number }>,
+              bank: [...items.bank].map(([itemId, quantity]) => ({ itemId, quantity })),
             },
           }
         : {}),

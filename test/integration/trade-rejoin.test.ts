@@ -117,7 +117,7 @@ describe("trade: who may trade (agents, one account's characters)", function () 
     const [tx, tr] = nearBank(t.server);
     await teleport(x, tx.x, tx.z);
     await teleport(r, tr.x, tr.z);
-    await world.flush(r.id);
+    await world.port.flush(r.id);
     const ids = [x.id, r.id];
     const before = await totals(orm, ids);
 

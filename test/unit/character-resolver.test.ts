@@ -111,7 +111,7 @@ describe("world/CharacterResolver resolveCharacter and open deaths", () => {
   });
 
   it("another account's character: refused before anything is recovered", async () => {
-    await assert.rejects(runtime.resolveCharacter(principal("acc-2"), "c1"), (e: any) => e.code === 403);
+    await assert.rejects(runtime.resolveCharacter(principal("acc-2"), "c1"), (e: any) => e.status === 403);
     assert.ok(!chars.calls.includes("recover c1"));
     assert.ok(chars.openDeaths.has("c1"), "the lock is still open");
   });
@@ -155,7 +155,7 @@ describe("world/CharacterResolver resolveCharacter and open deaths", () => {
     it("a rejoin right after a leave reads what the leave's save wrote: an item dropped before leaving does not come back", async () => {
       const { player } = await runtime.resolveCharacter(principal("acc-1"), "c1", enterAs("a"));
       player.inventory = emptyInventory();
-      player.itemsDirty = true;
+      player.safety.itemsChanged();
       let open!: () => void;
       chars.saveGate = new Promise((r) => (open = r));
       const leaving = world.leave("c1", "left");
@@ -196,7 +196,7 @@ describe("world/CharacterResolver resolveCharacter and open deaths", () => {
       await until(() => chars.calls.includes("load c1"), "the join read the character");
       // The REST route: write the stored flag, then tell the world.
       chars.rows.get("c1")!.character.isAgent = true;
-      world.setAgentFlag("c1", true);
+      world.port.setAgentFlag("c1", true);
       open();
       const { player } = await joining;
       await world.queues.drain();

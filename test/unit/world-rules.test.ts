@@ -317,7 +317,7 @@ describe("world rules (fake storage, fake clock)", () => {
       const inv = inventoryFromSlots([...STARTER, { slot: 10, itemId: "iron_arrow", quantity: 100 }]);
       assert.ok(inv.ok);
       player.inventory = inv.value;
-      player.itemsStale = true;
+      player.safety.markStale();
       world.killPlayer(player, "npc:goblin:0");
       await until(() => conn.sent.some((s) => s.event === "chat:message" && /you are dead/.test(s.data.text)), "respawn");
       const d = repo.deaths[0]!;

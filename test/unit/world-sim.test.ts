@@ -188,8 +188,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       ringed();
       const { player, conn } = join("boxed-out");
       const searches = { n: 0 };
-      const pathTo = world.pathTo.bind(world);
-      world.pathTo = (...args: Parameters<World["pathTo"]>) => (searches.n++, pathTo(...args));
+      const pathTo = world.movement.pathTo.bind(world.movement);
+      world.movement.pathTo = (...args: Parameters<World["movement"]["pathTo"]>) => (searches.n++, pathTo(...args));
       handleMove(world, player, { x: 60, z: 60 });
       assert.match(conn.systemLines().at(-1)!, /can't reach/);
       assert.equal(world.hasPendingMove(player.id), false);
@@ -602,8 +602,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     /** Count the world's path computations. */
     const countPaths = () => {
       const counter = { n: 0 };
-      const pathTo = world.pathTo.bind(world);
-      world.pathTo = (...args: Parameters<World["pathTo"]>) => {
+      const pathTo = world.movement.pathTo.bind(world.movement);
+      world.movement.pathTo = (...args: Parameters<World["movement"]["pathTo"]>) => {
         counter.n++;
         return pathTo(...args);
       };
@@ -755,12 +755,12 @@ describe("world/World simulation (fake storage, fake clock)", () => {
 
     it("while the killer's items are in a transaction the coins drop to the ground instead of vanishing", async () => {
       const { npc, player } = setup("busy");
-      player.itemsLocked = true;
+      player.safety.lock();
       kill(player, npc);
       assert.equal(player.coins, 25);
       const [pile] = groundCoins();
       assert.equal(pile?.quantity, 50);
-      player.itemsLocked = false;
+      player.safety.unlock();
       await pickUp(player, pile!.id);
       assert.equal(player.coins, 75);
       assert.equal(groundCoins().length, 0);

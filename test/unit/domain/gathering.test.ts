@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { burnChance, COOKING_ERROR, rollCook, type BurnCurve } from "../../../src/domain/cooking.js";
 import { unwrap } from "../../../src/domain/errors.js";
 import {
-  depleteNode, freshNode, GATHER_ERROR, gatherFromNode, gatherSuccessChance, isDepleted, respawnIfDue, rollDepletion, rollGather,
+  depleteAfterSuccess, depleteNode, freshNode, GATHER_ERROR, gatherFromNode, gatherSuccessChance, isDepleted, nodeCurve, respawnIfDue, rollDepletion, rollGather,
 } from "../../../src/domain/gathering.js";
 import { FakeClock, seq } from "./fixtures.js";
 
@@ -82,4 +82,32 @@ describe("domain/cooking", () => {
     const r = rollCook(10, { requiredLevel: 15, stopBurnLevel: 50 }, seq(0));
     assert.equal(!r.ok && r.error.code, COOKING_ERROR.LEVEL_TOO_LOW);
   });
+});
+
+describe("domain/gathering for content nodes", () => {
+  // [name, successBase, level, required, tier, chance]: the node's base, then +0.01 a level and +0.05 a tier, at most 0.95.
+  const chances: [string, number, number, number, number, number][] = [
+    ["the node's own base at its level", 0.45, 1, 1, 0, 0.45],
+    ["plus a level above", 0.4, 11, 1, 0, 0.5],
+    ["plus a tool tier", 0.3, 20, 20, 2, 0.4],
+    ["capped at 0.95", 0.9, 99, 1, 3, 0.95],
+  ];
+  for (const [name, base, level, req, tier, expected] of chances) {
+    it(`nodeCurve: ${name} → ${expected}`, () => assert.ok(near(gatherSuccessChance(level, req, tier, nodeCurve(base)), expected)));
+  }
+
+  // [name, node, remaining, draw, expected]
+  const depletion: [string, { resourcesPerNode?: number; depleteChance?: number }, number | undefined, number, { depleted: boolean; remaining: number | undefined }][] = [
+    ["a one-ore rock runs out", { resourcesPerNode: 1 }, 1, 0.9, { depleted: true, remaining: 0 }],
+    ["a counted node with successes left", { resourcesPerNode: 3 }, 3, 0, { depleted: false, remaining: 2 }],
+    ["a tree falls under its chance", { depleteChance: 0.125 }, undefined, 0.1, { depleted: true, remaining: undefined }],
+    ["a tree stands at or over it", { depleteChance: 0.125 }, undefined, 0.125, { depleted: false, remaining: undefined }],
+  ];
+  for (const [name, node, remaining, draw, expected] of depletion) {
+    it(`depleteAfterSuccess: ${name}`, () => {
+      let n = 0;
+      assert.deepEqual(depleteAfterSuccess(node, remaining, () => (n++, draw)), expected);
+      assert.equal(n, node.resourcesPerNode === undefined ? 1 : 0, "draws only for chance nodes");
+    });
+  }
 });

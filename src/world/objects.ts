@@ -1,4 +1,7 @@
-/** Live world entities other than players: NPCs, resource nodes (and fires), ground items. */
+/**
+ * The world's in-memory objects other than players: NPCs, resource nodes (and fires), ground items,
+ * and their public views. Not stored (storage entities live in `entities/`).
+ */
 import type { GatheringNode, NpcDef } from "../content/schemas.js";
 import type { Tile } from "../domain/types.js";
 import type { GroundItemPublic, NpcPublic, PublicViewOf, ResourcePublic, ViewKind } from "../protocol/player.js";
@@ -17,9 +20,6 @@ export interface Npc {
   /** Set while dead: the tick it respawns. */
   respawnTick: number | undefined;
   nextWanderTick: number;
-  path: Tile[];
-  /** Damage dealt by each player, for the drop owner. */
-  readonly damageBy: Map<string, number>;
 }
 
 export interface ResourceInstance {

@@ -1,0 +1,102 @@
+/** `player:chat`: public lines to players in view, private lines to friends, and chat commands. */
+import { addItem } from "../../domain/inventory.js";
+import { MAX_STACK } from "../../domain/types.js";
+import type { ClientEventPayload } from "../../events.js";
+import { chatMessage, system } from "../messages.js";
+import { refusal, refuse } from "../refusals.js";
+import type { Player } from "../player.js";
+import type { World } from "../world.js";
+
+/** `player:chat`: public to players in view, private to a friend, or a command. */
+export async function handleChat(w: World, p: Player, c: ClientEventPayload<"player:chat">) {
+  const text = c.text.trim();
+  if (!text) return;
+  if (text.startsWith("/")) return command(w, p, text);
+  const social = w.deps.social;
+  if (c.to) {
+    const target = w.players.get(c.to);
+    if (!target?.connection) return refuse(p, "PLAYER_OFFLINE");
+    if (social && !(await social.areFriends(p.id, target.id))) return refuse(p, "NOT_FRIENDS");
+    if (social && (await social.isIgnoring(target.id, p.id))) return; // silently not delivered
+    const msg = chatMessage("private", text, p.id, p.name);
+    target.send("chat:message", msg);
+    p.send("chat:message", msg);
+    return;
+  }
+  const msg = chatMessage("public", text, p.id, p.name);
+  for (const viewer of w.visibility.viewersOf(p.x, p.z)) {
+    if (viewer.id !== p.id && social && (await social.isIgnoring(viewer.id, p.id))) continue;
+    viewer.send("chat:message", msg);
+  }
+}
+
+/** Chat commands. Admin commands need `/admin <ADMIN_CODE>` first. */
+async function command(w: World, p: Player, text: string) {
+  const [cmd, ...args] = text.slice(1).split(/\s+/);
+  switch (cmd) {
+    case "admin": {
+      if (!args[0]) return refuse(p, "INVALID_COMMAND", "Usage: /admin <code>");
+      const check = await w.deps.checkAdminCode(args[0], p.connection?.remoteAddress);
+      if (check === "ok") {
+        p.admin = true;
+        system(p, "Admin mode enabled for this session.");
+        p.sync();
+      } else if (check === "blocked") refuse(p, "ADMIN_BLOCKED");
+      else refuse(p, "WRONG_ADMIN_CODE");
+      return;
+    }
+    case "style": {
+      const s = args[0];
+      if (s === "attack" || s === "strength" || s === "defense") {
+        p.style = s;
+        system(p, `Combat style set to ${s}.`);
+        p.sync();
+      } else refuse(p, "INVALID_COMMAND", "Usage: /style attack|strength|defense");
+      return;
+    }
+    case "help":
+      system(p, "Commands: /style attack|strength|defense, /admin <code>; admins: /give <itemId> [qty], /tp <x> <z>, /coins <amount>");
+      return;
+    case "give":
+    case "tp":
+    case "coins":
+      if (!p.admin) return refuse(p, "ADMIN_ONLY");
+      return adminCommand(w, p, cmd, args);
+    default:
+      refuse(p, "UNKNOWN_COMMAND", `Unknown command /${cmd}. Try /help.`);
+  }
+}
+
+/** `/give <itemId> [qty]`, `/coins <amount>` (immediate item transactions) and `/tp <x> <z>`. */
+async function adminCommand(w: World, p: Player, cmd: string, args: string[]) {
+  if (p.tradeId) return refuse(p, "TRADING", "Not while trading.");
+  if (cmd === "give") {
+    const item = w.content.items.get(args[0] ?? "");
+    const qty = args[1] === undefined ? 1 : Number(args[1]);
+    if (!item) return refuse(p, "UNKNOWN_ITEM", "Unknown item id.");
+    if (!Number.isInteger(qty) || qty < 1 || qty > MAX_STACK) return refuse(p, "INVALID_COMMAND", "Quantity must be a whole number from 1.");
+    await w.saving.commitItems(
+      p,
+      () => {
+        const r = addItem(p.inventory, item, qty);
+        return r.ok ? { inventory: r.value } : refusal("INVENTORY_FULL", "Not enough inventory space.");
+      },
+      () => system(p, `Gave ${qty} × ${item.name}.`),
+    );
+    return;
+  }
+  if (cmd === "coins") {
+    const amount = Number(args[0]);
+    if (!Number.isInteger(amount) || amount < 0 || amount > MAX_STACK) return refuse(p, "INVALID_COMMAND", `Coins must be a whole number from 0 to ${MAX_STACK}.`);
+    await w.saving.commitItems(p, () => ({ coins: amount }), () => system(p, `Coins set to ${amount}.`));
+    return;
+  }
+  if (cmd === "tp") {
+    const x = Number(args[0]);
+    const z = Number(args[1]);
+    if (!Number.isInteger(x) || !Number.isInteger(z) || !w.content.inBounds(x, z) || w.content.isBlocked(x, z))
+      return refuse(p, "INVALID_COMMAND", "Usage: /tp <x> <z> with a free tile inside the world.");
+    w.movement.teleport(p, x, z);
+    system(p, `Teleported to ${x}, ${z}.`);
+  }
+}

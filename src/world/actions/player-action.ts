@@ -1,0 +1,88 @@
+/** `player:move` and `player:action` (attack, gather, pickup, talk; buy and sell go to the store). */
+import { chebyshev, validateMoveTarget } from "../../domain/movement.js";
+import type { SkillName } from "../../domain/types.js";
+import type { ClientEventPayload } from "../../events.js";
+import { system } from "../messages.js";
+import { refuse } from "../refusals.js";
+import type { Player } from "../player.js";
+import { VIEW_RADIUS } from "../systems/visibility.js";
+import type { World } from "../world.js";
+import { busyWithTrade, INTERACT_RANGE } from "./guards.js";
+import { unequip } from "./inventory.js";
+import { storeAction, talkToStore } from "./store.js";
+
+/**
+ * `player:move`: validate the target tile and record it; the tick finds the path within its
+ * path-finding budget (README "Movement and path-finding cost"). A target no path can reach is
+ * refused here without a search.
+ */
+export function handleMove(w: World, p: Player, m: ClientEventPayload<"player:move">) {
+  if (p.dead) return;
+  const check = validateMoveTarget(p.tile, { x: m.x, z: m.z }, w.content.worldBounds, (x, z) => w.content.isBlocked(x, z));
+  if (!check.ok) return refuse(p, check.error.code, check.error.message);
+  if (!w.movement.request(p, { x: check.value.x, z: check.value.z, run: m.run ?? false })) return refuse(p, "NO_PATH");
+  p.action = null;
+}
+
+/** `player:action`: attack, gather, pickup, talk, buy, sell, unequip. */
+export async function handleAction(w: World, p: Player, a: ClientEventPayload<"player:action">) {
+  if (p.dead) return;
+  const targetId = a.targetId ?? "";
+  switch (a.action) {
+    case "attack":
+      return attack(w, p, targetId);
+    case "gather": {
+      if (busyWithTrade(p)) return;
+      const r = w.resources.get(targetId);
+      if (!r?.node) return refuse(p, "NO_SUCH_TARGET", "There is nothing to gather there.");
+      if (chebyshev(p, r) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
+      const skill = r.node.skill as SkillName;
+      if (p.skills[skill].level < r.node.levelRequired) return refuse(p, "LEVEL_TOO_LOW", `You need ${skill} level ${r.node.levelRequired} to do that.`);
+      if (!w.gathering.bestTool(p, r.node.tools)) return refuse(p, "TOOL_REQUIRED", `You need a suitable tool to gather from the ${r.node.name.toLowerCase()}.`);
+      p.action = { kind: "gather", nodeId: targetId, nextAttemptTick: w.tick + 1 };
+      return;
+    }
+    case "pickup": {
+      if (busyWithTrade(p)) return;
+      const g = w.groundItems.get(targetId);
+      if (!g || !w.ground.canSee(p, g)) return refuse(p, "NO_SUCH_TARGET", "That item is gone.");
+      if (chebyshev(p, g) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
+      p.action = { kind: "pickup", groundItemId: targetId };
+      return;
+    }
+    case "talk": {
+      const npc = w.npcs.get(targetId);
+      if (npc && npc.respawnTick === undefined) {
+        if (chebyshev(p, npc) > INTERACT_RANGE) return refuse(p, "TOO_FAR", `You need to be closer to talk to the ${npc.def.name.toLowerCase()}.`);
+        return system(p, `${npc.def.name}: ${npc.def.examine}`);
+      }
+      return talkToStore(w, p, targetId);
+    }
+    case "buy":
+    case "sell":
+      return storeAction(w, p, a);
+    case "unequip":
+      return unequip(w, p, targetId);
+  }
+}
+
+/** Start fighting an NPC, or a player when both stand in a PvP area. */
+function attack(w: World, p: Player, targetId: string) {
+  if (busyWithTrade(p)) return;
+  const npc = w.npcs.get(targetId);
+  if (npc) {
+    if (!npc.def.attackable || npc.respawnTick !== undefined) return refuse(p, "CANNOT_ATTACK");
+    if (chebyshev(p, npc) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
+    p.action = { kind: "attack", targetId };
+    return;
+  }
+  const other = w.players.get(targetId);
+  if (other) {
+    if (!w.combat.canPvp(p, other)) return refuse(p, "NOT_IN_PVP_AREA");
+    if (other.dead) return refuse(p, "CANNOT_ATTACK");
+    if (chebyshev(p, other) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
+    p.action = { kind: "attack", targetId };
+    return;
+  }
+  return refuse(p, "NO_SUCH_TARGET", "There is nothing like that to attack.");
+}

@@ -1,0 +1,38 @@
+/** What the world needs from the rest of the server, given when it is built (`new World(deps)`). */
+import type { CharacterRepository } from "../../entities/character-repository.js";
+import type { GameContent } from "../content/load.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+
+/** Social relations the world consults for chat and trade requests. */
+export interface SocialPort {
+  /** Does the account owning `targetCharacterId` ignore `senderCharacterId`? */
+  isIgnoring(targetCharacterId: string, senderCharacterId: string): Promise<boolean>;
+  areFriends(a: string, b: string): Promise<boolean>;
+  invalidate?(characterIds: string[]): void;
+}
+
+/** The answer to an in-game admin code. */
+export type AdminCodeCheck = "ok" | "wrong" | "blocked";
+
+export interface WorldDeps {
+  content: GameContent;
+  characters: CharacterRepository;
+  logger: Logger;
+  saveIntervalSeconds: number;
+  social?: SocialPort;
+  /**
+   * Check an in-game `/admin <code>` from a client address: `wrong` codes count as authentication
+   * attempts of the address, and an address past the limit gets `blocked` without a check.
+   */
+  checkAdminCode: (code: string, address: string | undefined) => AdminCodeCheck | Promise<AdminCodeCheck>;
+  rng?: () => number;
+  now?: () => number;
+  /** Prometheus metrics (README "Metrics"). */
+  metrics?: Metrics;
+  /**
+   * Runs a batched save as background database work (src/storage/limiter.ts: bounded by
+   * SAVE_CONCURRENCY, behind joins and creations). Without it saves run as soon as queued.
+   */
+  backgroundWork?: <T>(work: () => Promise<T>) => Promise<T>;
+}

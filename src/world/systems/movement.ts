@@ -1,0 +1,132 @@
+/**
+ * Player movement: `player:move` targets wait in a queue until the tick's path-finding budget
+ * serves them (README "Movement and path-finding cost"); players walk or run along their paths.
+ */
+import type { GameContent } from "../../content/load.js";
+import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../../domain/movement.js";
+import { MoveQueue, Regions, searchLimit, type MoveRequest, type MoveTickReport } from "../../domain/pathing.js";
+import type { Tile } from "../../domain/types.js";
+import type { SpatialGrid } from "../grid.js";
+import { refuse } from "../refusals.js";
+import type { Player } from "../player.js";
+import type { Interrupt } from "../world-events.js";
+import type { Progress } from "./progress.js";
+
+/** The walkable regions of each loaded content (the map is static; worlds of one content share them). */
+const regionCache = new WeakMap<GameContent, Regions>();
+export function regionsOf(content: GameContent): Regions {
+  let r = regionCache.get(content);
+  if (!r) regionCache.set(content, (r = Regions.build(content.worldBounds, (x, z) => content.isBlocked(x, z))));
+  return r;
+}
+
+export interface MovementDeps {
+  players: ReadonlyMap<string, Player>;
+  playerGrid: SpatialGrid<Player>;
+  content: GameContent;
+  regions: Regions;
+  progress: Progress;
+  interrupt: Interrupt;
+}
+
+export class Movement {
+  /** `player:move` targets waiting for the tick's path-finding budget. */
+  readonly moves = new MoveQueue();
+  /** What the last tick's move searches did (diagnostics and tests). */
+  lastTick: MoveTickReport = { served: [], expanded: 0, deferred: 0 };
+
+  constructor(private readonly d: MovementDeps) {}
+
+  /** Is the tile inside the world and free? */
+  walkable(x: number, z: number): boolean {
+    return this.d.content.inBounds(x, z) && !this.d.content.isBlocked(x, z);
+  }
+
+  /**
+   * Record a `player:move` target; the tick searches it within its budget (`plan`). Refused at
+   * once, with no search, when no path can reach it (another walkable region): returns false.
+   */
+  request(p: Player, req: MoveRequest): boolean {
+    if (!this.d.regions.reachable(p.tile, req)) return false;
+    this.moves.request(p.id, req);
+    return true;
+  }
+
+  /** Stop walking and doing: the path, a waiting move and the current action go. */
+  stop(p: Player): void {
+    p.path = [];
+    this.moves.cancel(p.id);
+    p.action = null;
+  }
+
+  /** The tick's `player:move` searches, in arrival order, within the tick's node budget. */
+  plan(): void {
+    if (this.moves.size === 0) return;
+    const stats = { expanded: 0 };
+    this.lastTick = this.moves.runTick(
+      (id, req) => {
+        const p = this.d.players.get(id);
+        return p && !p.dead && !p.dropped ? searchLimit(p.tile, req) : undefined;
+      },
+      (id, req, maxNodes) => {
+        const p = this.d.players.get(id)!;
+        // Something the player did since asking (an attack, gathering) replaced the walk.
+        if (p.action) return 0;
+        p.running = req.run;
+        if (!this.pathTo(p, req, false, maxNodes, stats)) refuse(p, "NO_PATH");
+        return stats.expanded;
+      },
+    );
+  }
+
+  /**
+   * Path a player to `to` (or next to it when `adjacent`). Returns false when no path exists: at once
+   * when `to` lies in another walkable region, else after a search of at most `maxNodes` tiles
+   * (proportional to the distance by default).
+   */
+  pathTo(p: Player, to: Tile, adjacent = false, maxNodes = searchLimit(p.tile, to), stats?: { expanded: number }): boolean {
+    if (stats) stats.expanded = 0;
+    if (!this.d.regions.reachable(p.tile, to, adjacent)) return false;
+    const content = this.d.content;
+    const res = findPath(p.tile, to, (x, z) => content.isBlocked(x, z), content.worldBounds, maxNodes, stats);
+    if (!res.ok) return false;
+    let tiles = [...res.value.tiles];
+    if (adjacent && tiles.length > 0) {
+      // Stop on the first tile next to the target.
+      const i = tiles.findIndex((t) => chebyshev(t, to) <= 1);
+      if (i >= 0) tiles = tiles.slice(0, i + 1);
+    }
+    p.path = tiles;
+    return true;
+  }
+
+  /** Move a player along its path by one tick's worth of tiles. */
+  advance(p: Player): void {
+    if (p.path.length === 0) return;
+    const step = stepAlong(p.path, p.running ? RUN_TILES_PER_TICK : WALK_TILES_PER_TICK);
+    p.path = [...step.remaining];
+    if (!step.position) return;
+    const content = this.d.content;
+    const areaBefore = p.goal?.type === "explore" ? content.areaAt(p.x, p.z) : undefined;
+    p.x = step.position.x;
+    p.z = step.position.z;
+    p.safety.progressChanged();
+    this.d.playerGrid.set(p, p.x, p.z);
+    if (p.tradeId) this.d.interrupt(p.id, "moved_away");
+    if (p.goal?.type === "explore") {
+      const area = content.areaAt(p.x, p.z);
+      if (area && area !== areaBefore && this.d.progress.countGoal(p, { type: "explore", areaId: area.id })) p.sync();
+    }
+  }
+
+  /** Admin teleport: an instant move (ends any trade, like any move). */
+  teleport(p: Player, x: number, z: number): void {
+    this.stop(p);
+    p.x = x;
+    p.z = z;
+    p.safety.progressChanged();
+    this.d.playerGrid.set(p, x, z);
+    if (p.tradeId) this.d.interrupt(p.id, "moved_away");
+    p.sync();
+  }
+}

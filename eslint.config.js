@@ -56,6 +56,8 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-call": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",
       "@typescript-eslint/no-unsafe-return": "off",
+      // Assertion messages print whatever they are given.
+      "@typescript-eslint/restrict-template-expressions": "off",
       // Mocha callbacks and fakes are `async` to match the interface they stand in for.
       "@typescript-eslint/require-await": "off",
       // Destructured helpers (`const { start } = useServerProcess()`) are closures, not methods.

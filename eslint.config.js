@@ -73,5 +73,6 @@ export default tseslint.config(
     files: ["**/*.{js,mjs,cjs}"],
     ...tseslint.configs.disableTypeChecked,
   },
+  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs" } },
   prettier,
 );

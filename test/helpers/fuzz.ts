@@ -1,7 +1,7 @@
 /**
  * Property-based fuzzing helpers (fast-check): the seed and run budget, hostile JSON values,
  * "almost valid" payloads built from the event table's zod schemas, a logger that records every
- * error the server logs, and process-level crash listeners. Used by `test/integration/fuzz-*.test.ts`.
+ * error the server logs, and process-level crash listeners. Used by `test/integration/fuzz/*.test.ts`.
  */
 import fc from "fast-check";
 import { pino, type Logger } from "pino";

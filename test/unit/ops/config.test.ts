@@ -1,0 +1,189 @@
+import assert from "node:assert/strict";
+import { ConfigError, configWarnings, loadBuildEnv, loadConfig } from "../../../src/config.js";
+
+const prodBase = {
+  NODE_ENV: "production",
+  DATABASE_URL: "postgres://u@db/game",
+  JWT_SECRET: "a-very-long-random-production-secret-0123456789",
+  ADMIN_CODE: "a-long-random-admin-code-7f3k",
+};
+
+function problems(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  return [];
+}
+
+describe("config", () => {
+  it("applies the documented defaults in development", () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 5555);
+    assert.equal(c.env, "development");
+    assert.equal(c.worldDir, "world");
+    assert.equal(c.manifestsDir, "world/manifests");
+    assert.equal(c.saveIntervalSeconds, 60);
+    assert.equal(c.tickMs, 600);
+    assert.equal(c.rateLimitBlockSeconds, 60);
+    assert.equal(c.publicApiUrl, "http://localhost:5555");
+    assert.equal(c.publicWsUrl, "ws://localhost:5555/ws");
+    assert.equal(c.agentFrameworkApiUrl, "http://localhost:4001");
+    assert.equal(c.rateLimitEnabled, true);
+    assert.equal(c.adminCode, "dev");
+    assert.equal(c.databaseUrl, undefined);
+  });
+
+  it("has no well-known secret in development: a random JWT secret per start, the dev admin code from loopback only", () => {
+    const a = loadConfig({});
+    const b = loadConfig({ NODE_ENV: "development" });
+    assert.equal(a.jwtSecretGenerated, true);
+    assert.ok(a.jwtSecret.length >= 43, "32 random bytes");
+    assert.notEqual(a.jwtSecret, b.jwtSecret, "drawn again at each start");
+    assert.notEqual(a.jwtSecret, "dev-secret-do-not-use-in-production-000000");
+    assert.equal(a.adminCode, "dev");
+    assert.equal(a.adminCodeLoopbackOnly, true);
+    const set = loadConfig({ JWT_SECRET: "a-chosen-secret-0123456789", ADMIN_CODE: "chosen" });
+    assert.equal(set.jwtSecretGenerated, false);
+    assert.equal(set.adminCodeLoopbackOnly, false);
+    assert.ok(configWarnings(a).some((w) => /random secret/.test(w)));
+    assert.ok(configWarnings(a).some((w) => /loopback/.test(w)));
+  });
+
+  it("refuses the old development JWT secret and other known defaults in every environment", () => {
+    for (const NODE_ENV of ["development", "test"]) {
+      assert.throws(() => loadConfig({ NODE_ENV, JWT_SECRET: "dev-secret-do-not-use-in-production-000000" }), /known default/);
+    }
+  });
+
+  it("MAX_SOCKETS_PER_ADDRESS: 10 by default, a positive integer", () => {
+    assert.equal(loadConfig({}).maxSocketsPerAddress, 10);
+    assert.equal(loadConfig({ MAX_SOCKETS_PER_ADDRESS: "100000" }).maxSocketsPerAddress, 100000);
+    assert.throws(() => loadConfig({ MAX_SOCKETS_PER_ADDRESS: "0" }), /MAX_SOCKETS_PER_ADDRESS/);
+  });
+
+  it("is frozen", () => {
+    const c = loadConfig({});
+    assert.throws(() => {
+      (c as { port: number }).port = 1;
+    });
+  });
+
+  it("accepts a complete production environment", () => {
+    const c = loadConfig(prodBase);
+    assert.equal(c.isProduction, true);
+    assert.equal(c.databaseUrl, prodBase.DATABASE_URL);
+  });
+
+  const cases: [string, NodeJS.ProcessEnv, RegExp][] = [
+    ["missing DATABASE_URL", { ...prodBase, DATABASE_URL: "" }, /DATABASE_URL is required/],
+    ["missing JWT_SECRET", { ...prodBase, JWT_SECRET: undefined }, /JWT_SECRET is required/],
+    ["short JWT_SECRET", { ...prodBase, JWT_SECRET: "short-secret" }, /at least 32 characters/],
+    ["known default JWT_SECRET", { ...prodBase, JWT_SECRET: "dev-secret-do-not-use-in-production-000000" }, /known default/],
+    ["missing ADMIN_CODE", { ...prodBase, ADMIN_CODE: undefined }, /ADMIN_CODE is required/],
+    ["short ADMIN_CODE", { ...prodBase, ADMIN_CODE: "fifteen-chars-x" }, /ADMIN_CODE must be at least 16 characters/],
+    ["ADMIN_CODE dev", { ...prodBase, ADMIN_CODE: "dev" }, /ADMIN_CODE is a known default/],
+    ["ADMIN_CODE of the test suite", { ...prodBase, ADMIN_CODE: "Test-Admin-Code" }, /ADMIN_CODE is a known default/],
+    ["ADMIN_CODE that is a known default of 16+ characters", { ...prodBase, ADMIN_CODE: "change-me-admin-code" }, /ADMIN_CODE is a known default/],
+  ];
+  for (const [name, env, re] of cases) {
+    it(`refuses production with ${name}`, () => {
+      const p = problems(env);
+      assert.equal(p.length, 1, p.join("; "));
+      assert.match(p[0], re);
+    });
+  }
+
+  it("reports every production problem at once, one line each", () => {
+    const p = problems({ NODE_ENV: "production" });
+    assert.equal(p.length, 3);
+  });
+
+  it("ignores DISABLE_RATE_LIMIT in production but honours it in development", () => {
+    assert.equal(loadConfig({ ...prodBase, DISABLE_RATE_LIMIT: "true" }).rateLimitEnabled, true);
+    assert.equal(loadConfig({ DISABLE_RATE_LIMIT: "true" }).rateLimitEnabled, false);
+  });
+
+  it("rejects malformed values with the setting named", () => {
+    assert.match(problems({ PORT: "abc" })[0], /^PORT/);
+    assert.match(problems({ TICK_MS: "5" })[0], /^TICK_MS/);
+    assert.match(problems({ NODE_ENV: "staging" })[0], /^NODE_ENV/);
+    assert.match(problems({ PUBLIC_WS_URL: "ws://host/socket" })[0], /PUBLIC_WS_URL/);
+    assert.match(problems({ VOICE_API_KEY: "k" })[0], /must be set together/);
+  });
+
+  it("accepts a 16-character ADMIN_CODE in production, and any ADMIN_CODE outside production", () => {
+    assert.equal(loadConfig({ ...prodBase, ADMIN_CODE: "sixteen-chars-xy" }).adminCode, "sixteen-chars-xy");
+    assert.equal(loadConfig({ ADMIN_CODE: "dev" }).adminCode, "dev");
+  });
+
+  it("reports schema problems and production problems together", () => {
+    const p = problems({ ...prodBase, PORT: "abc", DATABASE_URL: undefined });
+    assert.equal(p.length, 2, p.join("; "));
+    assert.match(p[0]!, /^PORT: /);
+    assert.match(p[1]!, /DATABASE_URL is required in production/);
+    const all = problems({ NODE_ENV: "production", PORT: "abc", TICK_MS: "5", PUBLIC_WS_URL: "not a url" });
+    assert.equal(all.length, 6, all.join("; "));
+    for (const re of [/^PORT/, /^TICK_MS/, /^PUBLIC_WS_URL/, /DATABASE_URL/, /JWT_SECRET/, /ADMIN_CODE/]) {
+      assert.ok(all.some((l) => re.test(l)), `${re} in ${all.join("; ")}`);
+    }
+  });
+
+  describe("identity provider", () => {
+    const idp = { PUBLIC_IDP_APP_ID: "app-id", IDP_JWKS_URL: "https://idp.example/.well-known/jwks.json", IDP_ISSUER: "https://idp.example" };
+
+    it("takes the app id, key set address and issuer together", () => {
+      const c = loadConfig(idp);
+      assert.deepEqual({ ...c.idp }, { appId: "app-id", appSecret: undefined, jwksUrl: idp.IDP_JWKS_URL, issuer: idp.IDP_ISSUER });
+      assert.equal(loadConfig({}).idp, undefined);
+    });
+
+    it("requires IDP_JWKS_URL and IDP_ISSUER with PUBLIC_IDP_APP_ID, one line each", () => {
+      assert.deepEqual(problems({ ...idp, IDP_ISSUER: undefined }), ["IDP_ISSUER is required when PUBLIC_IDP_APP_ID is set"]);
+      assert.deepEqual(problems({ ...idp, IDP_ISSUER: "  " }), ["IDP_ISSUER is required when PUBLIC_IDP_APP_ID is set"]);
+      assert.deepEqual(problems({ ...idp, IDP_JWKS_URL: "" }), ["IDP_JWKS_URL is required when PUBLIC_IDP_APP_ID is set"]);
+      assert.equal(problems({ PUBLIC_IDP_APP_ID: "app" }).length, 2);
+    });
+
+    it("reports a malformed IDP_JWKS_URL once", () => {
+      const p = problems({ ...idp, IDP_JWKS_URL: "not a url" });
+      assert.equal(p.length, 1, p.join("; "));
+      assert.match(p[0]!, /^IDP_JWKS_URL: /);
+    });
+  });
+
+  it("takes TICK_MS, SAVE_INTERVAL, TRUST_PROXY and RATE_LIMIT_BLOCK_SECONDS", () => {
+    const c = loadConfig({ TICK_MS: "50", SAVE_INTERVAL: "5", TRUST_PROXY: "true", RATE_LIMIT_BLOCK_SECONDS: "2" });
+    assert.deepEqual([c.tickMs, c.saveIntervalSeconds, c.trustProxy, c.rateLimitBlockSeconds], [50, 5, true, 2]);
+  });
+
+  describe("build steps (loadBuildEnv)", () => {
+    it("parses WORLD and SKIP_ASSETS with the server's rules, into a frozen object", () => {
+      const b = loadBuildEnv({});
+      assert.deepEqual(b, { worldDir: "world", manifestsDir: "world/manifests", skipAssets: false, cdnPort: 8080, cdnHost: undefined, cdnUrl: undefined, strict: false });
+      assert.equal(loadBuildEnv({ PUBLIC_CDN_URL: "https://cdn.example.com/" }).cdnUrl, "https://cdn.example.com/");
+      assert.equal(loadBuildEnv({ NODE_ENV: "production" }).strict, true);
+      assert.equal(loadBuildEnv({ CI: "true" }).strict, true);
+      assert.equal(loadBuildEnv({ PORT_CDN: "8181" }).cdnPort, 8181);
+      assert.ok(Object.isFrozen(b));
+      assert.equal(loadBuildEnv({ WORLD: "/srv/realm/", SKIP_ASSETS: "" }).manifestsDir, "/srv/realm/manifests");
+      assert.equal(loadConfig({ WORLD: "/srv/realm/" }).manifestsDir, loadBuildEnv({ WORLD: "/srv/realm/" }).manifestsDir);
+      for (const [v, skip] of [["true", true], ["1", true], ["yes", true], ["false", false], ["0", false], ["no", false]] as const)
+        assert.equal(loadBuildEnv({ SKIP_ASSETS: v }).skipAssets, skip, v);
+    });
+
+    it("fails with one line per bad setting", () => {
+      assert.throws(
+        () => loadBuildEnv({ SKIP_ASSETS: "TRUE", WORLD: "", PORT_CDN: "http" }),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          e.problems.length === 3 &&
+          /^WORLD: /.test(e.problems[0]!) &&
+          /^SKIP_ASSETS: /.test(e.problems[1]!) &&
+          /^PORT_CDN: must be an integer/.test(e.problems[2]!),
+      );
+    });
+  });
+});

@@ -53,10 +53,12 @@ const { values: args } = parseArgs({
     workers: { type: "string" },
     "join-concurrency": { type: "string", default: "64" },
     "join-timeout": { type: "string", default: "120" },
+    "join-deadline": { type: "string", default: "300" },
     "burst-hold": { type: "string", default: "10" },
     probes: { type: "string" },
     decode: { type: "string", default: "observers" },
     "create-on-join": { type: "boolean", default: false },
+    "prepare-concurrency": { type: "string", default: "16" },
     "tick-ms": { type: "string" },
     "save-interval": { type: "string", default: "10" },
     db: { type: "string" },
@@ -101,6 +103,8 @@ const DURATION_S = int(args.duration!, 5, 3_600, "--duration");
 const WARMUP_S = int(args.warmup!, 0, 600, "--warmup");
 const JOIN_CONCURRENCY = int(args["join-concurrency"]!, 1, 20_000, "--join-concurrency");
 const JOIN_TIMEOUT_MS = int(args["join-timeout"]!, 5, 3_600, "--join-timeout") * 1000;
+const PREPARE_CONCURRENCY = int(args["prepare-concurrency"]!, 1, 256, "--prepare-concurrency");
+const JOIN_DEADLINE_MS = int(args["join-deadline"]!, 10, 7_200, "--join-deadline") * 1000;
 const BURST_HOLD_S = int(args["burst-hold"]!, 0, 600, "--burst-hold");
 const ROAM = int(args.roam!, 1, 20, "--roam");
 const HOTSPOTS = int(args.hotspots!, 0, 8, "--hotspots");
@@ -394,7 +398,7 @@ function pct(sorted: number[], p: number) {
 }
 
 /** Make one character per token over REST, `concurrency` at a time (game only; not timed as joins). */
-async function prepareCharacters(url: string, tokens: string[], concurrency = 16): Promise<{ ms: number; failed: number; errors: string[] }> {
+async function prepareCharacters(url: string, tokens: string[], concurrency = PREPARE_CONCURRENCY): Promise<{ ms: number; failed: number; errors: string[] }> {
   const t0 = Date.now();
   const queue = [...tokens];
   let failed = 0;
@@ -514,11 +518,12 @@ class Run {
             bots: parts[i]!,
             concurrency: Math.max(1, Math.ceil(concurrency / this.workers.length)),
             joinTimeoutMs: JOIN_TIMEOUT_MS,
+            deadline: Date.now() + JOIN_DEADLINE_MS,
             decodeAll: args.decode === "all",
             spawn,
           },
           "joined",
-          JOIN_TIMEOUT_MS * Math.ceil(list.length / Math.max(1, concurrency)) + 600_000,
+          JOIN_DEADLINE_MS + JOIN_TIMEOUT_MS + 120_000,
         ),
       ),
     );
@@ -531,6 +536,7 @@ class Run {
     this.server.proc.kill("SIGUSR2");
     await Promise.all(this.workers.map((w) => w.ask({ cmd: "report" }, "report", 30_000)));
     const metrics = this.server.metricsUrl ? await scrape(this.server.metricsUrl) : undefined;
+    this.sampler.sample();
     return { t: performance.now(), probesAt: this.server.probes.length, metrics };
   }
   async close(w: Window, status: StatusPoll, group?: string): Promise<Measured> {
@@ -611,12 +617,15 @@ interface ScenarioResult {
   workers: number;
   probePairs: number;
   prepare?: { ms: number; failed: number; errors: string[] };
-  join: JoinSummary & { serverCpuAvg: number; serverCpuPeak: number; serverRssPeakMb: number; botsCpuAvg: number; statusMaxMs: number; saveFailures?: number };
-  window: Measured;
+  join?: JoinSummary & { serverCpuAvg: number; serverCpuPeak: number; serverRssPeakMb: number; botsCpuAvg: number; statusMaxMs: number; saveFailures?: number };
+  /** Missing when too few bots joined (see `error`). */
+  window?: Measured;
   /** Only for --interest: the near group alone. */
   alone?: Measured;
-  serverErrorLines: number;
-  serverErrorSamples: string[];
+  serverErrorLines?: number;
+  serverErrorSamples?: string[];
+  /** Why the measurement stopped early (too few joined, a crash…). */
+  error?: string;
 }
 
 function logJoin(label: string, j: JoinSummary) {
@@ -659,6 +668,7 @@ async function joinPhase(run: Run, list: BotSpec[], concurrency: number, ctx: Ct
   }
   const status = pollStatus(run.server.url, 500);
   const m0 = run.server.metricsUrl ? await scrape(run.server.metricsUrl) : undefined;
+  run.sampler.sample();
   const t0 = performance.now();
   const joined = await run.join(list, concurrency, ctx.manifests, ctx.content.spawn);
   run.sampler.sample();
@@ -711,7 +721,11 @@ async function runScenario(kind: TargetKind, scenario: "crowd" | "spread", n: nu
     const list = specs(scenario, n, ctx.content, seededRng(42));
     run.spawnWorkers(workersFor(n));
     const { prepare, join } = await joinPhase(run, list, JOIN_CONCURRENCY, ctx, label);
-    if (join.joined < n * 0.95) throw new Error(`${label}: too many bots failed to join (${join.joined}/${n}); server log:\n    ${server.tail.slice(-10).join("\n    ")}`);
+    const base = { target: kind, scenario, bots: n, workers: run.workers.length, probePairs: list.filter((s) => s.role === "observer").length, prepare, join };
+    if (join.joined < n * 0.95) {
+      console.log(`  [${label}] too many bots failed to join (${join.joined}/${n}): not measured; server log:\n    ${server.tail.slice(-10).join("\n    ")}`);
+      return { ...base, error: `only ${join.joined}/${n} joined`, serverErrorLines: server.errorCount, serverErrorSamples: server.errorLines };
+    }
     const window = await measure(run, label);
     return {
       target: kind,
@@ -845,7 +859,7 @@ type Row = Record<string, string>;
 
 function table(rows: Row[]): string {
   if (rows.length === 0) return "";
-  const cols = Object.keys(rows[0]!);
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? "").length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i < 3 ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join(" | ")} |`;
   return [line(cols), `|${width.map((w, i) => (i < 3 ? `-${"-".repeat(w)}-` : `-${"-".repeat(w)}:`)).join("|")}|`, ...rows.map((r) => line(cols.map((c) => r[c] ?? "")))].join("\n");
@@ -856,50 +870,68 @@ const ratio = (a: number | undefined, b: number | undefined) => (a === undefined
 
 function failures(r: ScenarioResult): string {
   const parts: string[] = [];
-  for (const [k, v] of Object.entries(r.join.outcomes)) if (k !== "joined") parts.push(`${v} ${k}`);
-  if (r.join.placeFailed) parts.push(`${r.join.placeFailed} not placed`);
-  for (const [k, v] of Object.entries(r.window.closed)) parts.push(`${v} closed ${k}`);
-  if (r.window.moveVisible.lost) parts.push(`${r.window.moveVisible.lost} moves lost`);
-  const saves = (r.join.saveFailures ?? 0) + (r.window.serverErrors.saveFailures ?? 0);
+  if (r.error) parts.push(`NOT MEASURED: ${r.error}`);
+  for (const [k, v] of Object.entries(r.join?.outcomes ?? {})) if (k !== "joined") parts.push(`${v} ${k}`);
+  if (r.join?.placeFailed) parts.push(`${r.join.placeFailed} not placed`);
+  for (const [k, v] of Object.entries(r.window?.closed ?? {})) parts.push(`${v} closed ${k}`);
+  if (r.window?.moveVisible.lost) parts.push(`${r.window.moveVisible.lost} moves lost`);
+  const saves = (r.join?.saveFailures ?? 0) + (r.window?.serverErrors.saveFailures ?? 0);
   if (saves) parts.push(`${saves} save failures`);
   if (r.serverErrorLines) parts.push(`${r.serverErrorLines} error lines`);
   return parts.join(", ") || "none";
+}
+
+/** The figures of one scenario row (undefined where not measured). */
+function figures(r: ScenarioResult) {
+  const m = r.window;
+  return {
+    cpuAvg: m?.server.cpuAvg,
+    cpuPeak: m?.server.cpuPeak,
+    rss: r.join || m ? Math.max(m?.server.rssPeakMb ?? 0, r.join?.serverRssPeakMb ?? 0) : undefined,
+    loop: m?.server.loopDelayP99Ms,
+    tick: m?.tick.p99Ms,
+    mvP50: m?.moveVisible.p50Ms,
+    mvP99: m?.moveVisible.p99Ms,
+    egress: m?.egressBytesPerClientPerS,
+    joinAll: r.join?.allSeconds,
+    bots: m?.bots.cpuAvg,
+  };
 }
 
 function scenarioRows(results: ScenarioResult[]): Row[] {
   const rows: Row[] = [];
   const keyOf = (r: ScenarioResult) => `${r.scenario}/${r.bots}`;
   for (const r of results) {
-    const m = r.window;
+    const a = figures(r);
     rows.push({
       scenario: r.scenario,
       bots: String(r.bots),
       target: r.target,
-      "CPU avg/peak %": `${f(m.server.cpuAvg)} / ${f(m.server.cpuPeak)}`,
-      "RSS MB": f(Math.max(m.server.rssPeakMb, r.join.serverRssPeakMb)),
-      "loop p99 ms": f(m.server.loopDelayP99Ms),
-      "tick p99 ms": f(m.tick.p99Ms),
-      "move→visible p50/p99 ms": `${f(m.moveVisible.p50Ms)} / ${f(m.moveVisible.p99Ms)}`,
-      "egress B/s/client": f(m.egressBytesPerClientPerS),
-      "join all s": f(r.join.allSeconds),
-      "bots CPU %": f(m.bots.cpuAvg),
+      "CPU avg/peak %": `${f(a.cpuAvg)} / ${f(a.cpuPeak)}`,
+      "RSS MB": f(a.rss),
+      "loop p99 ms": f(a.loop),
+      "tick p99 ms": f(a.tick),
+      "move→visible p50/p99 ms": `${f(a.mvP50)} / ${f(a.mvP99)}`,
+      "egress B/s/client": f(a.egress),
+      "join all s": f(a.joinAll),
+      "bots CPU %": f(a.bots),
       failures: failures(r),
     });
     const base = results.find((b) => b.target === "baseline" && keyOf(b) === keyOf(r));
     if (r.target === "game" && base) {
-      const b = base.window;
+      const b = figures(base);
       rows.push({
         scenario: "",
         bots: "",
         target: "game/baseline",
-        "CPU avg/peak %": `${ratio(m.server.cpuAvg, b.server.cpuAvg)} / ${ratio(m.server.cpuPeak, b.server.cpuPeak)}`,
-        "RSS MB": ratio(Math.max(m.server.rssPeakMb, r.join.serverRssPeakMb), Math.max(b.server.rssPeakMb, base.join.serverRssPeakMb)),
-        "loop p99 ms": ratio(m.server.loopDelayP99Ms, b.server.loopDelayP99Ms),
-        "tick p99 ms": ratio(m.tick.p99Ms, b.tick.p99Ms),
-        "move→visible p50/p99 ms": `${ratio(m.moveVisible.p50Ms, b.moveVisible.p50Ms)} / ${ratio(m.moveVisible.p99Ms, b.moveVisible.p99Ms)}`,
-        "egress B/s/client": ratio(m.egressBytesPerClientPerS, b.egressBytesPerClientPerS),
-        "join all s": ratio(r.join.allSeconds, base.join.allSeconds),
-        "bots CPU %": ratio(m.bots.cpuAvg, b.bots.cpuAvg),
+        "CPU avg/peak %": `${ratio(a.cpuAvg, b.cpuAvg)} / ${ratio(a.cpuPeak, b.cpuPeak)}`,
+        "RSS MB": ratio(a.rss, b.rss),
+        "loop p99 ms": ratio(a.loop, b.loop),
+        "tick p99 ms": ratio(a.tick, b.tick),
+        "move→visible p50/p99 ms": `${ratio(a.mvP50, b.mvP50)} / ${ratio(a.mvP99, b.mvP99)}`,
+        "egress B/s/client": ratio(a.egress, b.egress),
+        "join all s": ratio(a.joinAll, b.joinAll),
+        "bots CPU %": ratio(a.bots, b.bots),
         failures: "",
       });
     }
@@ -907,9 +939,15 @@ function scenarioRows(results: ScenarioResult[]): Row[] {
   return rows;
 }
 
-function burstRows(results: BurstResult[]): Row[] {
+type BurstEntry = BurstResult | { target: TargetKind; clients: number; error: string };
+
+function burstRows(results: BurstEntry[]): Row[] {
   const rows: Row[] = [];
   for (const r of results) {
+    if ("error" in r) {
+      rows.push({ clients: String(r.clients), target: r.target, joined: "–", "503 busy": "–", "mm refused": "–", "other failures": `NOT MEASURED: ${r.error}` });
+      continue;
+    }
     const other = Object.entries(r.join.outcomes).filter(([k]) => !["joined", "503"].includes(k) && !k.startsWith("http-4") && !k.startsWith("mm-"));
     const refused = Object.entries(r.join.outcomes).filter(([k]) => k.startsWith("http-4") || k.startsWith("mm-"));
     const dropped = Object.entries(r.droppedAfterJoin);
@@ -983,7 +1021,7 @@ async function main() {
   );
 
   const results: ScenarioResult[] = [];
-  const bursts: BurstResult[] = [];
+  const bursts: BurstEntry[] = [];
   const out: Record<string, unknown> = { ...info, scenarios: results, bursts };
   const jsonPath = args.json ?? join(ROOT, "loadtest/results", `bench-world-${info.date.replace(/[:.]/g, "-")}.json`);
   const save = () => {
@@ -995,12 +1033,22 @@ async function main() {
     for (const scenario of SCENARIOS)
       for (const n of SIZES)
         for (const kind of TARGETS) {
-          results.push(scenario === "interest" ? await runInterest(kind, n, ctx) : await runScenario(kind, scenario, n, ctx));
+          try {
+            results.push(scenario === "interest" ? await runInterest(kind, n, ctx) : await runScenario(kind, scenario, n, ctx));
+          } catch (e) {
+            console.error(`  [${kind} ${scenario} ${n}] failed: ${(e as Error).stack ?? e}`);
+            results.push({ target: kind, scenario, bots: n, workers: 0, probePairs: 0, error: String((e as Error).message ?? e).slice(0, 300) });
+          }
           save();
         }
     if (BURST)
       for (const kind of TARGETS) {
-        bursts.push(await runBurst(kind, BURST, ctx));
+        try {
+          bursts.push(await runBurst(kind, BURST, ctx));
+        } catch (e) {
+          console.error(`  [${kind} burst ${BURST}] failed: ${(e as Error).stack ?? e}`);
+          bursts.push({ target: kind, clients: BURST, error: String((e as Error).message ?? e).slice(0, 300) });
+        }
         save();
       }
   } finally {

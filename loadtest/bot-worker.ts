@@ -29,6 +29,8 @@ export interface JoinCommand {
   /** Concurrent joins in this worker (the burst: all of them). */
   concurrency: number;
   joinTimeoutMs: number;
+  /** No join starts after this time (epoch ms): the bots left are counted as `deadline`. */
+  deadline: number;
   /** Decode the state in every bot, not only in observers. */
   decodeAll: boolean;
   /** Where new characters appear (bots whose home differs are teleported there, game only). */
@@ -100,6 +102,11 @@ async function join(c: JoinCommand) {
   const queue = [...c.bots];
   const runOne = async () => {
     for (let spec = queue.shift(); spec; spec = queue.shift()) {
+      if (Date.now() > c.deadline) {
+        outcomes.deadline = (outcomes.deadline ?? 0) + 1;
+        kinds.failed++;
+        continue;
+      }
       const bot = new BenchBot(c.target, spec.home, spec.token, c.decodeAll || spec.role === "observer");
       const o = await bot.join(c.joinTimeoutMs);
       outcomes[o.detail] = (outcomes[o.detail] ?? 0) + 1;

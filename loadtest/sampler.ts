@@ -103,13 +103,15 @@ export class ProcSampler {
     let rssPeak = 0;
     let cpuPeak = 0;
     let samples = 0;
+    let span = 0;
     // Peak CPU: per interval, summed over the group's processes (aligned on the sampling ticks).
     const perInterval = new Map<number, number>();
     for (const list of g?.values() ?? []) {
-      const inside = list.filter((s) => s.t >= from - 1 && s.t <= to + 1);
+      const inside = list.filter((s) => s.t >= from - 50 && s.t <= to + 50);
       if (inside.length === 0) continue;
       samples = Math.max(samples, inside.length);
       cpuSeconds += inside.at(-1)!.cpuS - inside[0]!.cpuS;
+      span = Math.max(span, inside.at(-1)!.t - inside[0]!.t);
       for (let i = 1; i < inside.length; i++) {
         const a = inside[i - 1]!;
         const b = inside[i]!;
@@ -119,16 +121,17 @@ export class ProcSampler {
     }
     // RSS peak of the group: sum per sampling instant.
     const rssAt = new Map<number, number>();
-    for (const list of g?.values() ?? []) for (const s of list) if (s.t >= from - 1 && s.t <= to + 1) rssAt.set(Math.round(s.t / 250), (rssAt.get(Math.round(s.t / 250)) ?? 0) + s.rss);
+    for (const list of g?.values() ?? []) for (const s of list) if (s.t >= from - 50 && s.t <= to + 50) rssAt.set(Math.round(s.t / 250), (rssAt.get(Math.round(s.t / 250)) ?? 0) + s.rss);
     for (const v of rssAt.values()) rssPeak = Math.max(rssPeak, v);
     for (const v of perInterval.values()) cpuPeak = Math.max(cpuPeak, v);
-    const seconds = Math.max(0.001, (to - from) / 1000);
+    // Over the time the samples cover (the sampler also samples at both ends when asked to).
+    const seconds = Math.max(0.001, (span || to - from) / 1000);
     return { cpuAvg: round1((cpuSeconds / seconds) * 100), cpuPeak: round1(cpuPeak), rssPeakMb: Math.round(rssPeak / 1048576), samples };
   }
 
   /** Busy CPU of the whole machine between two times, in % of one core (out of cores × 100). */
   hostStats(from: number, to: number): { busy: number; of: number } | undefined {
-    const inside = this.host.filter((s) => s.t >= from - 1 && s.t <= to + 1);
+    const inside = this.host.filter((s) => s.t >= from - 50 && s.t <= to + 50);
     if (inside.length < 2) return undefined;
     const a = inside[0]!;
     const b = inside.at(-1)!;

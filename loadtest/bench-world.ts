@@ -339,6 +339,7 @@ function specs(scenario: "crowd" | "spread", n: number, content: GameContent, rn
     const wide = shuffle(all, rng);
     homes = Array.from({ length: n }, (_, i) => (i < inHot ? hot[i % hot.length]! : wide[(i - inHot) % wide.length]!));
     homes = shuffle(homes, rng);
+    console.log(`  spread: ${inHot} bots in ${hot.length} hotspots (${hot.map((t) => `${t.x},${t.z}`).join("; ")}), ${n - inHot} over ${all.length} homes across the map`);
   }
   const homeOf = (i: number) => (scenario === "crowd" ? spawn : homes[i]!);
   for (let p = 0; p < pairs; p++) {

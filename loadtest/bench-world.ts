@@ -478,6 +478,8 @@ interface Measured {
   moveVisible: { count: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number; lost: number; unseen: number };
   egressBytesPerClientPerS: number;
   framesPerClientPerS: number;
+  /** Players in each probe observer's state at the window's end (crowd: everyone is in view). */
+  observersSee: { min: number; avg: number; max: number };
   bots: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; processes: number };
   host?: { busy: number; of: number };
   status: StatusPoll;
@@ -591,6 +593,7 @@ class Run {
         unseen: sum((g) => g.unseen),
       },
       egressBytesPerClientPerS: Math.round(sum((g) => g.bytes) / Math.max(1, connected) / seconds),
+      observersSee: ((seen) => ({ min: Math.min(...seen), avg: Math.round(seen.reduce((a, b) => a + b, 0) / Math.max(1, seen.length)), max: Math.max(...seen) }))(gs.flatMap((g) => g.seen)),
       framesPerClientPerS: round1(sum((g) => g.frames) / Math.max(1, connected) / seconds),
       bots: { ...bots, loopDelayP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))), processes: this.workers.length },
       host: this.sampler.hostStats(w.t, t),
@@ -644,7 +647,9 @@ function logWindow(label: string, m: Measured) {
     `  [${label}] ${m.connected} bots measured over ${m.seconds} s: server cpu ${m.server.cpuAvg}% (peak ${m.server.cpuPeak}), rss ${m.server.rssPeakMb} MB, ` +
       `loop delay p99 ${m.server.loopDelayP99Ms} ms, tick p99 ${m.tick.p99Ms ?? "–"} ms (${m.tick.source}), ` +
       `move→visible p50 ${m.moveVisible.p50Ms} / p99 ${m.moveVisible.p99Ms} ms over ${m.moveVisible.count} (${m.moveVisible.lost} lost), ` +
-      `egress ${m.egressBytesPerClientPerS} B/client/s; bots cpu ${m.bots.cpuAvg}% (peak ${m.bots.cpuPeak}, ${m.bots.processes} procs, loop p99 ${m.bots.loopDelayP99Ms} ms); ` +
+      `egress ${m.egressBytesPerClientPerS} B/client/s; observers see ${m.observersSee.min}–${m.observersSee.max} players` +
+      (m.moveVisible.unseen ? ` (a mover out of its observer's state ${m.moveVisible.unseen} times)` : "") +
+      `; bots cpu ${m.bots.cpuAvg}% (peak ${m.bots.cpuPeak}, ${m.bots.processes} procs, loop p99 ${m.bots.loopDelayP99Ms} ms); ` +
       `machine ${m.host?.busy ?? "?"} of ${m.host?.of ?? "?"}; /status max ${m.status.maxMs} ms` +
       (Object.keys(m.closed).length ? `; closed: ${JSON.stringify(m.closed)}` : ""),
   );
@@ -876,6 +881,7 @@ function failures(r: ScenarioResult): string {
   if (r.join?.placeFailed) parts.push(`${r.join.placeFailed} not placed`);
   for (const [k, v] of Object.entries(r.window?.closed ?? {})) parts.push(`${v} closed ${k}`);
   if (r.window?.moveVisible.lost) parts.push(`${r.window.moveVisible.lost} moves lost`);
+  if (r.window?.moveVisible.unseen) parts.push(`mover unseen ${r.window.moveVisible.unseen}×`);
   const saves = (r.join?.saveFailures ?? 0) + (r.window?.serverErrors.saveFailures ?? 0);
   if (saves) parts.push(`${saves} save failures`);
   if (r.serverErrorLines) parts.push(`${r.serverErrorLines} error lines`);

@@ -55,6 +55,8 @@ export interface GroupReport {
   latencies: number[];
   lost: number;
   unseen: number;
+  /** Players each connected observer's state holds at the report (what one client sees). */
+  seen: number[];
   /** Bots whose room closed, by close code. */
   closed: Record<string, number>;
 }
@@ -99,28 +101,42 @@ async function join(c: JoinCommand) {
   let lastJoined = 0;
   let placeFailed = 0;
   const joined: { bot: BenchBot; spec: BotSpec }[] = [];
-  const queue = [...c.bots];
-  const runOne = async () => {
-    for (let spec = queue.shift(); spec; spec = queue.shift()) {
-      if (Date.now() > c.deadline) {
-        outcomes.deadline = (outcomes.deadline ?? 0) + 1;
-        kinds.failed++;
-        continue;
-      }
-      const bot = new BenchBot(c.target, spec.home, spec.token, c.decodeAll || spec.role === "observer");
-      const o = await bot.join(c.joinTimeoutMs);
-      outcomes[o.detail] = (outcomes[o.detail] ?? 0) + 1;
-      kinds[o.kind]++;
-      firstStart = Math.min(firstStart, o.startedAt);
-      lastEnd = Math.max(lastEnd, o.endedAt);
-      if (o.kind === "joined") {
-        latencies.push(o.endedAt - o.startedAt);
-        lastJoined = Math.max(lastJoined, o.endedAt);
-        joined.push({ bot, spec });
-      } else if (o.message) errors.set(`${o.detail}: ${o.message}`, (errors.get(`${o.detail}: ${o.message}`) ?? 0) + 1);
+  // A probe pair joins as one unit, its mover first: a client's first view is taken when it joins,
+  // and must find the mover already in the world.
+  const units: BotSpec[][] = [];
+  const pairUnits = new Map<number, BotSpec[]>();
+  for (const spec of c.bots) {
+    if (spec.pair === undefined) units.push([spec]);
+    else if (pairUnits.has(spec.pair)) pairUnits.get(spec.pair)!.push(spec);
+    else {
+      const u = [spec];
+      pairUnits.set(spec.pair, u);
+      units.push(u);
     }
+  }
+  for (const u of pairUnits.values()) u.sort((a, b) => (a.role === "mover" ? -1 : b.role === "mover" ? 1 : 0));
+  const joinOne = async (spec: BotSpec) => {
+    if (Date.now() > c.deadline) {
+      outcomes.deadline = (outcomes.deadline ?? 0) + 1;
+      kinds.failed++;
+      return;
+    }
+    const bot = new BenchBot(c.target, spec.home, spec.token, c.decodeAll || spec.role === "observer");
+    const o = await bot.join(c.joinTimeoutMs);
+    outcomes[o.detail] = (outcomes[o.detail] ?? 0) + 1;
+    kinds[o.kind]++;
+    firstStart = Math.min(firstStart, o.startedAt);
+    lastEnd = Math.max(lastEnd, o.endedAt);
+    if (o.kind === "joined") {
+      latencies.push(o.endedAt - o.startedAt);
+      lastJoined = Math.max(lastJoined, o.endedAt);
+      joined.push({ bot, spec });
+    } else if (o.message) errors.set(`${o.detail}: ${o.message}`, (errors.get(`${o.detail}: ${o.message}`) ?? 0) + 1);
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(c.concurrency, c.bots.length)) }, runOne));
+  const runOne = async () => {
+    for (let unit = units.shift(); unit; unit = units.shift()) for (const spec of unit) await joinOne(spec);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(c.concurrency, units.length)) }, runOne));
   // Not part of the join time: learn the id, then (game) go home when home is not the spawn.
   const place = [...joined];
   const placeOne = async () => {
@@ -180,7 +196,7 @@ function go(c: GoCommand) {
 
 function report() {
   const groups: Record<string, GroupReport> = {};
-  const g = (name: string) => (groups[name] ??= { bots: 0, connected: 0, bytes: 0, frames: 0, moves: 0, latencies: [], lost: 0, unseen: 0, closed: {} });
+  const g = (name: string) => (groups[name] ??= { bots: 0, connected: 0, bytes: 0, frames: 0, moves: 0, latencies: [], lost: 0, unseen: 0, seen: [], closed: {} });
   for (const { bot, spec } of bots) {
     const r = g(spec.group);
     const c = bot.takeCounters();
@@ -197,6 +213,8 @@ function report() {
     for (const ms of l.latencies) r.latencies.push(Math.round(ms * 10) / 10);
     r.lost += l.lost;
     r.unseen += l.unseen;
+    const size = pair.observer.closedCode === undefined ? pair.observer.room?.state?.players?.size : undefined;
+    if (typeof size === "number") r.seen.push(size);
   }
   const now = performance.now();
   const cpu = process.cpuUsage(cpuSince);

@@ -43,6 +43,8 @@ export function hostCpu(): { busy: number; total: number } | undefined {
 }
 
 interface Sample {
+  /** Which sampling pass took it (all processes of one pass share it). */
+  seq: number;
   t: number;
   cpuS: number;
   rss: number;
@@ -66,6 +68,7 @@ export class ProcSampler {
   private readonly groups = new Map<string, Map<number, Sample[]>>();
   private readonly host: { t: number; busy: number; total: number }[] = [];
   private readonly timer: NodeJS.Timeout;
+  private seq = 0;
 
   constructor(intervalMs = 1_000) {
     this.timer = setInterval(() => this.sample(), intervalMs);
@@ -77,19 +80,20 @@ export class ProcSampler {
     const g = this.groups.get(group) ?? new Map<number, Sample[]>();
     this.groups.set(group, g);
     if (!g.has(pid)) g.set(pid, []);
-    this.sampleOne(g.get(pid)!, pid, performance.now());
+    this.sampleOne(g.get(pid)!, pid, performance.now(), ++this.seq);
   }
 
   sample() {
     const t = performance.now();
-    for (const g of this.groups.values()) for (const [pid, list] of g) this.sampleOne(list, pid, t);
+    const seq = ++this.seq;
+    for (const g of this.groups.values()) for (const [pid, list] of g) this.sampleOne(list, pid, t, seq);
     const h = hostCpu();
     if (h) this.host.push({ t, ...h });
   }
 
-  private sampleOne(list: Sample[], pid: number, t: number) {
+  private sampleOne(list: Sample[], pid: number, t: number, seq: number) {
     const s = procStat(pid);
-    if (s) list.push({ t, ...s });
+    if (s) list.push({ seq, t, ...s });
   }
 
   stop() {
@@ -104,7 +108,7 @@ export class ProcSampler {
     let cpuPeak = 0;
     let samples = 0;
     let span = 0;
-    // Peak CPU: per interval, summed over the group's processes (aligned on the sampling ticks).
+    // Peak CPU: per interval, summed over the group's processes (one sampling pass ends each interval).
     const perInterval = new Map<number, number>();
     for (const list of g?.values() ?? []) {
       const inside = list.filter((s) => s.t >= from - 50 && s.t <= to + 50);
@@ -115,13 +119,15 @@ export class ProcSampler {
       for (let i = 1; i < inside.length; i++) {
         const a = inside[i - 1]!;
         const b = inside[i]!;
-        const key = Math.round(b.t / 250);
+        // Intervals shorter than half a second (a pass asked for between two timed ones) are too noisy for a peak.
+        if (b.t - a.t < 500) continue;
+        const key = b.seq;
         perInterval.set(key, (perInterval.get(key) ?? 0) + ((b.cpuS - a.cpuS) / ((b.t - a.t) / 1000)) * 100);
       }
     }
     // RSS peak of the group: sum per sampling instant.
     const rssAt = new Map<number, number>();
-    for (const list of g?.values() ?? []) for (const s of list) if (s.t >= from - 50 && s.t <= to + 50) rssAt.set(Math.round(s.t / 250), (rssAt.get(Math.round(s.t / 250)) ?? 0) + s.rss);
+    for (const list of g?.values() ?? []) for (const s of list) if (s.t >= from - 50 && s.t <= to + 50) rssAt.set(s.seq, (rssAt.get(s.seq) ?? 0) + s.rss);
     for (const v of rssAt.values()) rssPeak = Math.max(rssPeak, v);
     for (const v of perInterval.values()) cpuPeak = Math.max(cpuPeak, v);
     // Over the time the samples cover (the sampler also samples at both ends when asked to).

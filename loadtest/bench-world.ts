@@ -474,7 +474,7 @@ interface Measured {
   seconds: number;
   connected: number;
   server: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; loopDelayMaxMs: number; elu: number };
-  tick: { p50Ms?: number; p99Ms?: number; maxMs?: number; count: number; source: string; metricsP99Ms?: number; metricsBucketMs?: number };
+  tick: { p50Ms?: number; p99Ms?: number; maxMs?: number; cpuP99Ms?: number; count: number; source: string; metricsP99Ms?: number; metricsBucketMs?: number };
   moveVisible: { count: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number; lost: number; unseen: number };
   egressBytesPerClientPerS: number;
   framesPerClientPerS: number;
@@ -579,6 +579,8 @@ class Run {
         p50Ms: tickExact?.p50,
         p99Ms: tickExact?.p99 ?? (tickMetrics ? round1(tickMetrics.value * 1000) : undefined),
         maxMs: tickExact?.max,
+        // CPU time the process used during the tick (leaves out waiting for a core on a busy machine).
+        cpuP99Ms: tickExact ? last?.window.tickCpu.p99 : undefined,
         source: tickExact ? `probe (${this.server.tickHook})` : tickMetrics ? "metrics histogram" : "none",
         metricsP99Ms: tickMetrics ? round1(tickMetrics.value * 1000) : undefined,
         metricsBucketMs: tickMetrics ? tickMetrics.bucket * 1000 : undefined,

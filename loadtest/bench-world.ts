@@ -653,6 +653,7 @@ function logWindow(label: string, m: Measured) {
       (m.moveVisible.unseen ? ` (a mover out of its observer's state ${m.moveVisible.unseen} times)` : "") +
       `; bots cpu ${m.bots.cpuAvg}% (peak ${m.bots.cpuPeak}, ${m.bots.processes} procs, loop p99 ${m.bots.loopDelayP99Ms} ms); ` +
       `machine ${m.host?.busy ?? "?"} of ${m.host?.of ?? "?"}; /status max ${m.status.maxMs} ms` +
+      (m.bots.loopDelayP99Ms > 100 ? ` — WARNING: the bots' event loop lagged (p99 ${m.bots.loopDelayP99Ms} ms): they may be the bottleneck (more --workers, or fewer bots per machine)` : "") +
       (Object.keys(m.closed).length ? `; closed: ${JSON.stringify(m.closed)}` : ""),
   );
 }
@@ -1004,7 +1005,11 @@ async function main() {
       killAll();
       process.exit(2);
     },
-    (SCENARIOS.length * SIZES.length * (WARMUP_S + DURATION_S + 240) * 2 + (BURST ? 1_200 : 0) + 600) * 1000,
+    // Per measurement: start-up and characters, the join phase, warm-up and window (twice for --interest), the stop.
+    (SCENARIOS.length * SIZES.length * TARGETS.length * (300 + JOIN_DEADLINE_MS / 1000 + 2 * (WARMUP_S + DURATION_S + JOIN_DEADLINE_MS / 1000)) +
+      (BURST ? TARGETS.length * (300 + BURST / 20 + JOIN_TIMEOUT_MS / 1000 + BURST_HOLD_S) : 0) +
+      600) *
+      1000,
   );
   budget.unref();
 

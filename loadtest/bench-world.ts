@@ -1,76 +1,123 @@
 /**
- * World benchmark: starts one server process (with `loadtest/probe.ts` loaded into it), spreads
- * wandering SDK bots over worker processes, and reports server CPU, RSS, event-loop delay, bytes
- * received per client per second and the move-to-visible latency.
+ * World benchmark, side by side with a bare Colyseus room (README "Benchmarks"). For every scenario
+ * and size it measures two targets one after the other, each in a fresh process: the bare Colyseus
+ * 0.18 baseline (`loadtest/baseline/server.ts`: one room, one shared state) and the game server
+ * (compiled `dist/src/main.js` as in production, or the sources with `--runtime tsx`), with the same
+ * SDK bots spread over worker processes, and prints every figure with its ratio to the baseline.
  *
- *   npm run bench:world -- --bots 100 [--duration 30] [--warmup 5] [--workers 2]
- *                          [--tick-ms 600] [--save-interval 10] [--db <url>|pglite] [--json out.json]
+ *   npm run bench:world -- --crowd --spread --bots 50,200 --burst 500 --db postgres://…/h_bench
+ *   npm run bench:world -- --crowd --bots 2000 --db postgres://…   (the integrator's run)
  *   npm run bench:world -- --interest --bots 500 [--near 50]
- *   npm run bench:world -- --bots 500 --cpu-prof /tmp/prof   (V8 profile of the server)
  *
- * `--interest` checks interest management: a group of `--near` bots wander together near the spawn;
- * their egress is measured alone, then again after the remaining bots join far away (60+ tiles).
+ * Scenarios: `--crowd` (every bot joins at the spawn, then runs to a random free tile within
+ * `--roam` (8) tiles of the spawn once a second: everyone sees everyone); `--spread` (bots over the
+ * whole map, `--hotspot-share` of them in `--hotspots` crowds); `--burst N` (N clients join at once
+ * and stay: outcomes counted by kind, `/status` polled throughout); `--interest` (a group near the
+ * spawn measured alone, then with the rest of the bots far away). Without a scenario: `--crowd`.
  *
- * Storage is PostgreSQL at postgres://postgres@127.0.0.1:5432/test when it answers (or `--db`),
- * else PGlite in the benchmark's temporary world directory. All traffic stays on 127.0.0.1.
- * Every phase is bounded in time; the server and workers are killed on any failure.
+ * Storage: `--db postgres://…` (PostgreSQL, as the figures should be taken), else PGlite in the
+ * run's temporary world directory (printed; PGlite adds its own memory to the server's RSS).
+ * Characters are made up front over REST (`POST /api/character`, not timed) unless
+ * `--create-on-join`. All traffic stays on 127.0.0.1; every phase is bounded in time; the servers
+ * and workers are killed on any failure.
  */
 import { fork, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { loadContent, type GameContent } from "../src/content/load.js";
-import { seededRng, type Tile } from "./bot.js";
-import type { Command, GroupReport, JoinCommand, WorkerMessage } from "./bot-worker.js";
-import { buildDist, collectProbes, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe, type TickStats } from "./server.js";
+import { freePort } from "../test/helpers/process.js";
+import { seededRng, type BotTarget, type TargetKind, type Tile } from "./bot.js";
+import type { BotSpec, Command, GroupReport, JoinReport, Role, WorkerMessage } from "./bot-worker.js";
+import { botToken } from "./colyseus/tokens.js";
+import { byLabel, counterDiff, histogramQuantile, ProcSampler, round1, scrape, type Scrape } from "./sampler.js";
+import { buildDist, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe, type TickStats } from "./server.js";
 
-const DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/test";
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
 const ADMIN_CODE = "bench-admin-code";
 
 const { values: args } = parseArgs({
   options: {
+    crowd: { type: "boolean", default: false },
+    spread: { type: "boolean", default: false },
+    interest: { type: "boolean", default: false },
+    burst: { type: "string" },
+    /** One size or several, comma-separated: 50,200. */
     bots: { type: "string", default: "100" },
+    targets: { type: "string", default: "baseline,game" },
     duration: { type: "string", default: "30" },
-    warmup: { type: "string", default: "5" },
+    warmup: { type: "string", default: "10" },
     workers: { type: "string" },
+    "join-concurrency": { type: "string", default: "64" },
+    "join-timeout": { type: "string", default: "120" },
+    "join-deadline": { type: "string", default: "300" },
+    "burst-hold": { type: "string", default: "10" },
+    probes: { type: "string" },
+    decode: { type: "string", default: "observers" },
+    "create-on-join": { type: "boolean", default: false },
+    "prepare-concurrency": { type: "string", default: "16" },
     "tick-ms": { type: "string" },
     "save-interval": { type: "string", default: "10" },
     db: { type: "string" },
-    interest: { type: "boolean", default: false },
     near: { type: "string", default: "50" },
     roam: { type: "string", default: "8" },
-    "chat-chance": { type: "string", default: "0.05" },
+    hotspots: { type: "string", default: "4" },
+    "hotspot-share": { type: "string", default: "0.3" },
+    "chat-chance": { type: "string", default: "0" },
     json: { type: "string" },
-    /** Write a V8 CPU profile of the server into this directory (on exit). */
+    /** Write a V8 CPU profile of the game server into this directory (on exit). */
     "cpu-prof": { type: "string" },
-    /** Extra Node.js flags for the server process, e.g. "--max-semi-space-size=4". */
+    /** Extra Node.js flags for the server processes, e.g. "--max-semi-space-size=4". */
     "server-node-options": { type: "string" },
-    /** How the server runs: "dist" (compiled by `npm run build`, as in production) or "tsx" (from the sources, as `npm start`). */
+    /** How the game server runs: "dist" (compiled, production flags) or "tsx" (from the sources, as `npm start`). */
     runtime: { type: "string", default: "dist" },
   },
 });
 
-if (args.runtime !== "dist" && args.runtime !== "tsx") {
-  console.error(`--runtime must be "dist" or "tsx", not ${JSON.stringify(args.runtime)}`);
-  process.exit(2);
-}
-const BOTS = int(args.bots!, 1, 5_000, "--bots");
-const DURATION_S = int(args.duration!, 5, 3_600, "--duration");
-const WARMUP_S = int(args.warmup!, 0, 600, "--warmup");
-const WORKERS = args.workers ? int(args.workers, 1, 32, "--workers") : Math.min(4, Math.max(1, Math.ceil(BOTS / 125)));
-const NEAR = Math.min(BOTS, int(args.near!, 1, 5_000, "--near"));
-const ROAM = int(args.roam!, 1, 20, "--roam");
-const CHAT_CHANCE = Number(args["chat-chance"]);
-
 function int(v: string, min: number, max: number, name: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max) fail(`${name} must be an integer from ${min} to ${max}`);
   return n;
 }
+function fail(message: string): never {
+  console.error(`bench:world: ${message}`);
+  process.exit(2);
+}
+
+if (args.runtime !== "dist" && args.runtime !== "tsx") fail(`--runtime must be "dist" or "tsx", not ${JSON.stringify(args.runtime)}`);
+if (args.decode !== "observers" && args.decode !== "all") fail(`--decode must be "observers" or "all"`);
+const SIZES = args.bots!.split(",").map((s) => int(s.trim(), 2, 5_000, "--bots"));
+const BURST = args.burst === undefined ? undefined : int(args.burst, 1, 20_000, "--burst");
+const TARGETS = args.targets!.split(",").map((s) => s.trim()) as TargetKind[];
+for (const t of TARGETS) if (t !== "baseline" && t !== "game") fail(`--targets: unknown target ${t} (baseline, game)`);
+if (TARGETS.length !== 2) console.warn("bench:world: only one target: no ratios to the baseline will be printed");
+const SCENARIOS: ("crowd" | "spread" | "interest")[] = [];
+if (args.crowd) SCENARIOS.push("crowd");
+if (args.spread) SCENARIOS.push("spread");
+if (args.interest) SCENARIOS.push("interest");
+if (SCENARIOS.length === 0 && BURST === undefined) SCENARIOS.push("crowd");
+const DURATION_S = int(args.duration!, 5, 3_600, "--duration");
+const WARMUP_S = int(args.warmup!, 0, 600, "--warmup");
+const JOIN_CONCURRENCY = int(args["join-concurrency"]!, 1, 20_000, "--join-concurrency");
+const JOIN_TIMEOUT_MS = int(args["join-timeout"]!, 5, 3_600, "--join-timeout") * 1000;
+const PREPARE_CONCURRENCY = int(args["prepare-concurrency"]!, 1, 256, "--prepare-concurrency");
+const JOIN_DEADLINE_MS = int(args["join-deadline"]!, 10, 7_200, "--join-deadline") * 1000;
+const BURST_HOLD_S = int(args["burst-hold"]!, 0, 600, "--burst-hold");
+const ROAM = int(args.roam!, 1, 20, "--roam");
+const HOTSPOTS = int(args.hotspots!, 0, 8, "--hotspots");
+const HOTSPOT_SHARE = Number(args["hotspot-share"]);
+if (!(HOTSPOT_SHARE >= 0 && HOTSPOT_SHARE <= 1)) fail("--hotspot-share must be from 0 to 1");
+const CHAT_CHANCE = Number(args["chat-chance"]);
+if (!(CHAT_CHANCE >= 0 && CHAT_CHANCE <= 1)) fail("--chat-chance must be from 0 to 1");
+const TICK_MS = args["tick-ms"] ? int(args["tick-ms"], 10, 10_000, "--tick-ms") : 600;
+const MOVE_EVERY_MS = 1_000;
+const EXTRA_NODE = args["server-node-options"]?.split(/\s+/).filter(Boolean) ?? [];
+const SERVER_NODE = [...(args.runtime === "tsx" ? [] : PROD_NODE_OPTIONS), ...EXTRA_NODE];
+const workersFor = (n: number) => (args.workers ? int(args.workers, 1, 32, "--workers") : Math.min(4, Math.max(2, Math.ceil(n / 400))));
+const probesFor = (n: number) => (args.probes ? int(args.probes, 0, 500, "--probes") : Math.max(1, Math.min(25, Math.floor(n / 10))));
 
 // ------------------------------------------------------------------ processes
 
@@ -86,6 +133,18 @@ for (const sig of ["SIGINT", "SIGTERM"] as const)
     process.exit(130);
   });
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The storage the game server uses: `--db <url>`, `--db pglite`, or PGlite by default (never a guessed database). */
+async function storage(): Promise<{ url?: string; label: string }> {
+  if (args.db && args.db !== "pglite") {
+    const u = new URL(args.db);
+    if (!(await reachable(u.hostname, Number(u.port || 5432)))) fail(`--db: nothing answers on ${u.hostname}:${u.port || 5432}`);
+    return { url: args.db, label: `PostgreSQL ${u.hostname}:${u.port || 5432}${u.pathname}` };
+  }
+  return { label: "PGlite in the run's temporary world directory (its memory counts in the game server's RSS; pass --db postgres://… for PostgreSQL)" };
+}
+
 function reachable(host: string, port: number, ms = 1_000): Promise<boolean> {
   return new Promise((res) => {
     const sock = connect({ host, port });
@@ -99,36 +158,93 @@ function reachable(host: string, port: number, ms = 1_000): Promise<boolean> {
   });
 }
 
-interface ServerHandle extends LoadServer {
+interface TargetServer extends LoadServer {
+  kind: TargetKind;
   probes: Probe[];
+  /** Where the probe times ticks: "WorldRoom.onTick", "global" (the baseline) or "none". */
+  tickHook: string;
+  metricsUrl?: string;
+  /** Error-level lines of the server's output (pino level ≥ 50, uncaught exceptions). */
+  errorLines: string[];
+  errorCount: number;
+  endpoint: string;
 }
 
-async function startServer(world: string, databaseUrl: string | undefined): Promise<ServerHandle> {
-  const prof = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
-  const extra = args["server-node-options"]?.split(/\s+/).filter(Boolean) ?? [];
-  const entry =
-    args.runtime === "tsx"
-      ? ["--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"]
-      : ["--import", pathToFileURL(join(ROOT, "dist/loadtest/probe.js")).href, "dist/src/main.js"];
+async function startTarget(kind: TargetKind, world: string, databaseUrl: string | undefined): Promise<TargetServer> {
   const probes: Probe[] = [];
-  const server = await startLoadServer({
-    world,
-    nodeArgs: [...prof, ...(args.runtime === "tsx" ? [] : PROD_NODE_OPTIONS), ...extra, ...entry],
-    env: {
-      JWT_SECRET,
-      ADMIN_CODE,
-      SAVE_INTERVAL: args["save-interval"],
-      TICK_MS: args["tick-ms"] || undefined,
-      DATABASE_URL: databaseUrl,
+  const info = { tickHook: "none" };
+  const errors = { lines: [] as string[], count: 0 };
+  const onLine = (line: string) => {
+    if (line.startsWith("PROBE ")) {
+      probes.push(JSON.parse(line.slice(6)) as Probe);
+      return true;
+    }
+    if (line.startsWith("PROBE-INFO ")) {
+      Object.assign(info, JSON.parse(line.slice(11)));
+      return true;
+    }
+    if (/"level":(50|60)\b|uncaught|unhandled/i.test(line)) {
+      errors.count++;
+      if (errors.lines.length < 5) errors.lines.push(line.slice(0, 400));
+    }
+    return false;
+  };
+  let server: LoadServer;
+  let metricsUrl: string | undefined;
+  if (kind === "baseline") {
+    server = await startLoadServer({
+      world,
+      nodeArgs: [...SERVER_NODE, "--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "loadtest/baseline/server.ts"],
+      env: { TICK_MS: String(TICK_MS), PROBE_HOOK: "none" },
+      onLine,
+      tailLines: 100,
+      onSpawn: (p) => children.add(p),
+    });
+  } else {
+    const metricsPort = await freePort();
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    const prof = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
+    const entry =
+      args.runtime === "tsx"
+        ? ["--import", "tsx", "--import", pathToFileURL(join(ROOT, "loadtest/probe.ts")).href, "src/main.ts"]
+        : ["--import", pathToFileURL(join(ROOT, "dist/loadtest/probe.js")).href, "dist/src/main.js"];
+    server = await startLoadServer({
+      world,
+      nodeArgs: [...prof, ...SERVER_NODE, ...entry],
+      env: {
+        JWT_SECRET,
+        ADMIN_CODE,
+        SAVE_INTERVAL: args["save-interval"],
+        TICK_MS: args["tick-ms"] || undefined,
+        DATABASE_URL: databaseUrl,
+        METRICS_PORT: String(metricsPort),
+      },
+      onLine,
+      tailLines: 100,
+      onSpawn: (p) => children.add(p),
+    });
+  }
+  const s = server as TargetServer;
+  return Object.assign(s, {
+    kind,
+    probes,
+    get tickHook() {
+      return info.tickHook;
     },
-    onLine: collectProbes(probes),
-    tailLines: 200,
-    onSpawn: (proc) => children.add(proc),
+    metricsUrl,
+    errorLines: errors.lines,
+    get errorCount() {
+      return errors.count;
+    },
+    endpoint: kind === "game" ? `${server.url}/ws` : server.url,
   });
-  return Object.assign(server, { probes });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function stopTarget(s: TargetServer) {
+  s.proc.kill("SIGTERM");
+  await Promise.race([s.exited, sleep(15_000)]);
+  if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill("SIGKILL");
+}
 
 // ------------------------------------------------------------------ workers
 
@@ -159,12 +275,15 @@ class Worker {
       this.send(c);
     });
   }
+  async stop() {
+    await this.ask({ cmd: "stop" }, "stopped", 30_000).catch(() => this.proc.kill("SIGKILL"));
+  }
 }
 
 // ------------------------------------------------------------------ placement
 
 /** Tiles where a bot can wander `roam` tiles around without meeting an aggressive NPC or a wall. */
-function safeHomes(content: GameContent, keep: (t: Tile) => boolean): Tile[] {
+function safeHomes(content: GameContent, keep: (t: Tile) => boolean = () => true): Tile[] {
   const b = content.worldBounds;
   const danger = [...content.npcs.values()]
     .filter((d) => d.aggressive)
@@ -189,245 +308,769 @@ function shuffle<T>(list: T[], rng: () => number): T[] {
   return a;
 }
 
-function take(homes: Tile[], n: number): Tile[] {
-  return Array.from({ length: n }, (_, i) => homes[i % homes.length]!);
+/** Places players gather: the two banks, then two points in the wilds (each moved to the nearest safe home). */
+const HOTSPOT_ANCHORS: Tile[] = [
+  { x: 6, z: 7 },
+  { x: 38, z: 5 },
+  { x: -60, z: 20 },
+  { x: 40, z: -60 },
+  { x: -40, z: -60 },
+  { x: 80, z: 30 },
+  { x: -90, z: -20 },
+  { x: 0, z: 45 },
+];
+
+function hotspots(homes: Tile[]): Tile[] {
+  return HOTSPOT_ANCHORS.slice(0, HOTSPOTS).map((a) => homes.reduce((best, t) => (dist(t, a) < dist(best, a) ? t : best), homes[0]!));
+}
+const dist = (a: Tile, b: Tile) => Math.max(Math.abs(a.x - b.x), Math.abs(a.z - b.z));
+
+/** Bot specs of a scenario: probe pairs first (observer, mover), then wanderers. */
+function specs(scenario: "crowd" | "spread", n: number, content: GameContent, rng: () => number): BotSpec[] {
+  const spawn = content.spawn;
+  const pairs = Math.min(probesFor(n), Math.floor(n / 2));
+  const out: BotSpec[] = [];
+  let homes: Tile[] = [];
+  let hot: Tile[] = [];
+  if (scenario === "spread") {
+    const all = safeHomes(content);
+    hot = hotspots(all);
+    const inHot = hot.length ? Math.round(n * HOTSPOT_SHARE) : 0;
+    const wide = shuffle(all, rng);
+    homes = Array.from({ length: n }, (_, i) => (i < inHot ? hot[i % hot.length]! : wide[(i - inHot) % wide.length]!));
+    homes = shuffle(homes, rng);
+    console.log(`  spread: ${inHot} bots in ${hot.length} hotspots (${hot.map((t) => `${t.x},${t.z}`).join("; ")}), ${n - inHot} over ${all.length} homes across the map`);
+  }
+  const homeOf = (i: number) => (scenario === "crowd" ? spawn : homes[i]!);
+  for (let p = 0; p < pairs; p++) {
+    // Crowd: every pair at the spawn. Spread: alternately in a hotspot and at a bot's home out in the open.
+    const spot = scenario === "crowd" ? spawn : p % 2 === 0 && hot.length ? hot[(p / 2) % hot.length]! : homeOf(p);
+    out.push({ n: out.length, home: spot, group: "all", role: "observer", pair: p });
+    out.push({ n: out.length, home: spot, group: "all", role: "mover", pair: p });
+  }
+  while (out.length < n) out.push({ n: out.length, home: homeOf(out.length), group: "all", role: "wander" });
+  return out;
 }
 
-// ------------------------------------------------------------------ measuring
+// ------------------------------------------------------------------ one measurement
 
-interface Summary {
-  bots: number;
-  connected: number;
-  seconds: number;
-  bytesPerClientPerSecond: number;
-  framesPerClientPerSecond: number;
-  moves: number;
-  latencyMs: { count: number; p50: number; p95: number; p99: number; max: number; lost: number };
+interface StatusPoll {
+  count: number;
+  failed: number;
+  p99Ms: number;
+  maxMs: number;
 }
 
-function pct(sorted: number[], p: number) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function summarise(reports: Extract<WorkerMessage, { type: "report" }>[], group?: string): Summary {
-  const gs: GroupReport[] = reports.flatMap((r) => Object.entries(r.groups).filter(([g]) => !group || g === group).map(([, v]) => v));
-  const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1000;
-  const sum = (f: (g: GroupReport) => number) => gs.reduce((n, g) => n + f(g), 0);
-  const connected = sum((g) => g.connected);
-  const lat = gs.flatMap((g) => g.latencies).sort((a, b) => a - b);
+/** Polls `/status` one request after another (each with a 15 s limit) until stopped. */
+function pollStatus(url: string, gapMs: number) {
+  const lat: number[] = [];
+  let failed = 0;
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      const ok = await fetch(`${url}/status`, { signal: AbortSignal.timeout(15_000) }).then(
+        async (r) => (await r.arrayBuffer(), r.ok),
+        () => false,
+      );
+      lat.push(performance.now() - t0);
+      if (!ok) failed++;
+      await sleep(gapMs);
+    }
+  })();
   return {
-    bots: sum((g) => g.bots),
-    connected,
-    seconds: Math.round(seconds * 10) / 10,
-    bytesPerClientPerSecond: Math.round(sum((g) => g.bytes) / Math.max(1, connected) / seconds),
-    framesPerClientPerSecond: Math.round((sum((g) => g.frames) / Math.max(1, connected) / seconds) * 10) / 10,
-    moves: sum((g) => g.moves),
-    latencyMs: {
-      count: lat.length,
-      p50: Math.round(pct(lat, 50)),
-      p95: Math.round(pct(lat, 95)),
-      p99: Math.round(pct(lat, 99)),
-      max: Math.round(lat.at(-1) ?? NaN),
-      lost: sum((g) => g.lost),
+    /** Figures since the last take (the poll goes on). */
+    take(): StatusPoll {
+      const l = lat.splice(0).sort((a, b) => a - b);
+      const f = failed;
+      failed = 0;
+      return { count: l.length, failed: f, p99Ms: Math.round(pct(l, 99)), maxMs: Math.round(l.at(-1) ?? NaN) };
+    },
+    async stop() {
+      running = false;
+      await done;
     },
   };
 }
 
-interface ServerWindow {
-  cpuPercent: number;
-  peakRssMb: number;
-  peakHeapUsedMb: number;
-  loopDelayP50Ms: number;
-  loopDelayP99Ms: number;
-  loopDelayMaxMs: number;
-  loopUtilisation: number;
-  tickMs: TickStats;
-  tickCpuMs: TickStats;
+function pct(sorted: number[], p: number) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** Busy and total CPU jiffies of the whole machine (Linux), to tell how much else was running. */
-function hostCpu(): { busy: number; total: number } | undefined {
-  try {
-    const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const idle = f[3]! + (f[4] ?? 0);
-    const total = f.reduce((a, b) => a + b, 0);
-    return { busy: total - idle, total };
-  } catch {
-    return undefined;
+/** Make one character per token over REST, `concurrency` at a time (game only; not timed as joins). */
+async function prepareCharacters(url: string, tokens: string[], concurrency = PREPARE_CONCURRENCY): Promise<{ ms: number; failed: number; errors: string[] }> {
+  const t0 = Date.now();
+  const queue = [...tokens];
+  let failed = 0;
+  const errors: string[] = [];
+  const one = async () => {
+    for (let token = queue.shift(); token; token = queue.shift()) {
+      const r = await fetch(`${url}/api/character`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: "{}",
+        signal: AbortSignal.timeout(60_000),
+      }).then(
+        async (res) => ({ ok: res.status === 201, text: res.status === 201 ? "" : `${res.status} ${(await res.text()).slice(0, 160)}` }),
+        (e) => ({ ok: false, text: String((e as Error).message) }),
+      );
+      if (!r.ok) {
+        failed++;
+        if (errors.length < 3) errors.push(r.text);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, one));
+  return { ms: Date.now() - t0, failed, errors };
+}
+
+interface JoinSummary {
+  attempted: number;
+  joined: number;
+  kinds: JoinReport["kinds"];
+  outcomes: Record<string, number>;
+  /** From the first join request to the last successful join (s). */
+  allSeconds: number;
+  p50Ms: number;
+  p99Ms: number;
+  placeFailed: number;
+  errors: string[];
+}
+
+function mergeJoins(reports: JoinReport[], attempted: number): JoinSummary {
+  const kinds: JoinReport["kinds"] = { joined: 0, busy: 0, refused: 0, failed: 0 };
+  const outcomes: Record<string, number> = {};
+  for (const r of reports) {
+    for (const k of Object.keys(kinds) as (keyof typeof kinds)[]) kinds[k] += r.kinds[k];
+    for (const [k, v] of Object.entries(r.outcomes)) outcomes[k] = (outcomes[k] ?? 0) + v;
+  }
+  const lat = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const starts = reports.filter((r) => r.firstStart > 0).map((r) => r.firstStart);
+  const first = starts.length ? Math.min(...starts) : 0;
+  const last = Math.max(0, ...reports.map((r) => r.lastJoined));
+  return {
+    attempted,
+    joined: kinds.joined,
+    kinds,
+    outcomes,
+    allSeconds: kinds.joined ? round1((last - first) / 1000) : NaN,
+    p50Ms: Math.round(pct(lat, 50)),
+    p99Ms: Math.round(pct(lat, 99)),
+    placeFailed: reports.reduce((n, r) => n + r.placeFailed, 0),
+    errors: reports.flatMap((r) => r.errors).slice(0, 8),
+  };
+}
+
+/** Split specs over workers: a probe pair stays in one worker, the rest round-robin. */
+function share(list: BotSpec[], workers: number): BotSpec[][] {
+  const out = Array.from({ length: workers }, () => [] as BotSpec[]);
+  let i = 0;
+  for (const s of list) out[s.pair !== undefined ? s.pair % workers : i++ % workers]!.push(s);
+  return out;
+}
+
+interface Measured {
+  seconds: number;
+  connected: number;
+  server: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; loopDelayMaxMs: number; elu: number };
+  tick: { p50Ms?: number; p99Ms?: number; maxMs?: number; cpuP99Ms?: number; count: number; source: string; metricsP99Ms?: number; metricsBucketMs?: number };
+  moveVisible: { count: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number; lost: number; unseen: number };
+  egressBytesPerClientPerS: number;
+  framesPerClientPerS: number;
+  /** Players in each probe observer's state at the window's end (crowd: everyone is in view). */
+  observersSee: { min: number; avg: number; max: number };
+  bots: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; processes: number };
+  host?: { busy: number; of: number };
+  status: StatusPoll;
+  closed: Record<string, number>;
+  serverErrors: { saveFailures?: number; joinRefusals?: Record<string, number> };
+}
+
+interface Window {
+  t: number;
+  probesAt: number;
+  metrics?: Scrape;
+}
+
+class Run {
+  readonly sampler = new ProcSampler(1_000);
+  readonly workers: Worker[] = [];
+  constructor(readonly server: TargetServer) {
+    this.sampler.watch("server", server.proc.pid);
+  }
+  spawnWorkers(n: number) {
+    for (let i = 0; i < n; i++) {
+      const w = new Worker();
+      this.workers.push(w);
+      this.sampler.watch("bots", w.proc.pid);
+    }
+  }
+  target(): BotTarget {
+    return { kind: this.server.kind, endpoint: this.server.endpoint, adminCode: ADMIN_CODE };
+  }
+  async join(list: BotSpec[], concurrency: number, manifests: string, spawn: Tile): Promise<JoinSummary> {
+    const parts = share(list, this.workers.length);
+    const reports = await Promise.all(
+      this.workers.map((w, i) =>
+        w.ask(
+          {
+            cmd: "join",
+            target: this.target(),
+            manifests,
+            bots: parts[i]!,
+            concurrency: Math.max(1, Math.ceil(concurrency / this.workers.length)),
+            joinTimeoutMs: JOIN_TIMEOUT_MS,
+            deadline: Date.now() + JOIN_DEADLINE_MS,
+            decodeAll: args.decode === "all",
+            spawn,
+          },
+          "joined",
+          JOIN_DEADLINE_MS + JOIN_TIMEOUT_MS + 120_000,
+        ),
+      ),
+    );
+    return mergeJoins(reports, list.length);
+  }
+  go() {
+    for (const w of this.workers) w.send({ cmd: "go", roam: ROAM, moveEveryMs: MOVE_EVERY_MS, chatChance: CHAT_CHANCE });
+  }
+  async open(): Promise<Window> {
+    this.server.proc.kill("SIGUSR2");
+    await Promise.all(this.workers.map((w) => w.ask({ cmd: "report" }, "report", 30_000)));
+    const metrics = this.server.metricsUrl ? await scrape(this.server.metricsUrl) : undefined;
+    this.sampler.sample();
+    return { t: performance.now(), probesAt: this.server.probes.length, metrics };
+  }
+  async close(w: Window, status: StatusPoll, group?: string): Promise<Measured> {
+    const reports = await Promise.all(this.workers.map((wk) => wk.ask({ cmd: "report" }, "report", 60_000)));
+    const t = performance.now();
+    this.sampler.sample();
+    const metrics = this.server.metricsUrl ? await scrape(this.server.metricsUrl) : undefined;
+    // The probe prints once a second: wait for the line that covers the window's end.
+    const deadline = Date.now() + 5_000;
+    const count = this.server.probes.length;
+    while (this.server.probes.length === count && Date.now() < deadline) await sleep(100);
+    const last = this.server.probes.at(-1);
+    const gs: GroupReport[] = reports.flatMap((r) => Object.entries(r.groups).filter(([g]) => !group || g === group).map(([, v]) => v));
+    const sum = (f: (g: GroupReport) => number) => gs.reduce((n, g) => n + f(g), 0);
+    const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1000;
+    const connected = sum((g) => g.connected);
+    const lat = gs.flatMap((g) => g.latencies).sort((a, b) => a - b);
+    const closed: Record<string, number> = {};
+    for (const g of gs) for (const [k, v] of Object.entries(g.closed)) closed[k] = (closed[k] ?? 0) + v;
+    const srv = this.sampler.stats("server", w.t, t);
+    const bots = this.sampler.stats("bots", w.t, t);
+    const tickExact: TickStats | undefined = last?.window.tick.count ? last.window.tick : undefined;
+    const tickMetrics = histogramQuantile(w.metrics, metrics, "realm_tick_duration_seconds", 0.99);
+    return {
+      seconds: round1(seconds),
+      connected,
+      server: {
+        cpuAvg: srv.cpuAvg,
+        cpuPeak: srv.cpuPeak,
+        rssPeakMb: srv.rssPeakMb,
+        loopDelayP99Ms: last?.window.p99 ?? NaN,
+        loopDelayMaxMs: last?.window.max ?? NaN,
+        elu: last?.window.elu ?? NaN,
+      },
+      tick: {
+        count: tickExact?.count ?? tickMetrics?.count ?? 0,
+        p50Ms: tickExact?.p50,
+        p99Ms: tickExact?.p99 ?? (tickMetrics ? round1(tickMetrics.value * 1000) : undefined),
+        maxMs: tickExact?.max,
+        // CPU time the process used during the tick (leaves out waiting for a core on a busy machine).
+        cpuP99Ms: tickExact ? last?.window.tickCpu.p99 : undefined,
+        source: tickExact ? `probe (${this.server.tickHook})` : tickMetrics ? "metrics histogram" : "none",
+        metricsP99Ms: tickMetrics ? round1(tickMetrics.value * 1000) : undefined,
+        metricsBucketMs: tickMetrics ? tickMetrics.bucket * 1000 : undefined,
+      },
+      moveVisible: {
+        count: lat.length,
+        p50Ms: Math.round(pct(lat, 50)),
+        p95Ms: Math.round(pct(lat, 95)),
+        p99Ms: Math.round(pct(lat, 99)),
+        maxMs: Math.round(lat.at(-1) ?? NaN),
+        lost: sum((g) => g.lost),
+        unseen: sum((g) => g.unseen),
+      },
+      egressBytesPerClientPerS: Math.round(sum((g) => g.bytes) / Math.max(1, connected) / seconds),
+      observersSee: ((seen) => ({ min: Math.min(...seen), avg: Math.round(seen.reduce((a, b) => a + b, 0) / Math.max(1, seen.length)), max: Math.max(...seen) }))(gs.flatMap((g) => g.seen)),
+      framesPerClientPerS: round1(sum((g) => g.frames) / Math.max(1, connected) / seconds),
+      bots: { ...bots, loopDelayP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))), processes: this.workers.length },
+      host: this.sampler.hostStats(w.t, t),
+      status,
+      closed,
+      serverErrors: metrics
+        ? {
+            saveFailures: counterDiff(w.metrics, metrics, "realm_save_failures_total"),
+            joinRefusals: byLabel(w.metrics, metrics, "realm_join_refusals_total", "code"),
+          }
+        : {},
+    };
+  }
+  async end() {
+    await Promise.all(this.workers.map((w) => w.stop()));
+    this.sampler.stop();
+    await stopTarget(this.server);
   }
 }
 
-/** Open a window: the probe restarts its window histogram, workers restart their counters. */
-async function openWindow(server: ServerHandle, workers: Worker[]) {
-  server.proc.kill("SIGUSR2");
-  await Promise.all(workers.map((w) => w.ask({ cmd: "report" }, "report", 30_000)));
-  return { probesAt: server.probes.length, host: hostCpu() };
+interface ScenarioResult {
+  target: TargetKind;
+  scenario: string;
+  bots: number;
+  workers: number;
+  probePairs: number;
+  prepare?: { ms: number; failed: number; errors: string[] };
+  join?: JoinSummary & { serverCpuAvg: number; serverCpuPeak: number; serverRssPeakMb: number; botsCpuAvg: number; statusMaxMs: number; saveFailures?: number };
+  /** Missing when too few bots joined (see `error`). */
+  window?: Measured;
+  /** Only for --interest: the near group alone. */
+  alone?: Measured;
+  serverErrorLines?: number;
+  serverErrorSamples?: string[];
+  /** Why the measurement stopped early (too few joined, a crash…). */
+  error?: string;
 }
 
-async function closeWindow(server: ServerHandle, workers: Worker[], opened: { probesAt: number; host: ReturnType<typeof hostCpu> }) {
-  const probesAt = opened.probesAt;
-  const reports = await Promise.all(workers.map((w) => w.ask({ cmd: "report" }, "report", 60_000)));
-  const host = hostCpu();
-  // The probe prints once a second: wait for the line that covers the window's end.
-  const deadline = Date.now() + 5_000;
-  const count = server.probes.length;
-  while (server.probes.length === count && Date.now() < deadline) await sleep(100);
-  const last = server.probes.at(-1)!;
-  const inWindow = server.probes.slice(probesAt);
-  const win: ServerWindow = {
-    cpuPercent: last.window.cpu,
-    peakRssMb: Math.round(Math.max(last.window.peakRss, ...inWindow.map((p) => p.rss)) / 1048576),
-    peakHeapUsedMb: Math.round(Math.max(...inWindow.map((p) => p.heap)) / 1048576),
-    loopDelayP50Ms: last.window.p50,
-    loopDelayP99Ms: last.window.p99,
-    loopDelayMaxMs: last.window.max,
-    loopUtilisation: last.window.elu,
-    tickMs: last.window.tick,
-    tickCpuMs: last.window.tickCpu,
-  };
-  const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1000;
-  const botsCpuPercent = Math.round(reports.reduce((n, r) => n + r.cpuMs, 0) / seconds / 10);
-  // Whole machine, in percent of one core (so it compares with the process numbers).
-  const hostBusyPercent =
-    host && opened.host ? Math.round(((host.busy - opened.host.busy) / (host.total - opened.host.total)) * cpus().length * 100) : undefined;
-  return {
-    reports,
-    server: win,
-    workerLoopDelayP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))),
-    cpu: { server: win.cpuPercent, bots: botsCpuPercent, host: hostBusyPercent, cores: cpus().length },
-  };
-}
-
-async function joinBots(server: ServerHandle, workers: Worker[], specs: JoinCommand["bots"], manifests: string) {
-  const url = server.url;
-  const share = workers.map(() => [] as JoinCommand["bots"]);
-  specs.forEach((s, i) => share[i % workers.length]!.push(s));
-  const t0 = Date.now();
-  const joined = await Promise.all(
-    workers.map((w, i) =>
-      w.ask(
-        {
-          cmd: "join",
-          url,
-          jwtSecret: JWT_SECRET,
-          adminCode: ADMIN_CODE,
-          bots: share[i]!,
-          roam: ROAM,
-          moveEveryMs: 1_000,
-          chatChance: CHAT_CHANCE,
-          concurrency: 8,
-          manifests,
-        },
-        "joined",
-        600_000,
-      ),
-    ),
+function logJoin(label: string, j: JoinSummary) {
+  const bad = Object.entries(j.outcomes).filter(([k]) => k !== "joined");
+  console.log(
+    `  [${label}] ${j.joined}/${j.attempted} joined in ${j.allSeconds} s (join p50 ${j.p50Ms} / p99 ${j.p99Ms} ms)` +
+      (bad.length ? `; not joined: ${bad.map(([k, v]) => `${v} × ${k}`).join(", ")}` : "") +
+      (j.placeFailed ? `; ${j.placeFailed} not placed` : "") +
+      (j.errors.length ? `\n      ${j.errors.join("\n      ")}` : ""),
   );
-  const ok = joined.reduce((n, j) => n + j.ok, 0);
-  const errors = joined.flatMap((j) => j.errors);
-  console.log(`  ${ok}/${specs.length} bots joined in ${((Date.now() - t0) / 1000).toFixed(1)} s${errors.length ? ` (errors: ${errors.join("; ")})` : ""}`);
-  if (ok < specs.length) console.log(`  server log (last lines):\n    ${server.tail.slice(-10).join("\n    ")}`);
-  if (ok < specs.length * 0.95) throw new Error(`too many bots failed to join: ${errors.join("; ")}`);
-  for (const w of workers) w.send({ cmd: "go" });
+}
+
+function logWindow(label: string, m: Measured) {
+  console.log(
+    `  [${label}] ${m.connected} bots measured over ${m.seconds} s: server cpu ${m.server.cpuAvg}% (peak ${m.server.cpuPeak}), rss ${m.server.rssPeakMb} MB, ` +
+      `loop delay p99 ${m.server.loopDelayP99Ms} ms, tick p99 ${m.tick.p99Ms ?? "–"} ms (${m.tick.source}), ` +
+      `move→visible p50 ${m.moveVisible.p50Ms} / p99 ${m.moveVisible.p99Ms} ms over ${m.moveVisible.count} (${m.moveVisible.lost} lost), ` +
+      `egress ${m.egressBytesPerClientPerS} B/client/s; observers see ${m.observersSee.min}–${m.observersSee.max} players` +
+      (m.moveVisible.unseen ? ` (a mover out of its observer's state ${m.moveVisible.unseen} times)` : "") +
+      `; bots cpu ${m.bots.cpuAvg}% (peak ${m.bots.cpuPeak}, ${m.bots.processes} procs, loop p99 ${m.bots.loopDelayP99Ms} ms); ` +
+      `machine ${m.host?.busy ?? "?"} of ${m.host?.of ?? "?"}; /status max ${m.status.maxMs} ms` +
+      (m.bots.loopDelayP99Ms > 100 ? ` — WARNING: the bots' event loop lagged (p99 ${m.bots.loopDelayP99Ms} ms): they may be the bottleneck (more --workers, or fewer bots per machine)` : "") +
+      (Object.keys(m.closed).length ? `; closed: ${JSON.stringify(m.closed)}` : ""),
+  );
+}
+
+let runSeq = 0;
+const RUN_ID = Date.now().toString(36);
+
+function tokensFor(kind: TargetKind, n: number): (string | undefined)[] {
+  if (kind !== "game") return Array.from({ length: n }, () => undefined);
+  const prefix = `bench-${RUN_ID}-${++runSeq}`;
+  return Array.from({ length: n }, (_, i) => botToken(JWT_SECRET, i, { prefix }));
+}
+
+async function joinPhase(run: Run, list: BotSpec[], concurrency: number, ctx: Ctx, label: string) {
+  const tokens = tokensFor(run.server.kind, list.length);
+  list.forEach((s, i) => (s.token = tokens[i]));
+  let prepare: ScenarioResult["prepare"];
+  if (run.server.kind === "game" && !args["create-on-join"]) {
+    prepare = await prepareCharacters(run.server.url, tokens as string[]);
+    console.log(`  [${label}] ${list.length - prepare.failed}/${list.length} characters made up front in ${(prepare.ms / 1000).toFixed(1)} s${prepare.errors.length ? ` (${prepare.errors.join("; ")})` : ""}`);
+  }
+  const status = pollStatus(run.server.url, 500);
+  const m0 = run.server.metricsUrl ? await scrape(run.server.metricsUrl) : undefined;
+  run.sampler.sample();
+  const t0 = performance.now();
+  const joined = await run.join(list, concurrency, ctx.manifests, ctx.content.spawn);
+  run.sampler.sample();
+  const t1 = performance.now();
+  const m1 = run.server.metricsUrl ? await scrape(run.server.metricsUrl) : undefined;
+  await status.stop();
+  const st = status.take();
+  const srv = run.sampler.stats("server", t0, t1);
+  const bots = run.sampler.stats("bots", t0, t1);
+  logJoin(label, joined);
+  return {
+    prepare,
+    join: {
+      ...joined,
+      serverCpuAvg: srv.cpuAvg,
+      serverCpuPeak: srv.cpuPeak,
+      serverRssPeakMb: srv.rssPeakMb,
+      botsCpuAvg: bots.cpuAvg,
+      statusMaxMs: st.maxMs,
+      saveFailures: m1 ? counterDiff(m0, m1, "realm_save_failures_total") : undefined,
+    },
+  };
+}
+
+interface Ctx {
+  world: string;
+  manifests: string;
+  content: GameContent;
+  databaseUrl?: string;
+}
+
+async function measure(run: Run, label: string, group?: string): Promise<Measured> {
+  run.go();
+  await sleep(WARMUP_S * 1000);
+  const status = pollStatus(run.server.url, 1_000);
+  const w = await run.open();
+  await sleep(DURATION_S * 1000);
+  const st = status.take();
+  const m = await run.close(w, st, group);
+  await status.stop();
+  logWindow(label, m);
+  return m;
+}
+
+async function runScenario(kind: TargetKind, scenario: "crowd" | "spread", n: number, ctx: Ctx): Promise<ScenarioResult> {
+  const label = `${kind} ${scenario} ${n}`;
+  const server = await startTarget(kind, ctx.world, ctx.databaseUrl);
+  const run = new Run(server);
+  try {
+    const list = specs(scenario, n, ctx.content, seededRng(42));
+    run.spawnWorkers(workersFor(n));
+    const { prepare, join } = await joinPhase(run, list, JOIN_CONCURRENCY, ctx, label);
+    const base = { target: kind, scenario, bots: n, workers: run.workers.length, probePairs: list.filter((s) => s.role === "observer").length, prepare, join };
+    if (join.joined < n * 0.95) {
+      console.log(`  [${label}] too many bots failed to join (${join.joined}/${n}): not measured; server log:\n    ${server.tail.slice(-10).join("\n    ")}`);
+      return { ...base, error: `only ${join.joined}/${n} joined`, serverErrorLines: server.errorCount, serverErrorSamples: server.errorLines };
+    }
+    const window = await measure(run, label);
+    return {
+      target: kind,
+      scenario,
+      bots: n,
+      workers: run.workers.length,
+      probePairs: list.filter((s) => s.role === "observer").length,
+      prepare,
+      join,
+      window,
+      serverErrorLines: server.errorCount,
+      serverErrorSamples: server.errorLines,
+    };
+  } finally {
+    await run.end();
+  }
+}
+
+async function runInterest(kind: TargetKind, n: number, ctx: Ctx): Promise<ScenarioResult> {
+  const label = `${kind} interest ${n}`;
+  const nearCount = Math.min(n - 1, int(args.near!, 2, 5_000, "--near"));
+  const server = await startTarget(kind, ctx.world, ctx.databaseUrl);
+  const run = new Run(server);
+  try {
+    const rng = seededRng(42);
+    const spawn = ctx.content.spawn;
+    const pairs = Math.min(probesFor(nearCount), Math.floor(nearCount / 2));
+    const near: BotSpec[] = [];
+    for (let p = 0; p < pairs; p++) {
+      near.push({ n: near.length, home: spawn, group: "near", role: "observer", pair: p });
+      near.push({ n: near.length, home: spawn, group: "near", role: "mover", pair: p });
+    }
+    while (near.length < nearCount) near.push({ n: near.length, home: spawn, group: "near", role: "wander" });
+    const farHomes = shuffle(safeHomes(ctx.content, (t) => Math.max(Math.abs(t.x - spawn.x), Math.abs(t.z - spawn.z)) >= 60), rng);
+    const far: BotSpec[] = Array.from({ length: n - nearCount }, (_, i) => ({ n: nearCount + i, home: farHomes[i % farHomes.length]!, group: "far", role: "wander" as Role }));
+    run.spawnWorkers(workersFor(n));
+    const a = await joinPhase(run, near, JOIN_CONCURRENCY, ctx, `${label}: near`);
+    const alone = await measure(run, `${label}: ${nearCount} near alone`, "near");
+    const b = await joinPhase(run, far, JOIN_CONCURRENCY, ctx, `${label}: far`);
+    const crowded = await measure(run, `${label}: ${nearCount} near + ${n - nearCount} far`, "near");
+    console.log(`  [${label}] near-group egress with far bots / alone = ${round2(crowded.egressBytesPerClientPerS / alone.egressBytesPerClientPerS)}`);
+    return {
+      target: kind,
+      scenario: "interest",
+      bots: n,
+      workers: run.workers.length,
+      probePairs: pairs,
+      prepare: a.prepare,
+      join: b.join,
+      window: crowded,
+      alone,
+      serverErrorLines: server.errorCount,
+      serverErrorSamples: server.errorLines,
+    };
+  } finally {
+    await run.end();
+  }
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+interface BurstResult {
+  target: TargetKind;
+  clients: number;
+  workers: number;
+  prepare?: { ms: number; failed: number; errors: string[] };
+  join: JoinSummary;
+  /** Joined clients that were closed during the hold after the burst, by close code. */
+  droppedAfterJoin: Record<string, number>;
+  status: StatusPoll;
+  server: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; loopDelayMaxMs: number };
+  bots: { cpuAvg: number; cpuPeak: number; rssPeakMb: number };
+  serverJoinRefusals?: Record<string, number>;
+  saveFailures?: number;
+  serverErrorLines: number;
+  serverErrorSamples: string[];
+}
+
+async function runBurst(kind: TargetKind, n: number, ctx: Ctx): Promise<BurstResult> {
+  const label = `${kind} burst ${n}`;
+  const server = await startTarget(kind, ctx.world, ctx.databaseUrl);
+  const run = new Run(server);
+  try {
+    const list: BotSpec[] = Array.from({ length: n }, (_, i) => ({ n: i, home: ctx.content.spawn, group: "burst", role: "idle" as Role }));
+    run.spawnWorkers(args.workers ? workersFor(n) : 4);
+    const tokens = tokensFor(kind, n);
+    list.forEach((s, i) => (s.token = tokens[i]));
+    let prepare: BurstResult["prepare"];
+    if (kind === "game" && !args["create-on-join"]) {
+      prepare = await prepareCharacters(server.url, tokens as string[]);
+      console.log(`  [${label}] ${n - prepare.failed}/${n} characters made up front in ${(prepare.ms / 1000).toFixed(1)} s`);
+    }
+    await sleep(2_000);
+    const status = pollStatus(server.url, 250);
+    const w = await run.open();
+    const joined = await run.join(list, n, ctx.manifests, ctx.content.spawn);
+    logJoin(label, joined);
+    await sleep(BURST_HOLD_S * 1000);
+    const st = status.take();
+    const m = await run.close(w, st);
+    await status.stop();
+    const result: BurstResult = {
+      target: kind,
+      clients: n,
+      workers: run.workers.length,
+      prepare,
+      join: joined,
+      droppedAfterJoin: m.closed,
+      status: st,
+      server: { cpuAvg: m.server.cpuAvg, cpuPeak: m.server.cpuPeak, rssPeakMb: m.server.rssPeakMb, loopDelayP99Ms: m.server.loopDelayP99Ms, loopDelayMaxMs: m.server.loopDelayMaxMs },
+      bots: { cpuAvg: m.bots.cpuAvg, cpuPeak: m.bots.cpuPeak, rssPeakMb: m.bots.rssPeakMb },
+      serverJoinRefusals: m.serverErrors.joinRefusals,
+      saveFailures: m.serverErrors.saveFailures,
+      serverErrorLines: server.errorCount,
+      serverErrorSamples: server.errorLines,
+    };
+    console.log(
+      `  [${label}] /status p99 ${st.p99Ms} / max ${st.maxMs} ms over ${st.count} polls (${st.failed} failed); server cpu ${m.server.cpuAvg}% (peak ${m.server.cpuPeak}), rss ${m.server.rssPeakMb} MB, loop delay p99 ${m.server.loopDelayP99Ms} ms (max ${m.server.loopDelayMaxMs}); ` +
+        `bots cpu ${m.bots.cpuAvg}%` +
+        (Object.keys(m.closed).length ? `; dropped after joining: ${JSON.stringify(m.closed)}` : ""),
+    );
+    return result;
+  } finally {
+    await run.end();
+  }
+}
+
+// ------------------------------------------------------------------ tables
+
+type Row = Record<string, string>;
+
+function table(rows: Row[]): string {
+  if (rows.length === 0) return "";
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i < 3 ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join(" | ")} |`;
+  return [line(cols), `|${width.map((w, i) => (i < 3 ? `-${"-".repeat(w)}-` : `-${"-".repeat(w)}:`)).join("|")}|`, ...rows.map((r) => line(cols.map((c) => r[c] ?? "")))].join("\n");
+}
+
+const f = (n: number | undefined, unit = "") => (n === undefined || Number.isNaN(n) ? "–" : `${n}${unit}`);
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || Number.isNaN(a) || Number.isNaN(b) || b === 0 ? "–" : `×${a / b >= 10 ? Math.round(a / b) : round2(a / b)}`);
+
+function failures(r: ScenarioResult): string {
+  const parts: string[] = [];
+  if (r.error) parts.push(`NOT MEASURED: ${r.error}`);
+  for (const [k, v] of Object.entries(r.join?.outcomes ?? {})) if (k !== "joined") parts.push(`${v} ${k}`);
+  if (r.join?.placeFailed) parts.push(`${r.join.placeFailed} not placed`);
+  for (const [k, v] of Object.entries(r.window?.closed ?? {})) parts.push(`${v} closed ${k}`);
+  if (r.window?.moveVisible.lost) parts.push(`${r.window.moveVisible.lost} moves lost`);
+  if (r.window?.moveVisible.unseen) parts.push(`mover unseen ${r.window.moveVisible.unseen}×`);
+  const saves = (r.join?.saveFailures ?? 0) + (r.window?.serverErrors.saveFailures ?? 0);
+  if (saves) parts.push(`${saves} save failures`);
+  if (r.serverErrorLines) parts.push(`${r.serverErrorLines} error lines`);
+  return parts.join(", ") || "none";
+}
+
+/** The figures of one scenario row (undefined where not measured). */
+function figures(r: ScenarioResult) {
+  const m = r.window;
+  return {
+    cpuAvg: m?.server.cpuAvg,
+    cpuPeak: m?.server.cpuPeak,
+    rss: r.join || m ? Math.max(m?.server.rssPeakMb ?? 0, r.join?.serverRssPeakMb ?? 0) : undefined,
+    loop: m?.server.loopDelayP99Ms,
+    tick: m?.tick.p99Ms,
+    mvP50: m?.moveVisible.p50Ms,
+    mvP99: m?.moveVisible.p99Ms,
+    egress: m?.egressBytesPerClientPerS,
+    joinAll: r.join?.allSeconds,
+    bots: m?.bots.cpuAvg,
+  };
+}
+
+function scenarioRows(results: ScenarioResult[]): Row[] {
+  const rows: Row[] = [];
+  const keyOf = (r: ScenarioResult) => `${r.scenario}/${r.bots}`;
+  for (const r of results) {
+    const a = figures(r);
+    rows.push({
+      scenario: r.scenario,
+      bots: String(r.bots),
+      target: r.target,
+      "CPU avg/peak %": `${f(a.cpuAvg)} / ${f(a.cpuPeak)}`,
+      "RSS MB": f(a.rss),
+      "loop p99 ms": f(a.loop),
+      "tick p99 ms": f(a.tick),
+      "move→visible p50/p99 ms": `${f(a.mvP50)} / ${f(a.mvP99)}`,
+      "egress B/s/client": f(a.egress),
+      "join all s": f(a.joinAll),
+      "bots CPU %": f(a.bots),
+      failures: failures(r),
+    });
+    const base = results.find((b) => b.target === "baseline" && keyOf(b) === keyOf(r));
+    if (r.target === "game" && base) {
+      const b = figures(base);
+      rows.push({
+        scenario: "",
+        bots: "",
+        target: "game/baseline",
+        "CPU avg/peak %": `${ratio(a.cpuAvg, b.cpuAvg)} / ${ratio(a.cpuPeak, b.cpuPeak)}`,
+        "RSS MB": ratio(a.rss, b.rss),
+        "loop p99 ms": ratio(a.loop, b.loop),
+        "tick p99 ms": ratio(a.tick, b.tick),
+        "move→visible p50/p99 ms": `${ratio(a.mvP50, b.mvP50)} / ${ratio(a.mvP99, b.mvP99)}`,
+        "egress B/s/client": ratio(a.egress, b.egress),
+        "join all s": ratio(a.joinAll, b.joinAll),
+        "bots CPU %": ratio(a.bots, b.bots),
+        failures: "",
+      });
+    }
+  }
+  return rows;
+}
+
+type BurstEntry = BurstResult | { target: TargetKind; clients: number; error: string };
+
+function burstRows(results: BurstEntry[]): Row[] {
+  const rows: Row[] = [];
+  for (const r of results) {
+    if ("error" in r) {
+      rows.push({ clients: String(r.clients), target: r.target, joined: "–", "503 busy": "–", "mm refused": "–", "other failures": `NOT MEASURED: ${r.error}` });
+      continue;
+    }
+    const other = Object.entries(r.join.outcomes).filter(([k]) => !["joined", "503"].includes(k) && !k.startsWith("http-4") && !k.startsWith("mm-"));
+    const refused = Object.entries(r.join.outcomes).filter(([k]) => k.startsWith("http-4") || k.startsWith("mm-"));
+    const dropped = Object.entries(r.droppedAfterJoin);
+    rows.push({
+      clients: String(r.clients),
+      target: r.target,
+      joined: String(r.join.joined),
+      "503 busy": String(r.join.outcomes["503"] ?? 0),
+      "mm refused": refused.map(([k, v]) => `${v} ${k}`).join(", ") || "0",
+      "other failures": [...other.map(([k, v]) => `${v} ${k}`), ...dropped.map(([k, v]) => `${v} dropped ${k}`), ...(r.serverErrorLines ? [`${r.serverErrorLines} error lines`] : [])].join(", ") || "0",
+      "join all s": f(r.join.allSeconds),
+      "join p99 ms": f(r.join.p99Ms),
+      "/status max ms": f(r.status.maxMs),
+      "CPU avg/peak %": `${f(r.server.cpuAvg)} / ${f(r.server.cpuPeak)}`,
+      "RSS MB": f(r.server.rssPeakMb),
+      "loop p99 ms": f(r.server.loopDelayP99Ms),
+      "bots CPU %": f(r.bots.cpuAvg),
+    });
+  }
+  return rows;
 }
 
 // ------------------------------------------------------------------ main
 
 function machine() {
-  const pg = spawnSync("psql", [DEFAULT_PG, "-tAc", "show server_version"], { encoding: "utf8", timeout: 5_000 });
   return {
     cpu: `${cpus().length} × ${cpus()[0]?.model ?? "unknown"}`,
     memoryGb: Math.round(totalmem() / 1073741824),
     kernel: release(),
     node: process.version,
-    postgres: pg.status === 0 ? pg.stdout.trim() : undefined,
+    postgres: args.db && args.db !== "pglite" ? (spawnSync("psql", [args.db, "-tAc", "show server_version"], { encoding: "utf8", timeout: 5_000 }).stdout?.trim() || undefined) : undefined,
   };
 }
 
 async function main() {
+  const store = await storage();
   const world = mkdtempSync(join(tmpdir(), "bench-world-"));
   cpSync(join(ROOT, "world/manifests"), join(world, "manifests"), { recursive: true });
   const manifests = join(world, "manifests");
-  const databaseUrl = args.db === "pglite" ? undefined : (args.db ?? ((await reachable("127.0.0.1", 5432)) ? DEFAULT_PG : undefined));
   const content = await loadContent(manifests);
-  const rng = seededRng(42);
-  const budget = setTimeout(() => {
-    console.error("benchmark exceeded its time budget; stopping");
-    killAll();
-    process.exit(2);
-  }, (WARMUP_S + DURATION_S) * 2_000 + 15 * 60_000);
+  const ctx: Ctx = { world, manifests, content, databaseUrl: store.url };
+  const budget = setTimeout(
+    () => {
+      console.error("benchmark exceeded its time budget; stopping");
+      killAll();
+      process.exit(2);
+    },
+    // Per measurement: start-up and characters, the join phase, warm-up and window (twice for --interest), the stop.
+    (SCENARIOS.length * SIZES.length * TARGETS.length * (300 + JOIN_DEADLINE_MS / 1000 + 2 * (WARMUP_S + DURATION_S + JOIN_DEADLINE_MS / 1000)) +
+      (BURST ? TARGETS.length * (300 + BURST / 20 + JOIN_TIMEOUT_MS / 1000 + BURST_HOLD_S) : 0) +
+      600) *
+      1000,
+  );
   budget.unref();
 
   const info = {
     date: new Date().toISOString(),
     machine: machine(),
-    storage: databaseUrl ? "postgresql" : "pglite",
-    tickMs: Number(args["tick-ms"] ?? 600),
+    storage: store.label,
+    tickMs: TICK_MS,
     runtime: args.runtime,
-    serverNodeOptions: [...(args.runtime === "tsx" ? [] : PROD_NODE_OPTIONS), ...(args["server-node-options"]?.split(/\s+/).filter(Boolean) ?? [])].join(" ") || undefined,
+    serverNodeOptions: SERVER_NODE.join(" ") || undefined,
     saveIntervalSeconds: Number(args["save-interval"]),
-    workers: WORKERS,
     roam: ROAM,
     chatChance: CHAT_CHANCE,
+    decode: args.decode,
+    joinConcurrency: JOIN_CONCURRENCY,
+    warmupSeconds: WARMUP_S,
+    durationSeconds: DURATION_S,
+    charactersMadeUpFront: !args["create-on-join"],
   };
-  console.log(`world benchmark: ${args.interest ? `interest check, ${NEAR} near + ${BOTS - NEAR} far` : `${BOTS} bots`}, ${WORKERS} worker(s), storage ${info.storage}, tick ${info.tickMs} ms`);
+  console.log(
+    `world benchmark: ${[...SCENARIOS.map((s) => `${s} ${SIZES.join(",")}`), ...(BURST ? [`burst ${BURST}`] : [])].join("; ")}; targets ${TARGETS.join(" then ")}; tick ${TICK_MS} ms\n` +
+      `  storage (game): ${store.label}`,
+  );
 
-  let server: ServerHandle | undefined;
-  const workers: Worker[] = [];
+  const results: ScenarioResult[] = [];
+  const bursts: BurstEntry[] = [];
+  const out: Record<string, unknown> = { ...info, scenarios: results, bursts };
+  const jsonPath = args.json ?? join(ROOT, "loadtest/results", `bench-world-${info.date.replace(/[:.]/g, "-")}.json`);
+  const save = () => {
+    mkdirSync(resolve(jsonPath, ".."), { recursive: true });
+    writeFileSync(jsonPath, JSON.stringify(out, null, 2) + "\n");
+  };
   try {
-    if (args.runtime !== "tsx") buildDist();
-    server = await startServer(world, databaseUrl);
-    for (let i = 0; i < WORKERS; i++) workers.push(new Worker());
-    const result: Record<string, unknown> = { ...info };
-
-    const measure = async (label: string, group?: string) => {
-      await sleep(WARMUP_S * 1000);
-      const at = await openWindow(server!, workers);
-      await sleep(DURATION_S * 1000);
-      const w = await closeWindow(server!, workers, at);
-      const s = summarise(w.reports, group);
-      const all = group ? summarise(w.reports) : s;
-      console.log(
-        `  [${label}] ${s.connected} bots measured (${all.connected} connected), ${s.seconds} s: ` +
-          `server cpu ${w.server.cpuPercent}%, peak rss ${w.server.peakRssMb} MB (heap ${w.server.peakHeapUsedMb} MB), loop delay p99 ${w.server.loopDelayP99Ms} ms (max ${w.server.loopDelayMaxMs}), ` +
-          `tick p50 ${w.server.tickMs.p50} / p99 ${w.server.tickMs.p99} / max ${w.server.tickMs.max} ms (cpu p50 ${w.server.tickCpuMs.p50} / p99 ${w.server.tickCpuMs.p99}), ` +
-          `egress ${s.bytesPerClientPerSecond} B/client/s (${s.framesPerClientPerSecond} frames/s), ` +
-          `move→visible p50 ${s.latencyMs.p50} / p95 ${s.latencyMs.p95} / p99 ${s.latencyMs.p99} / max ${s.latencyMs.max} ms over ${s.latencyMs.count} moves (${s.latencyMs.lost} lost); ` +
-          `bot loop delay p99 ${w.workerLoopDelayP99Ms} ms; cpu % of one core: server ${w.cpu.server}, bots ${w.cpu.bots}, whole machine ${w.cpu.host} of ${w.cpu.cores * 100}`,
-      );
-      return { clients: s, allClients: all, server: w.server, workerLoopDelayP99Ms: w.workerLoopDelayP99Ms, cpu: w.cpu };
-    };
-
-    if (!args.interest) {
-      const homes = take(shuffle(safeHomes(content, () => true), rng), BOTS);
-      await joinBots(server, workers, homes.map((home, n) => ({ n, home, group: "all" })), manifests);
-      result.run = await measure(`${BOTS} bots`);
-    } else {
-      const nearTiles: Tile[] = [];
-      for (let x = -6; x <= 6; x++) for (let z = -6; z <= 6; z++) if (!content.isBlocked(x, z)) nearTiles.push({ x, z });
-      const near = take(shuffle(nearTiles, rng), NEAR);
-      const far = take(shuffle(safeHomes(content, (t) => Math.max(Math.abs(t.x), Math.abs(t.z)) >= 60), rng), BOTS - NEAR);
-      await joinBots(server, workers, near.map((home, n) => ({ n, home, group: "near" })), manifests);
-      const alone = await measure(`${NEAR} near bots alone`, "near");
-      await joinBots(server, workers, far.map((home, i) => ({ n: NEAR + i, home, group: "far" })), manifests);
-      const crowded = await measure(`${NEAR} near + ${BOTS - NEAR} far`, "near");
-      const ratio = Math.round((crowded.clients.bytesPerClientPerSecond / alone.clients.bytesPerClientPerSecond) * 100) / 100;
-      console.log(`  near-group egress with far bots / alone = ${ratio}`);
-      result.interest = { near: NEAR, far: BOTS - NEAR, alone, crowded, egressRatio: ratio };
-    }
-
-    if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2) + "\n");
-    console.log(JSON.stringify(result));
+    if (TARGETS.includes("game") && args.runtime !== "tsx") buildDist();
+    for (const scenario of SCENARIOS)
+      for (const n of SIZES)
+        for (const kind of TARGETS) {
+          try {
+            results.push(scenario === "interest" ? await runInterest(kind, n, ctx) : await runScenario(kind, scenario, n, ctx));
+          } catch (e) {
+            console.error(`  [${kind} ${scenario} ${n}] failed: ${(e as Error).stack ?? e}`);
+            results.push({ target: kind, scenario, bots: n, workers: 0, probePairs: 0, error: String((e as Error).message ?? e).slice(0, 300) });
+          }
+          save();
+        }
+    if (BURST)
+      for (const kind of TARGETS) {
+        try {
+          bursts.push(await runBurst(kind, BURST, ctx));
+        } catch (e) {
+          console.error(`  [${kind} burst ${BURST}] failed: ${(e as Error).stack ?? e}`);
+          bursts.push({ target: kind, clients: BURST, error: String((e as Error).message ?? e).slice(0, 300) });
+        }
+        save();
+      }
   } finally {
-    await Promise.all(workers.map((w) => w.ask({ cmd: "stop" }, "stopped", 30_000).catch(() => w.proc.kill("SIGKILL"))));
-    if (server) {
-      server.proc.kill("SIGTERM");
-      await Promise.race([new Promise((r) => server!.proc.once("exit", r)), sleep(15_000)]);
-    }
-    killAll();
     rmSync(world, { recursive: true, force: true });
   }
+  if (results.length) console.log(`\n${table(scenarioRows(results))}`);
+  if (bursts.length) console.log(`\n${table(burstRows(bursts))}`);
+  console.log(`\nresults: ${jsonPath}`);
 }
 
 main().then(

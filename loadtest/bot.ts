@@ -1,15 +1,20 @@
 /**
- * The wandering bot of the world benchmark: a plain Colyseus SDK client that joins the world,
- * teleports to its home tile (admin `/tp`, so bots spread over the map instead of piling up in the
- * starter town), then once a second runs to a random tile at most 2 tiles away (one tick of running)
- * within `roam` tiles of home, and now and then says something in public chat.
+ * The bot of the world benchmark (`bench-world.ts`, run by `bot-worker.ts`): a plain Colyseus SDK
+ * client that only ever `join`s the room named `world` that the server created. Against the game it
+ * joins with a server token (its character was made up front, or is made by the join); against the
+ * bare baseline (`loadtest/baseline/server.ts`) it has no token and asks for its home tile in the
+ * join options. Against the game, a bot whose home is not the spawn goes there with admin `/tp`.
  *
- * It measures what a player would notice: bytes received (WebSocket payloads) and the latency from
- * sending `player:move` to the first state patch that shows its own position changed.
+ * Every bot counts the bytes and frames it receives (WebSocket payloads). Only bots that need the
+ * state (the probes' observers, or all with `decode: true`) decode it: a bot that does not throws
+ * away state frames unread, so the bots' CPU stays low beside the server's on a small machine.
+ *
+ * Roles: a `wander` bot runs to a random free tile within `roam` tiles of home once every
+ * `moveEveryMs`; an `idle` bot joins and stays; an `observer` stands still and a `mover` walks a
+ * tile or two next to it: together they are a probe pair, timing a move until another client sees
+ * it (`ProbePair`).
  */
-import { randomUUID } from "node:crypto";
 import { Client, type Room } from "@colyseus/sdk";
-import { signServerToken } from "../src/auth/tokens.js";
 import type { GameContent } from "../src/content/load.js";
 import { CLIENT_EVENTS } from "../src/events.js";
 
@@ -18,166 +23,176 @@ export interface Tile {
   z: number;
 }
 
-export interface BotOptions {
-  url: string;
-  jwtSecret: string;
-  adminCode: string;
-  home: Tile;
-  /** Tiles around home the bot wanders in. */
-  roam: number;
-  moveEveryMs: number;
-  /** Chance per move tick to also send a chat line. */
-  chatChance: number;
-  content: Pick<GameContent, "isBlocked" | "inBounds">;
-  rng: () => number;
-  /** Give up on a join step after this long. */
-  timeoutMs: number;
+export type TargetKind = "game" | "baseline";
+
+export interface BotTarget {
+  kind: TargetKind;
+  /** The SDK endpoint (`http://host:port/ws` for the game, `http://host:port` for the baseline). */
+  endpoint: string;
+  adminCode?: string;
 }
 
-/** Counters a bot keeps between two `reset()` calls. */
-export interface BotStats {
-  bytes: number;
-  frames: number;
-  moves: number;
-  chats: number;
-  latencies: number[];
-  /** Moves whose effect never showed within 5 s. */
-  lost: number;
+/** How a join ended (README "Benchmarks", failures by kind). */
+export interface JoinOutcome {
+  /** `joined`; `busy` (503 / SERVER_BUSY: told to retry); `refused` (a matchmaking error: another 4xx, or Colyseus's 520–525 but 523); anything else is a failure. */
+  kind: "joined" | "busy" | "refused" | "failed";
+  /** Finer kind for the table: `joined`, `503`, `http-429`, `mm-524`, `5xx-500`, `close-4002`, `timeout`, `net-ECONNRESET`… */
+  detail: string;
+  startedAt: number;
+  endedAt: number;
+  message?: string;
 }
-
-const LOST_AFTER_MS = 5_000;
 
 /** Payloads checked against the shared event table, as the server will. */
 function payload<E extends keyof typeof CLIENT_EVENTS>(event: E, data: unknown) {
   return CLIENT_EVENTS[event].parse(data);
 }
 
-export class WanderBot {
-  id = "";
-  client: Client | undefined;
+const STATE = 14;
+const STATE_PATCH = 15;
+
+/** Sort a failed join into a kind. */
+export function classifyJoinError(e: unknown): Pick<JoinOutcome, "kind" | "detail" | "message"> {
+  const err = e as { code?: unknown; message?: string; name?: string };
+  const message = String(err?.message ?? e).slice(0, 200);
+  if (message.startsWith("join took longer")) return { kind: "failed", detail: "timeout", message };
+  const code = err?.code;
+  if (typeof code === "string") return { kind: "failed", detail: `net-${code}`, message };
+  if (typeof code !== "number") return { kind: "failed", detail: "other", message };
+  if (code === 503 || /SERVER_BUSY/.test(message)) return { kind: "busy", detail: "503", message };
+  if (code >= 400 && code < 500) return { kind: "refused", detail: `http-${code}`, message };
+  if (code >= 520 && code <= 525 && code !== 523) return { kind: "refused", detail: `mm-${code}`, message };
+  if (code >= 500 && code < 600) return { kind: "failed", detail: `5xx-${code}`, message };
+  if (code >= 1000) return { kind: "failed", detail: `close-${code}`, message };
+  return { kind: "failed", detail: `code-${code}`, message };
+}
+
+export interface BotCounters {
+  bytes: number;
+  frames: number;
+  moves: number;
+}
+
+export class BenchBot {
   room: Room<any, any> | undefined;
+  /** The bot's own id in the state's players map (from `player:sync`). */
+  id = "";
+  /** Close code once the room is gone (not set by `leave`). */
   closedCode: number | undefined;
-  stats: BotStats = WanderBot.emptyStats();
+  counters: BotCounters = { bytes: 0, frames: 0, moves: 0 };
+  onStateChange: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private pending: { from: Tile; at: number } | undefined;
   private systemWaiters: { re: RegExp; resolve: () => void }[] = [];
+  private leaving = false;
+  private idWaiters: (() => void)[] = [];
 
-  constructor(readonly opts: BotOptions) {}
+  constructor(
+    readonly target: BotTarget,
+    readonly home: Tile,
+    /** Server token (game only). */
+    readonly token: string | undefined,
+    /** Decode the state (observers). */
+    readonly decode: boolean,
+  ) {}
 
-  static emptyStats(): BotStats {
-    return { bytes: 0, frames: 0, moves: 0, chats: 0, latencies: [], lost: 0 };
+  /** Join the world; never throws (the outcome says how it went). */
+  async join(timeoutMs: number): Promise<JoinOutcome> {
+    const startedAt = Date.now();
+    const client = new Client(this.target.endpoint);
+    if (this.token) client.auth.token = this.token;
+    const options = this.target.kind === "baseline" ? { x: this.home.x, z: this.home.z } : {};
+    const joining = client.join("world", options);
+    try {
+      const room = await withTimeout(joining, timeoutMs, "join");
+      this.attach(room);
+      return { kind: "joined", detail: "joined", startedAt, endedAt: Date.now() };
+    } catch (e) {
+      // A join that answers after its time is up is left at once.
+      joining.then((r) => r.leave(true).catch(() => undefined), () => undefined);
+      return { ...classifyJoinError(e), startedAt, endedAt: Date.now() };
+    }
   }
 
-  /** Join, become admin, go home. Rejects on any step taking longer than `timeoutMs`. */
-  async connect(): Promise<void> {
-    const { token } = signServerToken(this.opts.jwtSecret, { sub: randomUUID() });
-    this.client = new Client(`${this.opts.url}/ws`);
-    this.client.auth.token = token;
-    const room = await withTimeout(this.client.join("world", {}), this.opts.timeoutMs, "join");
+  private attach(room: Room<any, any>) {
     this.room = room;
     room.reconnection.enabled = false;
-    // Count every payload from now on (the transport looks the handler up on each message).
+    // Count every payload from now on (the transport looks the handler up on each message); state
+    // frames of a bot that does not decode are dropped unread.
     const events = room.connection.events;
     const onmessage = events.onmessage!;
     events.onmessage = (ev: MessageEvent) => {
       const data = ev.data as ArrayBuffer | string;
-      this.stats.bytes += typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
-      this.stats.frames++;
+      this.counters.frames++;
+      if (typeof data === "string") {
+        this.counters.bytes += Buffer.byteLength(data);
+        return onmessage(ev);
+      }
+      this.counters.bytes += data.byteLength;
+      if (!this.decode && data.byteLength > 0) {
+        const code = new Uint8Array(data, 0, 1)[0]! & 0x1f;
+        if (code === STATE || code === STATE_PATCH) return;
+      }
       onmessage(ev);
     };
     room.onMessage("player:sync", (s: { id: string }) => {
-      this.id ||= s.id;
+      if (this.id || !s?.id) return;
+      this.id = s.id;
+      for (const w of this.idWaiters.splice(0)) w();
     });
     room.onMessage("chat:message", (m: { type: string; text: string }) => {
-      if (m.type !== "system") return;
+      if (m?.type !== "system") return;
       for (const w of [...this.systemWaiters]) if (w.re.test(m.text)) this.systemWaiters.splice(this.systemWaiters.indexOf(w), 1) && w.resolve();
     });
     room.onMessage("*", () => undefined);
-    room.onStateChange(() => this.onPatch());
+    if (this.decode) room.onStateChange(() => this.onStateChange?.());
     room.onLeave((code: number) => {
-      this.closedCode = code;
+      if (!this.leaving) this.closedCode = code;
       this.stop();
     });
-    await this.command(`/admin ${this.opts.adminCode}`, /Admin mode enabled/);
-    await this.command(`/tp ${this.opts.home.x} ${this.opts.home.z}`, /Teleported/);
   }
 
-  private command(text: string, ok: RegExp): Promise<void> {
+  /** Resolves once the bot knows its id (`player:sync`). */
+  whenIdentified(timeoutMs: number): Promise<void> {
+    if (this.id) return Promise.resolve();
+    return withTimeout(new Promise<void>((r) => this.idWaiters.push(r)), timeoutMs, "player:sync");
+  }
+
+  /** The player `id` as this bot's state shows it (decoding bots only). */
+  seen(id: string): { x: number; z: number; moving: boolean } | undefined {
+    return this.room?.state?.players?.get(id);
+  }
+
+  /** Game only: become admin and teleport home (bots that do not start at the spawn). */
+  async goHome(timeoutMs: number): Promise<void> {
+    if (this.target.kind !== "game") return;
+    await this.command(`/admin ${this.target.adminCode}`, /Admin mode enabled/, timeoutMs);
+    await this.command(`/tp ${this.home.x} ${this.home.z}`, /Teleported/, timeoutMs);
+  }
+
+  private command(text: string, ok: RegExp, timeoutMs: number): Promise<void> {
     const done = new Promise<void>((resolve) => this.systemWaiters.push({ re: ok, resolve }));
     this.room!.send("player:chat", payload("player:chat", { text }));
-    return withTimeout(done, this.opts.timeoutMs, text.split(" ")[0]!);
+    return withTimeout(done, timeoutMs, text.split(" ")[0]!);
   }
 
-  private get me(): { x: number; z: number; moving: boolean } | undefined {
-    return this.room?.state?.players?.get(this.id);
+  move(to: Tile) {
+    if (!this.room || this.closedCode !== undefined) return;
+    this.room.send("player:move", payload("player:move", { x: to.x, z: to.z, run: true }));
+    this.counters.moves++;
   }
 
-  /** After each patch: did the pending move show up? */
-  private onPatch() {
-    const p = this.pending;
-    const me = this.me;
-    if (!p || !me) return;
-    if (me.x !== p.from.x || me.z !== p.from.z) {
-      this.stats.latencies.push(performance.now() - p.at);
-      this.pending = undefined;
-    }
+  chat(text: string) {
+    if (!this.room || this.closedCode !== undefined) return;
+    this.room.send("player:chat", payload("player:chat", { text }));
   }
 
-  /** Start wandering (first move after a random part of the interval, so bots do not beat in step). */
-  start() {
-    if (this.timer || !this.room) return;
-    const first = setTimeout(() => {
-      this.tick();
-      this.timer = setInterval(() => this.tick(), this.opts.moveEveryMs);
-    }, Math.floor(this.opts.rng() * this.opts.moveEveryMs));
-    this.timer = first;
-  }
-
-  private tick() {
-    const me = this.me;
-    if (!me || this.closedCode !== undefined) return;
-    if (this.pending) {
-      if (performance.now() - this.pending.at < LOST_AFTER_MS) return; // still waiting to see the last move
-      this.stats.lost++;
-      this.pending = undefined;
-    }
-    const { home, roam } = this.opts;
-    if (Math.max(Math.abs(me.x - home.x), Math.abs(me.z - home.z)) > roam + 2) {
-      // Died and respawned, or pushed away: go home again.
-      this.room!.send("player:chat", payload("player:chat", { text: `/tp ${home.x} ${home.z}` }));
-      return;
-    }
-    const target = this.pickTarget(me);
-    if (target) {
-      this.pending = me.moving ? undefined : { from: { x: me.x, z: me.z }, at: performance.now() };
-      this.room!.send("player:move", payload("player:move", { x: target.x, z: target.z, run: true }));
-      this.stats.moves++;
-    }
-    if (this.opts.rng() < this.opts.chatChance) {
-      this.room!.send("player:chat", payload("player:chat", { text: `hello from ${this.id.slice(0, 8)}` }));
-      this.stats.chats++;
-    }
-  }
-
-  private pickTarget(me: Tile): Tile | undefined {
-    const { home, roam, content, rng } = this.opts;
-    for (let attempt = 0; attempt < 12; attempt++) {
-      const x = me.x + Math.floor(rng() * 5) - 2;
-      const z = me.z + Math.floor(rng() * 5) - 2;
-      if (x === me.x && z === me.z) continue;
-      if (Math.abs(x - home.x) > roam || Math.abs(z - home.z) > roam) continue;
-      if (!content.inBounds(x, z) || content.isBlocked(x, z)) continue;
-      return { x, z };
-    }
-    return undefined;
-  }
-
-  /** Take the counters and start new ones. */
-  takeStats(): BotStats {
-    const s = this.stats;
-    this.stats = WanderBot.emptyStats();
-    this.pending = undefined;
-    return s;
+  /** Run `fn` every `everyMs`, first after a random part of it (so bots do not beat in step). */
+  every(everyMs: number, rng: () => number, fn: () => void) {
+    this.stop();
+    this.timer = setTimeout(() => {
+      fn();
+      this.timer = setInterval(fn, everyMs);
+    }, Math.floor(rng() * everyMs));
   }
 
   stop() {
@@ -188,9 +203,101 @@ export class WanderBot {
     this.timer = undefined;
   }
 
+  takeCounters(): BotCounters {
+    const c = this.counters;
+    this.counters = { bytes: 0, frames: 0, moves: 0 };
+    return c;
+  }
+
   async leave(): Promise<void> {
     this.stop();
-    if (this.room && this.closedCode === undefined) await withTimeout(this.room.leave(true), 5_000, "leave").catch(() => undefined);
+    this.leaving = true;
+    if (this.room && this.closedCode === undefined) await withTimeout(this.room.leave(true), 5_000, "leave").catch(() => this.room?.connection.close());
+  }
+}
+
+/** A random free tile within `roam` tiles (Chebyshev) of `home`, other than `not`. */
+export function randomTileNear(home: Tile, roam: number, content: Pick<GameContent, "isBlocked" | "inBounds">, rng: () => number, not?: Tile): Tile | undefined {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const x = home.x + Math.floor(rng() * (2 * roam + 1)) - roam;
+    const z = home.z + Math.floor(rng() * (2 * roam + 1)) - roam;
+    if (not && x === not.x && z === not.z) continue;
+    if (!content.inBounds(x, z) || content.isBlocked(x, z)) continue;
+    return { x, z };
+  }
+  return undefined;
+}
+
+const LOST_AFTER_MS = 5_000;
+
+/**
+ * A probe: the mover walks to a free tile one or two tiles from where the observer sees it (and
+ * within 2 tiles of the observer's spot), only while the observer sees it standing; the latency is
+ * from `room.send("player:move")` to the first state patch in which the observer sees the mover's
+ * position change. Both bots live in the same process, so one clock times both ends.
+ */
+export class ProbePair {
+  latencies: number[] = [];
+  lost = 0;
+  /** Ticks of the mover's timer on which the observer did not see the mover at all. */
+  unseen = 0;
+  private pending: { from: Tile; at: number } | undefined;
+
+  constructor(
+    readonly observer: BenchBot,
+    readonly mover: BenchBot,
+    readonly spot: Tile,
+    private readonly content: Pick<GameContent, "isBlocked" | "inBounds">,
+    private readonly rng: () => number,
+  ) {
+    observer.onStateChange = () => this.onPatch();
+  }
+
+  private onPatch() {
+    const p = this.pending;
+    if (!p) return;
+    const m = this.observer.seen(this.mover.id);
+    if (m && (m.x !== p.from.x || m.z !== p.from.z)) {
+      this.latencies.push(performance.now() - p.at);
+      this.pending = undefined;
+    }
+  }
+
+  start(everyMs: number) {
+    this.mover.every(everyMs, this.rng, () => this.step());
+  }
+
+  private step() {
+    if (this.pending) {
+      if (performance.now() - this.pending.at < LOST_AFTER_MS) return;
+      this.lost++;
+      this.pending = undefined;
+    }
+    const m = this.observer.seen(this.mover.id);
+    if (!m) {
+      this.unseen++;
+      return;
+    }
+    if (m.moving) return;
+    const from = { x: m.x, z: m.z };
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const x = from.x + Math.floor(this.rng() * 5) - 2;
+      const z = from.z + Math.floor(this.rng() * 5) - 2;
+      if ((x === from.x && z === from.z) || Math.max(Math.abs(x - this.spot.x), Math.abs(z - this.spot.z)) > 2) continue;
+      if (!this.content.inBounds(x, z) || this.content.isBlocked(x, z)) continue;
+      this.pending = { from, at: performance.now() };
+      this.mover.move({ x, z });
+      return;
+    }
+  }
+
+  takeLatencies(): { latencies: number[]; lost: number; unseen: number } {
+    const out = { latencies: this.latencies, lost: this.lost, unseen: this.unseen };
+    this.latencies = [];
+    this.lost = 0;
+    this.unseen = 0;
+    this.pending = undefined;
+    return out;
   }
 }
 

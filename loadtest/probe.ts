@@ -1,7 +1,7 @@
 /**
- * Server-side probe for the world benchmark. Loaded into the server process with
- * `node --import tsx --import ./loadtest/probe.ts src/main.ts`; it changes nothing in the server (it
- * only wraps `WorldRoom.onTick` to time it) and prints one line per second on stdout:
+ * Server-side probe for the load scripts (`bench-world.ts`, `bench-pathing.ts`). Loaded into the
+ * server process with `node --import tsx --import ./loadtest/probe.ts src/main.ts`; it changes
+ * nothing in the server and prints one line per second on stdout:
  *
  *   PROBE {"t":…, "cpu":…, "rss":…, "heap":…, "eld":{…}, "window":{…}}
  *
@@ -11,29 +11,53 @@
  * beyond the 10 ms sampling timer, plus event-loop utilisation, and how long the world ticks took
  * (`tick`: simulation, schema sync, views and patch broadcast, in milliseconds; `tickCpu`: the CPU
  * time the process used meanwhile, which leaves out time spent waiting for a core).
+ *
+ * Ticks: in the game server the probe wraps `WorldRoom.prototype.onTick` (looked up at run time, so
+ * the probe still loads, without tick figures, if the room moves: the bench then reads ticks from
+ * the server's metrics). Any other server (the bench's bare Colyseus baseline) reports its ticks by
+ * calling `globalThis.__benchRecordTick(wallMicroseconds, cpuMicroseconds)`; with `PROBE_HOOK=none`
+ * the game room is not looked up at all.
  */
 import { createHistogram, monitorEventLoopDelay, performance, type IntervalHistogram, type RecordableHistogram } from "node:perf_hooks";
-import { WorldRoom } from "../rooms/WorldRoom.js";
 
 /** Tick durations in microseconds (wall clock, and CPU time of the process), per second and per window. */
 const tickSecond = createHistogram();
 const tickWindow = createHistogram();
 const tickCpuWindow = createHistogram();
-const proto = WorldRoom.prototype as unknown as { onTick: () => void };
-const onTick = proto.onTick;
-proto.onTick = function (this: unknown) {
-  const t0 = performance.now();
-  const c0 = process.cpuUsage();
+
+function recordTick(wallUs: number, cpuUs: number) {
+  const us = Math.max(1, Math.round(wallUs));
+  tickSecond.record(us);
+  tickWindow.record(us);
+  tickCpuWindow.record(Math.max(1, Math.round(cpuUs)));
+}
+(globalThis as { __benchRecordTick?: typeof recordTick }).__benchRecordTick = recordTick;
+
+/** Whether the game room's tick is timed here (false: no room found, or another server). */
+let hooked = false;
+if (process.env.PROBE_HOOK !== "none") {
   try {
-    onTick.call(this);
-  } finally {
-    const us = Math.max(1, Math.round((performance.now() - t0) * 1000));
-    const c = process.cpuUsage(c0);
-    tickSecond.record(us);
-    tickWindow.record(us);
-    tickCpuWindow.record(Math.max(1, c.user + c.system));
+    const mod = (await import(new URL("../rooms/WorldRoom.js", import.meta.url).href)) as { WorldRoom?: { prototype: { onTick?: () => void } } };
+    const proto = mod.WorldRoom?.prototype;
+    const onTick = proto?.onTick;
+    if (proto && typeof onTick === "function") {
+      proto.onTick = function (this: unknown) {
+        const t0 = performance.now();
+        const c0 = process.cpuUsage();
+        try {
+          onTick.call(this);
+        } finally {
+          const c = process.cpuUsage(c0);
+          recordTick((performance.now() - t0) * 1000, c.user + c.system);
+        }
+      };
+      hooked = true;
+    }
+  } catch {
+    // no game room here: ticks come from __benchRecordTick or nowhere
   }
-};
+}
+process.stdout.write(`PROBE-INFO ${JSON.stringify({ tickHook: hooked ? "WorldRoom.onTick" : process.env.PROBE_HOOK === "none" ? "global" : "none" })}\n`);
 
 function ticks(h: RecordableHistogram) {
   const ms = (us: number) => Math.round(us / 10) / 100;

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@colyseus/sdk";
-import { BenchBot, ProbePair, classifyJoinError, seededRng } from "../../loadtest/bot.js";
-import { histogramQuantile, procStat } from "../../loadtest/sampler.js";
-import { startLoadServer, type LoadServer } from "../../loadtest/server.js";
-import { eventually } from "../helpers/clients.js";
+import { BenchBot, ProbePair, classifyJoinError, seededRng } from "../../../loadtest/bot.js";
+import { histogramQuantile, procStat } from "../../../loadtest/sampler.js";
+import { startLoadServer, type LoadServer } from "../../../loadtest/server.js";
+import { eventually } from "../../helpers/clients.js";
 
 describe("world benchmark tools (loadtest/)", function () {
   this.timeout(60_000);

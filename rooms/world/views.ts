@@ -99,7 +99,9 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
     for (const id of next[kind]) {
       if (prev?.[kind].has(id)) continue;
       const obj = mirror.get(kind, id);
+      // Not mirrored yet (a player still joining): left out, so a later refresh adds it.
       if (obj) view.add(obj);
+      else next[kind].delete(id);
     }
     if (prev)
       for (const id of prev[kind]) {

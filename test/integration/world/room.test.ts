@@ -571,6 +571,12 @@ describe("WorldRoom (SDK clients)", function () {
       await a.waitState((s) => s.players.get(b.id)?.x === 10, "b's moves keep arriving");
     });
 
+    it("players who join at the same time all see each other (none left out while still joining)", async () => {
+      const joined = await Promise.all(Array.from({ length: 8 }, () => join()));
+      for (const p of joined)
+        await p.waitState((s) => joined.every((o) => s.players.get(o.id) !== undefined), `${p.id} sees all eight`);
+    });
+
     it("sees NPCs and resources only near itself", async () => {
       const p = await join({ admin: true });
       await p.waitState((s) => s.resources.size > 0, "resources near spawn");

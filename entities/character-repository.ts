@@ -9,14 +9,7 @@ import type { SqlEntityManager } from "@mikro-orm/sql";
 import { isUniqueViolation } from "../src/storage/errors.js";
 import type { Orm } from "../src/storage/orm.js";
 import { AccountEntity } from "./account.js";
-import {
-  BankItemEntity,
-  CharacterEntity,
-  EquipmentItemEntity,
-  InventoryItemEntity,
-  type Character,
-  type StoredGoal,
-} from "./character.js";
+import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character, type StoredGoal } from "./character.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
 
 /** The stored item rows of one character. */
@@ -151,9 +144,7 @@ export class CharacterRepository {
   }
 
   async isNameTaken(name: string, exceptId?: string): Promise<boolean> {
-    const rows = await this.fork()
-      .getConnection()
-      .execute<{ id: string }[]>("select id from characters where lower(name) = lower(?)", [name]);
+    const rows = await this.fork().getConnection().execute<{ id: string }[]>("select id from characters where lower(name) = lower(?)", [name]);
     return rows.some((r) => r.id !== exceptId);
   }
 
@@ -219,14 +210,22 @@ export class CharacterRepository {
     await em.nativeDelete(InventoryItemEntity, { characterId });
     await em.nativeDelete(EquipmentItemEntity, { characterId });
     if (items.bank) await em.nativeDelete(BankItemEntity, { characterId });
-    if (items.inventory.length) await em.insertMany(InventoryItemEntity, items.inventory.map((r) => ({ characterId, ...r })));
+    if (items.inventory.length)
+      await em.insertMany(
+        InventoryItemEntity,
+        items.inventory.map((r) => ({ characterId, ...r })),
+      );
     const eq = Object.entries(items.equipment);
     if (eq.length)
       await em.insertMany(
         EquipmentItemEntity,
         eq.map(([slotType, r]) => ({ characterId, slotType, itemId: r.itemId, quantity: r.quantity })),
       );
-    if (items.bank?.length) await em.insertMany(BankItemEntity, items.bank.map((r) => ({ characterId, ...r })));
+    if (items.bank?.length)
+      await em.insertMany(
+        BankItemEntity,
+        items.bank.map((r) => ({ characterId, ...r })),
+      );
   }
 
   /** Record that a character entered the world over `transport`. @returns the login's id. */

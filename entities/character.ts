@@ -62,7 +62,10 @@ export const CharacterEntity = defineEntity({
     goal: p.json<StoredGoal>().nullable(),
     goalsPaused: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     lastSeenAt: p.datetime().nullable(),
   },
   uniques: [{ name: "characters_name_lower_unique", expression: "create unique index characters_name_lower_unique on characters (lower(name))" }],

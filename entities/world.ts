@@ -13,7 +13,10 @@ export const ItemDefinitionEntity = defineEntity({
     equipSlot: p.string().nullable(),
     /** The full manifest entry (bonuses, requirements, effects). */
     data: p.json<Record<string, unknown>>(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   checks: [{ name: "item_definitions_value_check", expression: "value >= 0" }],
 });
@@ -28,7 +31,10 @@ export const WorldChunkEntity = defineEntity({
     chunkZ: p.integer(),
     /** Modifications inside the chunk (placed objects, removed scenery, fires, ...). */
     data: p.json<Record<string, unknown>>(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
   uniques: [{ name: "world_chunks_xz_unique", properties: ["chunkX", "chunkZ"] }],
 });

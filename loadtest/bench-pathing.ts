@@ -165,7 +165,16 @@ async function measure(probes: Probe[], seconds: number) {
   const deadline = Date.now() + 5_000;
   while (probes.length === count && Date.now() < deadline) await sleep(100);
   // No probe line for 5 s: the server's event loop was held the whole time; count it as no ticks.
-  if (probes.length === count) return { seconds, cpuPercent: NaN, tick: { count: 0 } as TickStats, tickCpu: { count: 0 } as TickStats, loopDelay: { p50: NaN, p99: NaN, max: NaN }, loopUtilisation: NaN, stale: true };
+  if (probes.length === count)
+    return {
+      seconds,
+      cpuPercent: NaN,
+      tick: { count: 0 } as TickStats,
+      tickCpu: { count: 0 } as TickStats,
+      loopDelay: { p50: NaN, p99: NaN, max: NaN },
+      loopUtilisation: NaN,
+      stale: true,
+    };
   const w = probes.at(-1)!.window;
   return { seconds: w.seconds, cpuPercent: w.cpu, tick: w.tick, tickCpu: w.tickCpu, loopDelay: { p50: w.p50, p99: w.p99, max: w.max }, loopUtilisation: w.elu };
 }
@@ -174,7 +183,9 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), "realm-bench-pathing-"));
   try {
     const world = await buildWorld(dir);
-    console.log(`world: ${world.regions} walkable regions; targets ${TARGETS.map((t) => `(${t.x}, ${t.z})`).join(" and ")} enclosed; spawn (${world.spawn.x}, ${world.spawn.z})`);
+    console.log(
+      `world: ${world.regions} walkable regions; targets ${TARGETS.map((t) => `(${t.x}, ${t.z})`).join(" and ")} enclosed; spawn (${world.spawn.x}, ${world.spawn.z})`,
+    );
     const s = await startServer(dir);
     console.log(`server ${SERVER_ROOT} on ${s.url}, TICK_MS=${TICK_MS}, storage ${args.db ? "PostgreSQL" : "PGlite"}`);
     const client = await connectClient(s.url);
@@ -258,7 +269,9 @@ async function main() {
     };
     console.log(JSON.stringify(result, null, 2));
     const row = (n: string, m: Window) =>
-      "stale" in m ? `| ${n} | 0 | event loop held: no probe line for the whole window | | | | | |` : `| ${n} | ${m.tick.count} | ${m.tick.p50} | ${m.tick.p99} | ${m.tick.max} | ${m.tickCpu.p99} | ${m.loopDelay.p99} | ${m.cpuPercent} |`;
+      "stale" in m
+        ? `| ${n} | 0 | event loop held: no probe line for the whole window | | | | | |`
+        : `| ${n} | ${m.tick.count} | ${m.tick.p50} | ${m.tick.p99} | ${m.tick.max} | ${m.tickCpu.p99} | ${m.loopDelay.p99} | ${m.cpuPercent} |`;
     console.log(
       `\n| window | ticks | tick p50 ms | tick p99 ms | tick max ms | tick CPU p99 ms | loop delay p99 ms | server CPU % |\n|---|---|---|---|---|---|---|---|\n` +
         quiet.flatMap((qw, i) => [row(`quiet ${i + 1}`, qw), row(`flood ${i + 1}`, flood[i]!)]).join("\n"),
@@ -266,7 +279,9 @@ async function main() {
     console.log(
       `\nmedian tick p99: quiet ${q.tickP99Ms} ms, flood ${f.tickP99Ms} ms (rise ${wallRise}); tick CPU p99: quiet ${q.tickCpuP99Ms} ms, flood ${f.tickCpuP99Ms} ms (rise ${cpuRise}); allowed ${ALLOWED_RISE_MS} ms; ticks/s: quiet ${q.ticksPerSecond}, flood ${f.ticksPerSecond}; windows with the loop held: ${held}: ${pass ? "PASS" : "FAIL"}`,
     );
-    console.log(`moves in the flood windows: ${flood.reduce((n, w) => n + w.moves.sent, 0)} sent, ${flood.reduce((n, w) => n + w.moves.refusedCantReach, 0)} answered "can't reach"`);
+    console.log(
+      `moves in the flood windows: ${flood.reduce((n, w) => n + w.moves.sent, 0)} sent, ${flood.reduce((n, w) => n + w.moves.refusedCantReach, 0)} answered "can't reach"`,
+    );
     if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2));
     client.ws.close();
     process.exitCode = pass ? 0 : 1;

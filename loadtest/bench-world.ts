@@ -339,7 +339,9 @@ function specs(scenario: "crowd" | "spread", n: number, content: GameContent, rn
     const wide = shuffle(all, rng);
     homes = Array.from({ length: n }, (_, i) => (i < inHot ? hot[i % hot.length]! : wide[(i - inHot) % wide.length]!));
     homes = shuffle(homes, rng);
-    console.log(`  spread: ${inHot} bots in ${hot.length} hotspots (${hot.map((t) => `${t.x},${t.z}`).join("; ")}), ${n - inHot} over ${all.length} homes across the map`);
+    console.log(
+      `  spread: ${inHot} bots in ${hot.length} hotspots (${hot.map((t) => `${t.x},${t.z}`).join("; ")}), ${n - inHot} over ${all.length} homes across the map`,
+    );
   }
   const homeOf = (i: number) => (scenario === "crowd" ? spawn : homes[i]!);
   for (let p = 0; p < pairs; p++) {
@@ -552,7 +554,11 @@ class Run {
     const count = this.server.probes.length;
     while (this.server.probes.length === count && Date.now() < deadline) await sleep(100);
     const last = this.server.probes.at(-1);
-    const gs: GroupReport[] = reports.flatMap((r) => Object.entries(r.groups).filter(([g]) => !group || g === group).map(([, v]) => v));
+    const gs: GroupReport[] = reports.flatMap((r) =>
+      Object.entries(r.groups)
+        .filter(([g]) => !group || g === group)
+        .map(([, v]) => v),
+    );
     const sum = (f: (g: GroupReport) => number) => gs.reduce((n, g) => n + f(g), 0);
     const seconds = Math.max(...reports.map((r) => r.elapsedMs)) / 1000;
     const connected = sum((g) => g.connected);
@@ -595,7 +601,11 @@ class Run {
         unseen: sum((g) => g.unseen),
       },
       egressBytesPerClientPerS: Math.round(sum((g) => g.bytes) / Math.max(1, connected) / seconds),
-      observersSee: ((seen) => ({ min: Math.min(...seen), avg: Math.round(seen.reduce((a, b) => a + b, 0) / Math.max(1, seen.length)), max: Math.max(...seen) }))(gs.flatMap((g) => g.seen)),
+      observersSee: ((seen) => ({
+        min: Math.min(...seen),
+        avg: Math.round(seen.reduce((a, b) => a + b, 0) / Math.max(1, seen.length)),
+        max: Math.max(...seen),
+      }))(gs.flatMap((g) => g.seen)),
       framesPerClientPerS: round1(sum((g) => g.frames) / Math.max(1, connected) / seconds),
       bots: { ...bots, loopDelayP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))), processes: this.workers.length },
       host: this.sampler.hostStats(w.t, t),
@@ -653,7 +663,9 @@ function logWindow(label: string, m: Measured) {
       (m.moveVisible.unseen ? ` (a mover out of its observer's state ${m.moveVisible.unseen} times)` : "") +
       `; bots cpu ${m.bots.cpuAvg}% (peak ${m.bots.cpuPeak}, ${m.bots.processes} procs, loop p99 ${m.bots.loopDelayP99Ms} ms); ` +
       `machine ${m.host?.busy ?? "?"} of ${m.host?.of ?? "?"}; /status max ${m.status.maxMs} ms` +
-      (m.bots.loopDelayP99Ms > 100 ? ` — WARNING: the bots' event loop lagged (p99 ${m.bots.loopDelayP99Ms} ms): they may be the bottleneck (more --workers, or fewer bots per machine)` : "") +
+      (m.bots.loopDelayP99Ms > 100
+        ? ` — WARNING: the bots' event loop lagged (p99 ${m.bots.loopDelayP99Ms} ms): they may be the bottleneck (more --workers, or fewer bots per machine)`
+        : "") +
       (Object.keys(m.closed).length ? `; closed: ${JSON.stringify(m.closed)}` : ""),
   );
 }
@@ -673,7 +685,9 @@ async function joinPhase(run: Run, list: BotSpec[], concurrency: number, ctx: Ct
   let prepare: ScenarioResult["prepare"];
   if (run.server.kind === "game" && !args["create-on-join"]) {
     prepare = await prepareCharacters(run.server.url, tokens as string[]);
-    console.log(`  [${label}] ${list.length - prepare.failed}/${list.length} characters made up front in ${(prepare.ms / 1000).toFixed(1)} s${prepare.errors.length ? ` (${prepare.errors.join("; ")})` : ""}`);
+    console.log(
+      `  [${label}] ${list.length - prepare.failed}/${list.length} characters made up front in ${(prepare.ms / 1000).toFixed(1)} s${prepare.errors.length ? ` (${prepare.errors.join("; ")})` : ""}`,
+    );
   }
   const status = pollStatus(run.server.url, 500);
   const m0 = run.server.metricsUrl ? await scrape(run.server.metricsUrl) : undefined;
@@ -768,8 +782,16 @@ async function runInterest(kind: TargetKind, n: number, ctx: Ctx): Promise<Scena
       near.push({ n: near.length, home: spawn, group: "near", role: "mover", pair: p });
     }
     while (near.length < nearCount) near.push({ n: near.length, home: spawn, group: "near", role: "wander" });
-    const farHomes = shuffle(safeHomes(ctx.content, (t) => Math.max(Math.abs(t.x - spawn.x), Math.abs(t.z - spawn.z)) >= 60), rng);
-    const far: BotSpec[] = Array.from({ length: n - nearCount }, (_, i) => ({ n: nearCount + i, home: farHomes[i % farHomes.length]!, group: "far", role: "wander" as Role }));
+    const farHomes = shuffle(
+      safeHomes(ctx.content, (t) => Math.max(Math.abs(t.x - spawn.x), Math.abs(t.z - spawn.z)) >= 60),
+      rng,
+    );
+    const far: BotSpec[] = Array.from({ length: n - nearCount }, (_, i) => ({
+      n: nearCount + i,
+      home: farHomes[i % farHomes.length]!,
+      group: "far",
+      role: "wander" as Role,
+    }));
     run.spawnWorkers(workersFor(n));
     const a = await joinPhase(run, near, JOIN_CONCURRENCY, ctx, `${label}: near`);
     const alone = await measure(run, `${label}: ${nearCount} near alone`, "near");
@@ -844,7 +866,13 @@ async function runBurst(kind: TargetKind, n: number, ctx: Ctx): Promise<BurstRes
       join: joined,
       droppedAfterJoin: m.closed,
       status: st,
-      server: { cpuAvg: m.server.cpuAvg, cpuPeak: m.server.cpuPeak, rssPeakMb: m.server.rssPeakMb, loopDelayP99Ms: m.server.loopDelayP99Ms, loopDelayMaxMs: m.server.loopDelayMaxMs },
+      server: {
+        cpuAvg: m.server.cpuAvg,
+        cpuPeak: m.server.cpuPeak,
+        rssPeakMb: m.server.rssPeakMb,
+        loopDelayP99Ms: m.server.loopDelayP99Ms,
+        loopDelayMaxMs: m.server.loopDelayMaxMs,
+      },
       bots: { cpuAvg: m.bots.cpuAvg, cpuPeak: m.bots.cpuPeak, rssPeakMb: m.bots.rssPeakMb },
       serverJoinRefusals: m.serverErrors.joinRefusals,
       saveFailures: m.serverErrors.saveFailures,
@@ -871,11 +899,16 @@ function table(rows: Row[]): string {
   const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? "").length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i < 3 ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join(" | ")} |`;
-  return [line(cols), `|${width.map((w, i) => (i < 3 ? `-${"-".repeat(w)}-` : `-${"-".repeat(w)}:`)).join("|")}|`, ...rows.map((r) => line(cols.map((c) => r[c] ?? "")))].join("\n");
+  return [
+    line(cols),
+    `|${width.map((w, i) => (i < 3 ? `-${"-".repeat(w)}-` : `-${"-".repeat(w)}:`)).join("|")}|`,
+    ...rows.map((r) => line(cols.map((c) => r[c] ?? ""))),
+  ].join("\n");
 }
 
 const f = (n: number | undefined, unit = "") => (n === undefined || Number.isNaN(n) ? "–" : `${n}${unit}`);
-const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || Number.isNaN(a) || Number.isNaN(b) || b === 0 ? "–" : `×${a / b >= 10 ? Math.round(a / b) : round2(a / b)}`);
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || Number.isNaN(a) || Number.isNaN(b) || b === 0 ? "–" : `×${a / b >= 10 ? Math.round(a / b) : round2(a / b)}`;
 
 function failures(r: ScenarioResult): string {
   const parts: string[] = [];
@@ -955,7 +988,14 @@ function burstRows(results: BurstEntry[]): Row[] {
   const rows: Row[] = [];
   for (const r of results) {
     if ("error" in r) {
-      rows.push({ clients: String(r.clients), target: r.target, joined: "–", "503 busy": "–", "mm refused": "–", "other failures": `NOT MEASURED: ${r.error}` });
+      rows.push({
+        clients: String(r.clients),
+        target: r.target,
+        joined: "–",
+        "503 busy": "–",
+        "mm refused": "–",
+        "other failures": `NOT MEASURED: ${r.error}`,
+      });
       continue;
     }
     const other = Object.entries(r.join.outcomes).filter(([k]) => !["joined", "503"].includes(k) && !k.startsWith("http-4") && !k.startsWith("mm-"));
@@ -967,7 +1007,12 @@ function burstRows(results: BurstEntry[]): Row[] {
       joined: String(r.join.joined),
       "503 busy": String(r.join.outcomes["503"] ?? 0),
       "mm refused": refused.map(([k, v]) => `${v} ${k}`).join(", ") || "0",
-      "other failures": [...other.map(([k, v]) => `${v} ${k}`), ...dropped.map(([k, v]) => `${v} dropped ${k}`), ...(r.serverErrorLines ? [`${r.serverErrorLines} error lines`] : [])].join(", ") || "0",
+      "other failures":
+        [
+          ...other.map(([k, v]) => `${v} ${k}`),
+          ...dropped.map(([k, v]) => `${v} dropped ${k}`),
+          ...(r.serverErrorLines ? [`${r.serverErrorLines} error lines`] : []),
+        ].join(", ") || "0",
       "join all s": f(r.join.allSeconds),
       "join p99 ms": f(r.join.p99Ms),
       "/status max ms": f(r.status.maxMs),
@@ -988,7 +1033,10 @@ function machine() {
     memoryGb: Math.round(totalmem() / 1073741824),
     kernel: release(),
     node: process.version,
-    postgres: args.db && args.db !== "pglite" ? (spawnSync("psql", [args.db, "-tAc", "show server_version"], { encoding: "utf8", timeout: 5_000 }).stdout?.trim() || undefined) : undefined,
+    postgres:
+      args.db && args.db !== "pglite"
+        ? spawnSync("psql", [args.db, "-tAc", "show server_version"], { encoding: "utf8", timeout: 5_000 }).stdout?.trim() || undefined
+        : undefined,
   };
 }
 

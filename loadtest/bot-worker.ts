@@ -76,9 +76,7 @@ export interface JoinReport {
 }
 
 export type WorkerMessage =
-  | JoinReport
-  | { type: "report"; elapsedMs: number; cpuMs: number; groups: Record<string, GroupReport>; loopDelayP99Ms: number }
-  | { type: "stopped" };
+  JoinReport | { type: "report"; elapsedMs: number; cpuMs: number; groups: Record<string, GroupReport>; loopDelayP99Ms: number } | { type: "stopped" };
 
 const bots: { bot: BenchBot; spec: BotSpec }[] = [];
 const pairs: { pair: ProbePair; group: string }[] = [];
@@ -163,7 +161,9 @@ async function join(c: JoinCommand) {
     p.spec = spec;
     byPair.set(spec.pair, p);
   }
-  for (const [n, p] of byPair) if (p.observer && p.mover && p.spec) pairs.push({ pair: new ProbePair(p.observer, p.mover, p.spec.home, content, seededRng(1_000_003 + n)), group: p.spec.group });
+  for (const [n, p] of byPair)
+    if (p.observer && p.mover && p.spec)
+      pairs.push({ pair: new ProbePair(p.observer, p.mover, p.spec.home, content, seededRng(1_000_003 + n)), group: p.spec.group });
   send({
     type: "joined",
     outcomes,
@@ -196,7 +196,8 @@ function go(c: GoCommand) {
 
 function report() {
   const groups: Record<string, GroupReport> = {};
-  const g = (name: string) => (groups[name] ??= { bots: 0, connected: 0, bytes: 0, frames: 0, moves: 0, latencies: [], lost: 0, unseen: 0, seen: [], closed: {} });
+  const g = (name: string) =>
+    (groups[name] ??= { bots: 0, connected: 0, bytes: 0, frames: 0, moves: 0, latencies: [], lost: 0, unseen: 0, seen: [], closed: {} });
   for (const { bot, spec } of bots) {
     const r = g(spec.group);
     const c = bot.takeCounters();

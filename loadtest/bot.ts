@@ -108,7 +108,10 @@ export class BenchBot {
       return { kind: "joined", detail: "joined", startedAt, endedAt: Date.now() };
     } catch (e) {
       // A join that answers after its time is up is left at once.
-      joining.then((r) => r.leave(true).catch(() => undefined), () => undefined);
+      joining.then(
+        (r) => r.leave(true).catch(() => undefined),
+        () => undefined,
+      );
       return { ...classifyJoinError(e), startedAt, endedAt: Date.now() };
     }
   }
@@ -189,10 +192,13 @@ export class BenchBot {
   /** Run `fn` every `everyMs`, first after a random part of it (so bots do not beat in step). */
   every(everyMs: number, rng: () => number, fn: () => void) {
     this.stop();
-    this.timer = setTimeout(() => {
-      fn();
-      this.timer = setInterval(fn, everyMs);
-    }, Math.floor(rng() * everyMs));
+    this.timer = setTimeout(
+      () => {
+        fn();
+        this.timer = setInterval(fn, everyMs);
+      },
+      Math.floor(rng() * everyMs),
+    );
   }
 
   stop() {
@@ -217,7 +223,13 @@ export class BenchBot {
 }
 
 /** A random free tile within `roam` tiles (Chebyshev) of `home`, other than `not`. */
-export function randomTileNear(home: Tile, roam: number, content: Pick<GameContent, "isBlocked" | "inBounds">, rng: () => number, not?: Tile): Tile | undefined {
+export function randomTileNear(
+  home: Tile,
+  roam: number,
+  content: Pick<GameContent, "isBlocked" | "inBounds">,
+  rng: () => number,
+  not?: Tile,
+): Tile | undefined {
   for (let attempt = 0; attempt < 20; attempt++) {
     const x = home.x + Math.floor(rng() * (2 * roam + 1)) - roam;
     const z = home.z + Math.floor(rng() * (2 * roam + 1)) - roam;

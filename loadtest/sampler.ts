@@ -196,7 +196,12 @@ export function byLabel(a: Scrape | undefined, b: Scrape | undefined, name: stri
  * inside its bucket (as PromQL's histogram_quantile does), in the histogram's unit. `bucket` is the
  * upper bound of the bucket it fell in (the resolution of the figure).
  */
-export function histogramQuantile(a: Scrape | undefined, b: Scrape | undefined, name: string, q: number): { value: number; bucket: number; count: number } | undefined {
+export function histogramQuantile(
+  a: Scrape | undefined,
+  b: Scrape | undefined,
+  name: string,
+  q: number,
+): { value: number; bucket: number; count: number } | undefined {
   const buckets: { le: number; n: number }[] = [];
   for (const [k, v] of b ?? []) {
     if (!k.startsWith(`${name}_bucket{`)) continue;

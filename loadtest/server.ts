@@ -128,7 +128,13 @@ export async function startLoadServer(o: LoadServerOptions): Promise<LoadServer>
   const deadline = Date.now() + readyMs;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`server exited during start-up:\n${s.tail.slice(-20).join("\n")}`);
-    if (await fetch(`${s.url}/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)) return s;
+    if (
+      await fetch(`${s.url}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return s;
     if (Date.now() > deadline) {
       proc.kill("SIGKILL");
       throw new Error(`server not ready after ${readyMs / 1000} s:\n${s.tail.slice(-20).join("\n")}`);

@@ -243,7 +243,19 @@ function nearest(at: Tile, kind: "npc" | "resource", within: number): string | u
 function hostilePayload(): [string, unknown] {
   let deep: any = {};
   for (let i = 0; i < 200; i++) deep = { a: deep };
-  const event = pick(["player:move", "player:action", "player:chat", "inventory:use", "bank:deposit", "bank:withdraw", "tradeRequest", "tradeAddItem", "tradeAccept", "no:such:event", "__proto__"]);
+  const event = pick([
+    "player:move",
+    "player:action",
+    "player:chat",
+    "inventory:use",
+    "bank:deposit",
+    "bank:withdraw",
+    "tradeRequest",
+    "tradeAddItem",
+    "tradeAccept",
+    "no:such:event",
+    "__proto__",
+  ]);
   const data = pick<unknown>([
     { x: 1e308, z: -1e308 },
     { x: "1", z: null },
@@ -397,7 +409,8 @@ async function live(b: SoakBot, url: string, content: GameContent, end: number, 
       } else if (r < 0.84) {
         // Hostile input, on this bot's transport, and a bad REST body.
         const [event, data] = hostilePayload();
-        if (b.bot.transport === "json" && rng() < 0.3) b.bot.sendRawFrame(pick(["{", "null", '{"event": 5}', "\u0000".repeat(64), Buffer.from([0xff, 0x00, 0x13])]));
+        if (b.bot.transport === "json" && rng() < 0.3)
+          b.bot.sendRawFrame(pick(["{", "null", '{"event": 5}', "\u0000".repeat(64), Buffer.from([0xff, 0x00, 0x13])]));
         else b.bot.send(event, data);
         stats.hostile[b.bot.transport === "json" ? "ws" : "sdk"]++;
         await hostileRest(b, url);
@@ -490,9 +503,16 @@ async function checkTradesAudited(sql: Sql): Promise<Check> {
   const rows = await sql<{ id: string; outcome: string }>(`select id, outcome from trade_audits`);
   const byId = new Map<string, string[]>();
   for (const r of rows) byId.set(r.id, [...(byId.get(r.id) ?? []), r.outcome]);
-  const bad = ids.filter((id) => (byId.get(id) ?? []).length !== 1 || byId.get(id)![0] !== "completed").map((id) => `${id}: ${JSON.stringify(byId.get(id) ?? [])}`);
+  const bad = ids
+    .filter((id) => (byId.get(id) ?? []).length !== 1 || byId.get(id)![0] !== "completed")
+    .map((id) => `${id}: ${JSON.stringify(byId.get(id) ?? [])}`);
   const [{ n }] = await sql<{ n: number }>(`select count(*)::int n from trade_audits where outcome = 'completed'`);
-  return { name: "every completed trade audited", pass: bad.length === 0, detail: `${ids.length} completed trades seen by bots, ${n} completed audit rows, ${bad.length} without exactly one completed audit`, failures: bad.slice(0, 20) };
+  return {
+    name: "every completed trade audited",
+    pass: bad.length === 0,
+    detail: `${ids.length} completed trades seen by bots, ${n} completed audit rows, ${bad.length} without exactly one completed audit`,
+    failures: bad.slice(0, 20),
+  };
 }
 
 async function checkStacks(sql: Sql, content: GameContent): Promise<Check> {
@@ -503,16 +523,26 @@ async function checkStacks(sql: Sql, content: GameContent): Promise<Check> {
     ["equipment_items", "slot_type", false],
     ["bank_items", "item_id", true],
   ] as const) {
-    const rows = await sql<{ character_id: string; s: string; item_id: string; quantity: number }>(`select character_id, ${slotCol}::text s, item_id, quantity from ${table}`);
+    const rows = await sql<{ character_id: string; s: string; item_id: string; quantity: number }>(
+      `select character_id, ${slotCol}::text s, item_id, quantity from ${table}`,
+    );
     for (const r of rows) {
       const cap = stacksAnything || stackable(r.item_id) ? MAX_STACK : 1;
       if (!(r.quantity >= 1 && r.quantity <= cap)) bad.push(`${table} ${r.character_id} ${r.s}: ${r.quantity} × ${r.item_id} (cap ${cap})`);
       if (!content.items.has(r.item_id)) bad.push(`${table} ${r.character_id} ${r.s}: unknown item ${r.item_id}`);
     }
   }
-  for (const r of await sql<{ id: string; coins: number }>(`select id, coins from characters where coins < 0 or coins > ${MAX_STACK}`)) bad.push(`characters ${r.id}: coins ${r.coins}`);
-  const [{ n }] = await sql<{ n: number }>(`select (select count(*) from inventory_items) + (select count(*) from equipment_items) + (select count(*) from bank_items) n`);
-  return { name: "no stack above its cap, no quantity < 1, no negative coins", pass: bad.length === 0, detail: `${n} stored stacks checked, ${bad.length} bad`, failures: bad.slice(0, 20) };
+  for (const r of await sql<{ id: string; coins: number }>(`select id, coins from characters where coins < 0 or coins > ${MAX_STACK}`))
+    bad.push(`characters ${r.id}: coins ${r.coins}`);
+  const [{ n }] = await sql<{ n: number }>(
+    `select (select count(*) from inventory_items) + (select count(*) from equipment_items) + (select count(*) from bank_items) n`,
+  );
+  return {
+    name: "no stack above its cap, no quantity < 1, no negative coins",
+    pass: bad.length === 0,
+    detail: `${n} stored stacks checked, ${bad.length} bad`,
+    failures: bad.slice(0, 20),
+  };
 }
 
 /**
@@ -566,7 +596,8 @@ async function storageMatchesSync(sql: Sql, bots: SoakBot[], content: GameConten
     const z = Math.round(Number(row.position_z));
     if (b.movedAt < b.syncedAt) {
       positionsExact++;
-      if (x !== Math.round(s.position.x) || z !== Math.round(s.position.z)) bad.push(`${who}: position stored ${x},${z}, synced ${s.position.x},${s.position.z} (no move since)`);
+      if (x !== Math.round(s.position.x) || z !== Math.round(s.position.z))
+        bad.push(`${who}: position stored ${x},${z}, synced ${s.position.x},${s.position.z} (no move since)`);
     } else if (!content.inBounds(x, z)) bad.push(`${who}: stored position ${x},${z} outside the world`);
   }
   return {
@@ -587,11 +618,17 @@ export function memoryCheck(samples: { t: number; rss: number }[], runMs: number
   const a = samples.filter((s) => s.t >= runMs / 2 && s.t < runMs / 2 + runMs / 10).map((s) => s.rss);
   const b = samples.filter((s) => s.t >= runMs - runMs / 10 && s.t <= runMs).map((s) => s.rss);
   const half = samples.filter((s) => s.t >= runMs / 2 && s.t <= runMs);
-  if (a.length === 0 || b.length === 0) return { name: "memory flat after warm-up", pass: false, detail: "not enough RSS samples", growth: NaN, slopePerMinute: NaN };
+  if (a.length === 0 || b.length === 0)
+    return { name: "memory flat after warm-up", pass: false, detail: "not enough RSS samples", growth: NaN, slopePerMinute: NaN };
   const growth = mean(b) / mean(a) - 1;
   const mt = mean(half.map((s) => s.t));
   const mr = mean(half.map((s) => s.rss));
-  const slope = half.reduce((n, s) => n + (s.t - mt) * (s.rss - mr), 0) / Math.max(1, half.reduce((n, s) => n + (s.t - mt) ** 2, 0));
+  const slope =
+    half.reduce((n, s) => n + (s.t - mt) * (s.rss - mr), 0) /
+    Math.max(
+      1,
+      half.reduce((n, s) => n + (s.t - mt) ** 2, 0),
+    );
   const slopePerMinute = (slope * 60_000) / mr;
   const mb = (x: number) => `${(x / 1048576).toFixed(1)} MB`;
   const min = (x: number) => (x / 60_000).toFixed(1);
@@ -608,7 +645,9 @@ export function memoryCheck(samples: { t: number; rss: number }[], runMs: number
 
 async function main() {
   const started = Date.now();
-  log(`soak: ${BOTS} bots for ${MINUTES} min against the compiled server on ${args.db!.replace(/:[^:@/]*@/, ":***@")} (${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version})`);
+  log(
+    `soak: ${BOTS} bots for ${MINUTES} min against the compiled server on ${args.db!.replace(/:[^:@/]*@/, ":***@")} (${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version})`,
+  );
   prepareDatabase(args.db!);
   if (!args["skip-build"]) buildDist();
   const world = mkdtempSync(join(tmpdir(), "soak-world-"));
@@ -621,17 +660,24 @@ async function main() {
   void server.exited.then(({ code, signal }) => {
     if (!stopping) crashed = `server exited during the run: code ${code}, signal ${signal}\n${server.tail.slice(-20).join("\n")}`;
   });
-  const budget = setTimeout(() => {
-    console.error("soak exceeded its time budget; killing the server");
-    server.proc.kill("SIGKILL");
-    process.exit(2);
-  }, RUN_MS * 2 + 20 * 60_000);
+  const budget = setTimeout(
+    () => {
+      console.error("soak exceeded its time budget; killing the server");
+      server.proc.kill("SIGKILL");
+      process.exit(2);
+    },
+    RUN_MS * 2 + 20 * 60_000,
+  );
   budget.unref();
 
   // Homes: free tiles next to non-aggressive NPC spawns, 6 bots to a home.
   const spawns = [...content.npcs.values()].filter((d) => !d.aggressive && d.spawns.length > 0).flatMap((d) => d.spawns.map((s) => ({ x: s.x, z: s.z })));
-  const safe = spawns.filter((s) => ![...content.npcs.values()].some((d) => d.aggressive && d.spawns.some((a) => Math.max(Math.abs(a.x - s.x), Math.abs(a.z - s.z)) < 25)));
-  const homes = Array.from({ length: Math.ceil(BOTS / 6) }, (_, i) => freeNear(content, { x: safe[i % safe.length]!.x + 2, z: safe[i % safe.length]!.z + 2 + Math.floor(i / safe.length) * 3 }));
+  const safe = spawns.filter(
+    (s) => ![...content.npcs.values()].some((d) => d.aggressive && d.spawns.some((a) => Math.max(Math.abs(a.x - s.x), Math.abs(a.z - s.z)) < 25)),
+  );
+  const homes = Array.from({ length: Math.ceil(BOTS / 6) }, (_, i) =>
+    freeNear(content, { x: safe[i % safe.length]!.x + 2, z: safe[i % safe.length]!.z + 2 + Math.floor(i / safe.length) * 3 }),
+  );
 
   const t0 = performance.now();
   const rssTimer = setInterval(() => {
@@ -682,14 +728,24 @@ async function main() {
 
   const checks: Check[] = [];
   const fivexx = Object.entries(stats.http).filter(([s]) => isFailure(Number(s)));
-  checks.push({ name: "no 5xx (524, an expired reconnection seat, is a refusal)", pass: fivexx.length === 0, detail: `HTTP statuses seen by bots: ${JSON.stringify(stats.http)}`, failures: stats.fivexx.slice(0, 20) });
+  checks.push({
+    name: "no 5xx (524, an expired reconnection seat, is a refusal)",
+    pass: fivexx.length === 0,
+    detail: `HTTP statuses seen by bots: ${JSON.stringify(stats.http)}`,
+    failures: stats.fivexx.slice(0, 20),
+  });
   checks.push({
     name: "no crash; clean shutdown exits 0",
     pass: !crashed && exit?.code === 0,
     detail: crashed ? "crashed" : exit ? `exit code ${exit.code}, signal ${exit.signal}` : "did not exit within 30 s of SIGTERM",
     failures: crashed ? [crashed] : exit?.code === 0 ? [] : server.tail.slice(-20),
   });
-  checks.push({ name: "no uncaught/unhandled or error-level log line", pass: server.badCount === 0, detail: `${server.badCount} such lines`, failures: server.bad.slice(0, 20) });
+  checks.push({
+    name: "no uncaught/unhandled or error-level log line",
+    pass: server.badCount === 0,
+    detail: `${server.badCount} such lines`,
+    failures: server.bad.slice(0, 20),
+  });
   const storage = await openStorage({ url: args.db!, migrate: false, poolMax: 2 });
   try {
     const sql: Sql = (q, params = []) => storage.orm.em.fork().getConnection().execute(q, params) as never;
@@ -703,10 +759,14 @@ async function main() {
   checks.push(mem);
 
   console.log("\nsoak summary");
-  console.log(`  bots ${bots.length} (${bots.filter((b) => b.bot.transport === "json").length} plain WebSocket, ${bots.filter((b) => b.bot.transport === "sdk").length} SDK), ${MINUTES} min, wall ${((Date.now() - started) / 60_000).toFixed(1)} min`);
+  console.log(
+    `  bots ${bots.length} (${bots.filter((b) => b.bot.transport === "json").length} plain WebSocket, ${bots.filter((b) => b.bot.transport === "sdk").length} SDK), ${MINUTES} min, wall ${((Date.now() - started) / 60_000).toFixed(1)} min`,
+  );
   console.log(`  moves ${stats.moves}, attacks ${stats.attacks}, gathers ${stats.gathers}, chats ${stats.chats}`);
   console.log(`  trades ${JSON.stringify(stats.trades)} (completed ids seen: ${completedTrades.size})`);
-  console.log(`  deaths ${stats.deaths} (death runs ${stats.deathRuns}), reconnects ${JSON.stringify(stats.reconnects)}, hostile ${JSON.stringify(stats.hostile)}`);
+  console.log(
+    `  deaths ${stats.deaths} (death runs ${stats.deathRuns}), reconnects ${JSON.stringify(stats.reconnects)}, hostile ${JSON.stringify(stats.hostile)}`,
+  );
   if (stats.joinFailures.length) console.log(`  connection/action failures (first ${stats.joinFailures.length}): ${stats.joinFailures.slice(0, 5).join("; ")}`);
   console.log("");
   for (const c of checks) {

@@ -275,10 +275,12 @@ export class WorldRoom extends Room implements JsonWorld {
   /** Join the character the principal plays, then open its play session in storage (unless resumed). */
   private async enter(link: ClientLink, principal: Principal, requested: string | undefined): Promise<Player> {
     // Read and joined in the character's storage queue (see resolveCharacter).
-    const { player, resumed } = await this.deps.resolver.resolveCharacter(principal, requested, (record) => {
-      link.playerId = record.character.id;
-      return this.world.join(record, link, CLOSE_CODES.REPLACED);
-    }).catch(asServerError);
+    const { player, resumed } = await this.deps.resolver
+      .resolveCharacter(principal, requested, (record) => {
+        link.playerId = record.character.id;
+        return this.world.join(record, link, CLOSE_CODES.REPLACED);
+      })
+      .catch(asServerError);
     try {
       if (!resumed || !player.loginId) player.loginId = await this.deps.characters.recordLogin(player.id, principal.accountId, link.kind);
     } catch (e) {

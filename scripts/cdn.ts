@@ -53,10 +53,7 @@ app.get("/health", (_req, res) => {
   res.json({ status: "ok", timestamp: new Date().toISOString() });
 });
 app.use("/manifests", createManifestRouter(path.join(world, "manifests")));
-app.use(
-  "/models",
-  createStaticRouter(path.join(world, "models"), { types: { ".glb": "model/gltf-binary" }, cacheControl: ASSET_CACHE_CONTROL }),
-);
+app.use("/models", createStaticRouter(path.join(world, "models"), { types: { ".glb": "model/gltf-binary" }, cacheControl: ASSET_CACHE_CONTROL }));
 app.use("/audio/music", createStaticRouter(path.join(world, "audio", "music"), { types: { ".mp3": "audio/mpeg" }, cacheControl: ASSET_CACHE_CONTROL }));
 app.use("/world", createStaticRouter(path.join(world, "world"), { types: WORLD_ASSET_TYPES, cacheControl: ASSET_CACHE_CONTROL }));
 app.use((_req, res) => {

@@ -124,7 +124,12 @@ async function watchWorld(paths: WorldPaths): Promise<void> {
   const schedule = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      running = running.then(() => generate(paths).then(() => undefined, (err: Error) => console.error(`model-bounds: ${err.message}`)));
+      running = running.then(() =>
+        generate(paths).then(
+          () => undefined,
+          (err: Error) => console.error(`model-bounds: ${err.message}`),
+        ),
+      );
     }, 200);
   };
   const models = rewatchable(paths.modelsDir, true, schedule);

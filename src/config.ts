@@ -41,9 +41,7 @@ export const MIN_PRODUCTION_ADMIN_CODE_LENGTH = 16;
  */
 export const DEV_ADMIN_CODE = "dev";
 
-const bool = z
-  .enum(["true", "false", "1", "0", "yes", "no", ""])
-  .transform((v) => v === "true" || v === "1" || v === "yes");
+const bool = z.enum(["true", "false", "1", "0", "yes", "no", ""]).transform((v) => v === "true" || v === "1" || v === "yes");
 const optionalString = z
   .string()
   .optional()
@@ -54,7 +52,12 @@ const int = (def: number, min: number, max: number) =>
     .string()
     .optional()
     .transform((v) => (v === undefined || v === "" ? String(def) : v))
-    .pipe(z.string().regex(/^-?\d+$/, "must be an integer").transform(Number))
+    .pipe(
+      z
+        .string()
+        .regex(/^-?\d+$/, "must be an integer")
+        .transform(Number),
+    )
     .pipe(z.number().int().min(min).max(max));
 
 /** `WORLD`: the world directory (manifests, models, the embedded database). */
@@ -255,9 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminCode: v.ADMIN_CODE ?? DEV_ADMIN_CODE,
     adminCodeLoopbackOnly: v.ADMIN_CODE === undefined,
     // Both are present whenever the app id is (checked above).
-    idp: v.PUBLIC_IDP_APP_ID
-      ? { appId: v.PUBLIC_IDP_APP_ID, appSecret: v.IDP_APP_SECRET, jwksUrl: v.IDP_JWKS_URL!, issuer: v.IDP_ISSUER! }
-      : undefined,
+    idp: v.PUBLIC_IDP_APP_ID ? { appId: v.PUBLIC_IDP_APP_ID, appSecret: v.IDP_APP_SECRET, jwksUrl: v.IDP_JWKS_URL!, issuer: v.IDP_ISSUER! } : undefined,
     cdnUrl: v.PUBLIC_CDN_URL?.replace(/\/+$/, ""),
     productionCdnUrl: (v.PRODUCTION_CDN_URL ?? "https://cdn.realm.example").replace(/\/+$/, ""),
     publicApiUrl: apiUrl,
@@ -266,10 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientUrl: v.CLIENT_URL,
     agentFrameworkUrl: v.AGENT_FRAMEWORK_URL,
     agentFrameworkApiUrl: v.AGENT_FRAMEWORK_API_URL ?? "http://localhost:4001",
-    voice:
-      v.VOICE_API_KEY && v.VOICE_API_SECRET && v.VOICE_URL
-        ? { apiKey: v.VOICE_API_KEY, apiSecret: v.VOICE_API_SECRET, url: v.VOICE_URL }
-        : undefined,
+    voice: v.VOICE_API_KEY && v.VOICE_API_SECRET && v.VOICE_URL ? { apiKey: v.VOICE_API_KEY, apiSecret: v.VOICE_API_SECRET, url: v.VOICE_URL } : undefined,
     saveIntervalSeconds: v.SAVE_INTERVAL,
     // DISABLE_RATE_LIMIT is a development convenience and is ignored in production (README.md#settings).
     rateLimitEnabled: isProduction ? true : !v.DISABLE_RATE_LIMIT,
@@ -372,7 +370,8 @@ export function configWarnings(c: Config): string[] {
       `JOIN_CONCURRENCY + CREATE_CONCURRENCY + SAVE_CONCURRENCY (${interactive + c.saveConcurrency}) exceed DB_POOL_MAX (${c.dbPool.max}): joins may wait for pool connections`,
     );
   }
-  if (c.metricsPort !== undefined && !isLoopback(c.metricsHost)) w.push(`METRICS_HOST=${c.metricsHost}: metrics are reachable beyond this machine; keep the port firewalled`);
+  if (c.metricsPort !== undefined && !isLoopback(c.metricsHost))
+    w.push(`METRICS_HOST=${c.metricsHost}: metrics are reachable beyond this machine; keep the port firewalled`);
   return w;
 }
 

@@ -117,7 +117,12 @@ export class Metrics {
       labelNames: ["scope"],
       registers,
     });
-    this.joins = new Counter({ name: "realm_joins_total", help: "Players that joined the world, by transport (sdk, ws)", labelNames: ["transport"], registers });
+    this.joins = new Counter({
+      name: "realm_joins_total",
+      help: "Players that joined the world, by transport (sdk, ws)",
+      labelNames: ["transport"],
+      registers,
+    });
     this.joinRefusals = new Counter({
       name: "realm_join_refusals_total",
       help: "Refused joins and reconnections by transport and HTTP-style status code",

@@ -381,4 +381,3 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     close,
   };
 }
-

@@ -188,8 +188,18 @@ const INVENTORY_SIZE = 28;
 const RETRY_MS = 2_000;
 /** Tiles around a bank booth to stand on, nearest first; refused ones are skipped. */
 const AROUND_BOOTH = [
-  [0, -1], [0, 1], [-1, 0], [1, 0], [-1, -1], [1, -1], [-1, 1], [1, 1],
-  [0, -2], [0, 2], [-2, 0], [2, 0],
+  [0, -1],
+  [0, 1],
+  [-1, 0],
+  [1, 0],
+  [-1, -1],
+  [1, -1],
+  [-1, 1],
+  [1, 1],
+  [0, -2],
+  [0, 2],
+  [-2, 0],
+  [2, 0],
 ] as const;
 
 interface Station {

@@ -105,7 +105,10 @@ export async function startBaseline(port = PORT, host = HOST): Promise<Server> {
     gracefullyShutdown: false,
     express: (app) => {
       app.get("/health", (_req, res) => void res.json({ status: "ok" }));
-      app.get("/status", (_req, res) => void res.json({ status: "ok", uptime: Math.round((Date.now() - startedAt) / 1000), playersOnline: matchMaker.stats.local.ccu }));
+      app.get(
+        "/status",
+        (_req, res) => void res.json({ status: "ok", uptime: Math.round((Date.now() - startedAt) / 1000), playersOnline: matchMaker.stats.local.ccu }),
+      );
     },
   });
   for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => void server.gracefullyShutdown(true));

@@ -45,9 +45,13 @@ function fail(message: string): never {
 
 let tokenFor: (clientId: number) => string;
 if (typeof values.tokens === "string") {
-  const tokens = readFileSync(values.tokens, "utf8").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const tokens = readFileSync(values.tokens, "utf8")
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (tokens.length === 0) fail(`no tokens in ${values.tokens}`);
-  tokenFor = (clientId) => tokens[clientId] ?? fail(`${values.tokens} has ${tokens.length} tokens; client ${clientId} needs one more (npm run loadtest:tokens -- --count N)`);
+  tokenFor = (clientId) =>
+    tokens[clientId] ?? fail(`${values.tokens} has ${tokens.length} tokens; client ${clientId} needs one more (npm run loadtest:tokens -- --count N)`);
 } else {
   let secret: string;
   try {

@@ -82,8 +82,12 @@ async function totals(s: Storage): Promise<Record<string, number>> {
 
 async function violations(s: Storage, items: ItemLookup): Promise<string[]> {
   const out: string[] = [];
-  for (const r of await sql(s, `select character_id, count(*)::int n from inventory_items group by character_id having count(*) > 28`)) out.push(`${r.character_id}: ${r.n} slots`);
-  for (const r of await sql(s, `select character_id, slot, item_id, quantity from inventory_items where slot < 0 or slot > 27 or quantity < 1 or quantity > 2147483647`))
+  for (const r of await sql(s, `select character_id, count(*)::int n from inventory_items group by character_id having count(*) > 28`))
+    out.push(`${r.character_id}: ${r.n} slots`);
+  for (const r of await sql(
+    s,
+    `select character_id, slot, item_id, quantity from inventory_items where slot < 0 or slot > 27 or quantity < 1 or quantity > 2147483647`,
+  ))
     out.push(`${r.character_id} slot ${r.slot}: ${r.quantity}`);
   for (const r of await sql(s, `select id, coins from characters where coins < 0 or coins > 2147483647`)) out.push(`${r.id}: coins ${r.coins}`);
   for (const r of await sql(s, `select character_id, slot, item_id, quantity from inventory_items where quantity > 1`))
@@ -134,7 +138,13 @@ async function benchSettlement(storage: Storage, items: ItemLookup): Promise<Set
   const pairs: [string, string][] = [];
   for (let i = 0; i < 32; i++) {
     const mk = async () =>
-      (await repo.create({ accountId: `bench-settle-${i}-${Math.random()}`, coins: 1_000_000, inventory: [{ slot: 0, itemId: "feather", quantity: 1_000_000 }] })).id;
+      (
+        await repo.create({
+          accountId: `bench-settle-${i}-${Math.random()}`,
+          coins: 1_000_000,
+          inventory: [{ slot: 0, itemId: "feather", quantity: 1_000_000 }],
+        })
+      ).id;
     pairs.push([await mk(), await mk()]);
   }
   const before = await totals(storage);
@@ -315,7 +325,8 @@ async function benchProtocol(url: string, serverPid: number, afterSetup: () => P
   for (const { r } of results) if (r.outcome === "timeout") stalled[r.lastEvent ?? "?"] = (stalled[r.lastEvent ?? "?"] ?? 0) + 1;
   if (Object.keys(stalled).length > 0) log(`  timed-out trades by the last event seen: ${JSON.stringify(stalled)}`);
   const dropped = bots.filter((b) => b.closedWith !== undefined);
-  if (dropped.length > 0) log(`  ${dropped.length} bots were disconnected by the server during the run (close codes ${[...new Set(dropped.map((b) => b.closedWith))].join(", ")})`);
+  if (dropped.length > 0)
+    log(`  ${dropped.length} bots were disconnected by the server during the run (close codes ${[...new Set(dropped.map((b) => b.closedWith))].join(", ")})`);
   await Promise.all(bots.map((b) => b.close()));
   return {
     bots: BOTS,
@@ -332,8 +343,7 @@ async function benchProtocol(url: string, serverPid: number, afterSetup: () => P
       server: cpuAtEnd.server - cpuAtStart!.server,
       bots: cpuAtEnd.bots - cpuAtStart!.bots,
       postgres: pgDelta(cpuAtStart!, cpuAtEnd),
-      others:
-        cpuAtEnd.all - cpuAtStart!.all - (cpuAtEnd.server - cpuAtStart!.server) - (cpuAtEnd.bots - cpuAtStart!.bots) - pgDelta(cpuAtStart!, cpuAtEnd),
+      others: cpuAtEnd.all - cpuAtStart!.all - (cpuAtEnd.server - cpuAtStart!.server) - (cpuAtEnd.bots - cpuAtStart!.bots) - pgDelta(cpuAtStart!, cpuAtEnd),
     },
     botIds,
   };
@@ -384,7 +394,9 @@ async function main() {
       `whole trade p50 ${ms(protocol.totalP50)}, p99 ${ms(protocol.totalP99)}; outcomes ${JSON.stringify(protocol.outcomes)}`,
   );
   const c = protocol.cpu;
-  log(`  CPU in the window: server ${c.server.toFixed(1)} s, bots ${c.bots.toFixed(1)} s, PostgreSQL ${c.postgres.toFixed(1)} s, other processes ${c.others.toFixed(1)} s (of ${2 * SECONDS} available)`);
+  log(
+    `  CPU in the window: server ${c.server.toFixed(1)} s, bots ${c.bots.toFixed(1)} s, PostgreSQL ${c.postgres.toFixed(1)} s, other processes ${c.others.toFixed(1)} s (of ${2 * SECONDS} available)`,
+  );
 
   log("3. invariants");
   const after = await totals(storage);
@@ -396,13 +408,17 @@ async function main() {
     bounds: bad.length === 0,
     audits: audited === protocol.allCompleted,
   };
-  log(`  totals unchanged: ${inv.totals}; bounds: ${inv.bounds}${bad.length ? ` (${bad.slice(0, 3).join("; ")})` : ""}; completed audits ${audited} = completed trades ${protocol.allCompleted}: ${inv.audits}`);
+  log(
+    `  totals unchanged: ${inv.totals}; bounds: ${inv.bounds}${bad.length ? ` (${bad.slice(0, 3).join("; ")})` : ""}; completed audits ${audited} = completed trades ${protocol.allCompleted}: ${inv.audits}`,
+  );
   if (!inv.totals) log(`  before ${sorted(before)}\n  after  ${sorted(after)}`);
   await storage.close();
 
   const best = settle.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
   const ratio = best.perSecond / protocol.perSecond;
-  log(`protocol overhead: bare settlement ${best.perSecond.toFixed(0)}/s (×${best.concurrency}) vs ${protocol.perSecond.toFixed(0)} trades/s over the socket = ${ratio.toFixed(1)}×`);
+  log(
+    `protocol overhead: bare settlement ${best.perSecond.toFixed(0)}/s (×${best.concurrency}) vs ${protocol.perSecond.toFixed(0)} trades/s over the socket = ${ratio.toFixed(1)}×`,
+  );
   writeResults({ settle, protocol, inv, ratio, best, audited });
   if (!inv.totals || !inv.bounds || !inv.audits) process.exit(2);
 }

@@ -47,11 +47,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
 }
 
 /** Sign a server token. `ttlSeconds` defaults to 24 hours. */
-export function signServerToken(
-  secret: string,
-  claims: Omit<ServerClaims, "exp" | "iat">,
-  ttlSeconds = 24 * 3600,
-): { token: string; expiresAt: string } {
+export function signServerToken(secret: string, claims: Omit<ServerClaims, "exp" | "iat">, ttlSeconds = 24 * 3600): { token: string; expiresAt: string } {
   const now = Math.floor(Date.now() / 1000);
   const payload = { ...claims, iat: now, exp: now + ttlSeconds };
   const token = jwt.sign(payload, secret, { algorithm: "HS256" });

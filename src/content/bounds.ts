@@ -115,11 +115,7 @@ export async function listGlbFiles(dir: string): Promise<string[]> {
 /** Reads every model under `modelsDir` and builds the model bounds manifest (an empty model list
  * when the directory does not exist). @throws ModelBoundsError for a model it cannot read, or
  * stations giving one model two scales. */
-export async function computeModelBounds(
-  modelsDir: string,
-  stations: readonly ModelScaleRef[],
-  opts: ModelBoundsOptions = {},
-): Promise<ModelBoundsManifest> {
+export async function computeModelBounds(modelsDir: string, stations: readonly ModelScaleRef[], opts: ModelBoundsOptions = {}): Promise<ModelBoundsManifest> {
   const scales = modelScales(stations);
 
   const io = new NodeIO();

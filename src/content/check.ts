@@ -59,8 +59,7 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
     if (opts.tradeable && !item.tradeable) issue(file, at, `item "${id}" is not tradeable`);
   };
   /** Number of inventory slots a list of item quantities fills. */
-  const slotsFor = (list: readonly { itemId: string; quantity: number }[]) =>
-    list.reduce((n, e) => n + (items.get(e.itemId)?.stackable ? 1 : e.quantity), 0);
+  const slotsFor = (list: readonly { itemId: string; quantity: number }[]) => list.reduce((n, e) => n + (items.get(e.itemId)?.stackable ? 1 : e.quantity), 0);
 
   const { worldBounds, spawn, areas } = p.worldAreas;
   const biomes = byId("biomes.json", p.biomes, (b) => b.id);
@@ -83,7 +82,12 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
   // (its own tile without an entry). One model, one scale, so that footprint is the one for every
   // station of the model; a footprint that is not the model's dimensions times that scale was
   // written for another scale (stations.json changed since `npm run bounds`).
-  byId("stations.json", p.stations, (s) => s.id, (i) => `[${i}].id`);
+  byId(
+    "stations.json",
+    p.stations,
+    (s) => s.id,
+    (i) => `[${i}].id`,
+  );
   const conflicts = new Set<number>();
   for (const c of stationModelScales(p.stations).conflicts) {
     conflicts.add(c.index);
@@ -137,11 +141,17 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
     else if (stationAt.has(key)) issue(file, at, `position (${x}, ${z}) is taken by station "${stationAt.get(key)}"`);
   };
 
-  byId("world-areas.json", areas, (a) => a.id, (i) => `areas[${i}].id`);
+  byId(
+    "world-areas.json",
+    areas,
+    (a) => a.id,
+    (i) => `areas[${i}].id`,
+  );
   areas.forEach((a, i) => {
     const at = `areas[${i}]`;
     const b = a.bounds;
-    if (!inBounds(worldBounds, b.minX, b.minZ) || !inBounds(worldBounds, b.maxX, b.maxZ)) issue("world-areas.json", `${at}.bounds`, "area extends outside worldBounds");
+    if (!inBounds(worldBounds, b.minX, b.minZ) || !inBounds(worldBounds, b.maxX, b.maxZ))
+      issue("world-areas.json", `${at}.bounds`, "area extends outside worldBounds");
     if (!biomes.has(a.biome)) issue("world-areas.json", `${at}.biome`, `unknown biome "${a.biome}"`);
     if (p.music.length > 0 && !music.has(a.musicTrack)) issue("world-areas.json", `${at}.musicTrack`, `unknown music track "${a.musicTrack}"`);
     if (a.safeZone && a.pvp) issue("world-areas.json", `${at}.pvp`, "a safe zone cannot allow PvP");
@@ -161,8 +171,10 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
 
   p.buildings.forEach((b, i) => {
     const corner = { x: b.x + b.footprint.width - 1, z: b.z + b.footprint.depth - 1 };
-    if (!inBounds(worldBounds, b.x, b.z) || !inBounds(worldBounds, corner.x, corner.z)) issue("buildings.json", `[${i}]`, "building extends outside the world bounds");
-    if (inBounds({ minX: b.x, minZ: b.z, maxX: corner.x, maxZ: corner.z }, spawn.x, spawn.z)) issue("buildings.json", `[${i}]`, "building covers the spawn tile");
+    if (!inBounds(worldBounds, b.x, b.z) || !inBounds(worldBounds, corner.x, corner.z))
+      issue("buildings.json", `[${i}]`, "building extends outside the world bounds");
+    if (inBounds({ minX: b.x, minZ: b.z, maxX: corner.x, maxZ: corner.z }, spawn.x, spawn.z))
+      issue("buildings.json", `[${i}]`, "building covers the spawn tile");
   });
 
   p.vegetation.forEach((v, i) =>
@@ -172,10 +184,20 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
   );
   byId("vegetation.json", p.vegetation, (v) => v.id);
 
-  const tools = byId("tools.json", p.tools, (t) => t.itemId, (i) => `[${i}].itemId`);
+  const tools = byId(
+    "tools.json",
+    p.tools,
+    (t) => t.itemId,
+    (i) => `[${i}].itemId`,
+  );
   p.tools.forEach((t, i) => checkItem("tools.json", `[${i}].itemId`, t.itemId));
 
-  const ammunition = byId("ammunition.json", p.ammunition, (a) => a.itemId, (i) => `[${i}].itemId`);
+  const ammunition = byId(
+    "ammunition.json",
+    p.ammunition,
+    (a) => a.itemId,
+    (i) => `[${i}].itemId`,
+  );
   p.ammunition.forEach((a, i) => {
     const item = items.get(a.itemId);
     if (!item) issue("ammunition.json", `[${i}].itemId`, `unknown item "${a.itemId}"`);
@@ -187,7 +209,12 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
     });
   });
 
-  const npcs = byId("npcs.json", p.npcs, (n) => n.id, (i) => `[${i}].id`);
+  const npcs = byId(
+    "npcs.json",
+    p.npcs,
+    (n) => n.id,
+    (i) => `[${i}].id`,
+  );
   p.npcs.forEach((n, i) => {
     n.drops.always.forEach((d, j) => checkItem("npcs.json", `[${i}].drops.always[${j}].itemId`, d.itemId, { coins: true }));
     n.drops.table.forEach((d, j) => checkItem("npcs.json", `[${i}].drops.table[${j}].itemId`, d.itemId, { coins: true }));
@@ -198,7 +225,12 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
     });
   });
 
-  const stores = byId("stores.json", p.stores, (s) => s.id, (i) => `[${i}].id`);
+  const stores = byId(
+    "stores.json",
+    p.stores,
+    (s) => s.id,
+    (i) => `[${i}].id`,
+  );
   p.stores.forEach((s, i) => {
     checkTile("stores.json", `[${i}]`, s.x, s.z);
     const seen = new Set<string>();
@@ -225,7 +257,12 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
       });
     });
   const occupied = new Set<string>();
-  byId("resources.json", p.resources, (r) => r.id, (i) => `[${i}].id`);
+  byId(
+    "resources.json",
+    p.resources,
+    (r) => r.id,
+    (i) => `[${i}].id`,
+  );
   p.resources.forEach((r, i) => {
     if (!gatheringNodes.has(r.type)) issue("resources.json", `[${i}].type`, `unknown gathering node type "${r.type}"`);
     checkTile("resources.json", `[${i}]`, r.x, r.z);
@@ -234,13 +271,23 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
     occupied.add(key);
   });
 
-  byId("recipes/cooking.json", p.cooking, (r) => r.id, (i) => `[${i}].id`);
+  byId(
+    "recipes/cooking.json",
+    p.cooking,
+    (r) => r.id,
+    (i) => `[${i}].id`,
+  );
   p.cooking.forEach((r, i) => {
     for (const k of ["input", "output", "burnt"] as const) checkItem("recipes/cooking.json", `[${i}].${k}`, r[k]);
     if (r.stations.includes("range") && p.stations.length > 0 && !p.stations.some((s) => s.type === "range"))
       issue("recipes/cooking.json", `[${i}].stations`, "no range station exists");
   });
-  byId("recipes/smithing.json", p.smithing, (r) => r.id, (i) => `[${i}].id`);
+  byId(
+    "recipes/smithing.json",
+    p.smithing,
+    (r) => r.id,
+    (i) => `[${i}].id`,
+  );
   p.smithing.forEach((r, i) => {
     r.inputs.forEach((e, j) => checkItem("recipes/smithing.json", `[${i}].inputs[${j}].itemId`, e.itemId));
     r.tools.forEach((t, j) => checkItem("recipes/smithing.json", `[${i}].tools[${j}]`, t));
@@ -249,12 +296,22 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
       issue("recipes/smithing.json", `[${i}].tools`, "anvil recipes need a smithing tool (hammer)");
   });
 
-  byId("prayers.json", p.prayers, (x) => x.id, (i) => `[${i}].id`);
+  byId(
+    "prayers.json",
+    p.prayers,
+    (x) => x.id,
+    (i) => `[${i}].id`,
+  );
 
   p.starterKit.items.forEach((e, i) => checkItem("starter-kit.json", `items[${i}].itemId`, e.itemId, { tradeable: true }));
   if (slotsFor(p.starterKit.items) > INVENTORY_SIZE) issue("starter-kit.json", "items", `needs more than ${INVENTORY_SIZE} slots`);
 
-  const templates = byId("templates.json", p.templates, (t) => t.id, (i) => `[${i}].id`);
+  const templates = byId(
+    "templates.json",
+    p.templates,
+    (t) => t.id,
+    (i) => `[${i}].id`,
+  );
   p.templates.forEach((t, i) => {
     t.items.forEach((e, j) => checkItem("templates.json", `[${i}].items[${j}].itemId`, e.itemId));
     for (const [skill, level] of Object.entries(t.skills) as [SkillName, number][]) {

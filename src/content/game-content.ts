@@ -18,18 +18,7 @@ import type {
   StarterKit,
   ToolDef,
 } from "./schemas.js";
-import type {
-  Biome,
-  Building,
-  ModelBoundsManifest,
-  MusicTrack,
-  ResourceNode,
-  Station,
-  StationType,
-  Store,
-  Vegetation,
-  WorldArea,
-} from "./world-schemas.js";
+import type { Biome, Building, ModelBoundsManifest, MusicTrack, ResourceNode, Station, StationType, Store, Vegetation, WorldArea } from "./world-schemas.js";
 
 export type ContentItem = ItemManifestEntry & { category: ItemCategory };
 /** Compile-time proof that content items are domain items. */
@@ -97,9 +86,7 @@ export function tileKey(x: number, z: number): string {
 /** Every tile covered by a building footprint (`x, z` is the building's minimum corner). */
 export function blockedTilesOf(buildings: readonly Building[]): Set<string> {
   const out = new Set<string>();
-  for (const b of buildings)
-    for (let dx = 0; dx < b.footprint.width; dx++)
-      for (let dz = 0; dz < b.footprint.depth; dz++) out.add(tileKey(b.x + dx, b.z + dz));
+  for (const b of buildings) for (let dx = 0; dx < b.footprint.width; dx++) for (let dz = 0; dz < b.footprint.depth; dz++) out.add(tileKey(b.x + dx, b.z + dz));
   return out;
 }
 

@@ -61,7 +61,7 @@ export const BonusesSchema = z.strictObject({
  */
 export const ItemSchema = z
   .strictObject({
-    id: IdSchema.refine((id) => id !== "coins", { message: "\"coins\" is reserved: coins live on the character" }),
+    id: IdSchema.refine((id) => id !== "coins", { message: '"coins" is reserved: coins live on the character' }),
     name: z.string().min(1).max(60),
     examine: Text,
     /** Base value in coins; store prices and trade values derive from it. */

@@ -17,8 +17,7 @@ export function itemSources(content: GameContent): Map<string, string[]> {
     if (!list.includes(source)) list.push(source);
     out.set(itemId, list);
   };
-  for (const npc of content.npcs.values())
-    for (const d of [...npc.drops.always, ...npc.drops.table]) if (d.itemId !== "coins") add(d.itemId, `drop:${npc.id}`);
+  for (const npc of content.npcs.values()) for (const d of [...npc.drops.always, ...npc.drops.table]) if (d.itemId !== "coins") add(d.itemId, `drop:${npc.id}`);
   for (const store of content.stores.values()) for (const e of store.stock) add(e.itemId, `store:${store.id}`);
   for (const r of content.recipes.cooking) {
     add(r.output, `recipe:${r.id}`);

@@ -292,13 +292,7 @@ export async function syncManifests(opts: SyncOptions): Promise<SyncReport> {
 
     // README.md#game-content-and-manifests: development only, only when the local CDN is down (or none is configured),
     // and only while required manifests are missing.
-    if (
-      !always &&
-      !cdnUp &&
-      opts.fallbackCdnUrl &&
-      opts.fallbackCdnUrl !== opts.cdnUrl &&
-      (await missingRequired(opts.dir, staging)).length > 0
-    ) {
+    if (!always && !cdnUp && opts.fallbackCdnUrl && opts.fallbackCdnUrl !== opts.cdnUrl && (await missingRequired(opts.dir, staging)).length > 0) {
       log?.warn({ fallbackCdnUrl: opts.fallbackCdnUrl }, "local CDN down and required manifests missing; bootstrapping from the production CDN");
       if (await fetchWithIndex(opts.fallbackCdnUrl, [...s.failed.keys()], s)) source = "fallback";
     }

@@ -38,12 +38,7 @@ export const DEFAULT_GATHER_CURVE: GatherCurve = Object.freeze({
  * Chance (0..1) that one gathering attempt succeeds: 0 below the required level, otherwise
  * baseChance + perLevel × (level − required) + perToolTier × toolTier, capped at maxChance.
  */
-export function gatherSuccessChance(
-  level: number,
-  requiredLevel: number,
-  toolTier = 0,
-  curve: GatherCurve = DEFAULT_GATHER_CURVE,
-): number {
+export function gatherSuccessChance(level: number, requiredLevel: number, toolTier = 0, curve: GatherCurve = DEFAULT_GATHER_CURVE): number {
   if (level < requiredLevel) return 0;
   const chance = curve.baseChance + curve.perLevel * (level - requiredLevel) + curve.perToolTier * Math.max(0, toolTier);
   return Math.min(curve.maxChance, Math.max(0, chance));
@@ -66,10 +61,7 @@ export interface GatherAttempt {
  * Rolls one attempt with `rng()` (uniform in [0, 1), drawn once). LEVEL_TOO_LOW when the player
  * lacks the required level; otherwise whether the attempt yields the resource.
  */
-export function rollGather(
-  attempt: GatherAttempt,
-  rng: () => number,
-): Result<{ success: boolean; chance: number }, GatherErrorCode> {
+export function rollGather(attempt: GatherAttempt, rng: () => number): Result<{ success: boolean; chance: number }, GatherErrorCode> {
   if (attempt.level < attempt.requiredLevel) {
     return err(GATHER_ERROR.LEVEL_TOO_LOW, `You need level ${attempt.requiredLevel} to do that.`);
   }
@@ -139,7 +131,11 @@ export interface NodeDepletion {
  * the successes left and whether the node is now depleted. A counted node draws nothing; a chance
  * node draws `rng()` once.
  */
-export function depleteAfterSuccess(node: NodeDepletion, remaining: number | undefined, rng: () => number): { depleted: boolean; remaining: number | undefined } {
+export function depleteAfterSuccess(
+  node: NodeDepletion,
+  remaining: number | undefined,
+  rng: () => number,
+): { depleted: boolean; remaining: number | undefined } {
   if (node.resourcesPerNode !== undefined) {
     const left = (remaining ?? 1) - 1;
     return { depleted: left <= 0, remaining: left };

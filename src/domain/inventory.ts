@@ -220,10 +220,7 @@ export class InventoryDraft {
  * Runs `steps` on a copy of `inv`: commits the copy when every step succeeds, otherwise returns
  * the first error and leaves nothing changed. `steps` returns an error to abort.
  */
-export function transact(
-  inv: Inventory,
-  steps: (draft: InventoryDraft) => InvErr | undefined,
-): Result<Inventory, InventoryErrorCode> {
+export function transact(inv: Inventory, steps: (draft: InventoryDraft) => InvErr | undefined): Result<Inventory, InventoryErrorCode> {
   if (!Array.isArray(inv) || inv.length !== INVENTORY_SIZE) {
     return err(INVENTORY_ERROR.INVALID_INVENTORY, `An inventory has exactly ${INVENTORY_SIZE} slots.`);
   }
@@ -282,11 +279,7 @@ export function applyChanges(inv: Inventory, changes: InventoryChanges): Result<
  * stay within MAX_STACK); non-stackables count one slot per unit. This is the quick estimate;
  * `applyChanges` on the real removals is exact.
  */
-export function canHold(
-  inv: Inventory,
-  incoming: readonly Addition[],
-  freedSlots = 0,
-): Result<true, InventoryErrorCode> {
+export function canHold(inv: Inventory, incoming: readonly Addition[], freedSlots = 0): Result<true, InventoryErrorCode> {
   const stackTotals = new Map<string, number>();
   let slotsNeeded = 0;
   for (const { item, quantity } of incoming) {

@@ -47,12 +47,7 @@ export function inBounds(bounds: WorldBounds, x: number, z: number): boolean {
  * OUT_OF_BOUNDS outside the world, TOO_FAR beyond MAX_MOVE_DISTANCE (200 is allowed, 201 is not),
  * BLOCKED for a tile nobody can stand on. Returns the target as a clean tile.
  */
-export function validateMoveTarget(
-  from: Tile,
-  to: { x: unknown; z: unknown },
-  bounds: WorldBounds,
-  isBlocked: BlockedFn,
-): Result<Tile, MoveErrorCode> {
+export function validateMoveTarget(from: Tile, to: { x: unknown; z: unknown }, bounds: WorldBounds, isBlocked: BlockedFn): Result<Tile, MoveErrorCode> {
   if (!Number.isSafeInteger(to.x) || !Number.isSafeInteger(to.z)) {
     return err(MOVE_ERROR.INVALID_TARGET, "Movement targets are whole tile coordinates.");
   }

@@ -102,8 +102,7 @@ export class Regions {
     const target = this.regionOf(to.x, to.z);
     if (target === home) return true;
     if (target !== 0 && !adjacent) return false;
-    for (let dx = -1; dx <= 1; dx++)
-      for (let dz = -1; dz <= 1; dz++) if ((dx !== 0 || dz !== 0) && this.regionOf(to.x + dx, to.z + dz) === home) return true;
+    for (let dx = -1; dx <= 1; dx++) for (let dz = -1; dz <= 1; dz++) if ((dx !== 0 || dz !== 0) && this.regionOf(to.x + dx, to.z + dz) === home) return true;
     return false;
   }
 }
@@ -142,7 +141,8 @@ export class MoveQueue {
     readonly perSearch: number = DEFAULT_MAX_PATH_NODES,
   ) {
     if (!Number.isInteger(perSearch) || perSearch < 1) throw new RangeError(`perSearch must be a positive integer, got ${perSearch}`);
-    if (!Number.isInteger(perTick) || perTick < perSearch) throw new RangeError(`perTick must be an integer of at least perSearch (${perSearch}), got ${perTick}`);
+    if (!Number.isInteger(perTick) || perTick < perSearch)
+      throw new RangeError(`perTick must be an integer of at least perSearch (${perSearch}), got ${perTick}`);
   }
 
   /** Record the latest target of `id`. */

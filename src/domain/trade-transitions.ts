@@ -92,11 +92,7 @@ function cancelled(trade: Trade, reason: TradeCancelReason, now: number, by?: st
  * `tradeRequestRespond`: only the invited player (b) answers, only while pending (else
  * INVALID_TRADE). Accept opens the offer screen (effect started); decline cancels ("declined").
  */
-export function respondToRequest(
-  trade: Trade,
-  action: { readonly playerId: string; readonly accept: boolean },
-  now: number,
-): TradeResult {
+export function respondToRequest(trade: Trade, action: { readonly playerId: string; readonly accept: boolean }, now: number): TradeResult {
   const closed = guardOpen(trade, action.playerId);
   if (closed) return closed;
   if (trade.state !== "pending") return err(TRADE_ERROR.INVALID_TRADE, "This request has already been answered.");
@@ -141,12 +137,7 @@ export function setOfferItem(
  * `tradeAddItem { coins }`: sets the offered coins (0 removes them). INVALID_QUANTITY unless an
  * integer from 0 to the coins the character holds; OFFER_FROZEN after the offer screen.
  */
-export function setOfferCoins(
-  trade: Trade,
-  action: { readonly playerId: string; readonly coins: number },
-  now: number,
-  ctx: TradeContext,
-): TradeResult {
+export function setOfferCoins(trade: Trade, action: { readonly playerId: string; readonly coins: number }, now: number, ctx: TradeContext): TradeResult {
   const guard = guardOfferEditable(trade, action.playerId);
   if (guard) return guard;
   const held = Math.min(MAX_STACK, ctx.holdingsOf(action.playerId).coins);
@@ -162,11 +153,7 @@ export function setOfferCoins(
  * `tradeRemoveItem { inventorySlot }`: withdraws that slot from the offer. INVALID_SLOT when the
  * slot is not a slot or not in the offer; OFFER_FROZEN after the offer screen.
  */
-export function removeOfferItem(
-  trade: Trade,
-  action: { readonly playerId: string; readonly slot: number },
-  now: number,
-): TradeResult {
+export function removeOfferItem(trade: Trade, action: { readonly playerId: string; readonly slot: number }, now: number): TradeResult {
   const guard = guardOfferEditable(trade, action.playerId);
   if (guard) return guard;
   if (!isValidSlot(action.slot)) return err(TRADE_ERROR.INVALID_SLOT, "That inventory slot does not exist.");
@@ -195,12 +182,7 @@ export function removeOfferItem(
  * the server cannot know what such a client has seen, so only a client that quotes revisions is
  * protected against its own duplicate accepts.
  */
-export function acceptTrade(
-  trade: Trade,
-  action: { readonly playerId: string; readonly revision?: number },
-  now: number,
-  ctx: TradeContext,
-): TradeResult {
+export function acceptTrade(trade: Trade, action: { readonly playerId: string; readonly revision?: number }, now: number, ctx: TradeContext): TradeResult {
   const closed = guardOpen(trade, action.playerId);
   if (closed) return closed;
   if (trade.state === "settling") return unchanged(trade);
@@ -225,10 +207,7 @@ export function acceptTrade(
     return step(cleared, { kind: "refused", error });
   }
   // A new screen is a new revision: accepts quoting the offer screen's revision are stale on it.
-  const confirm = withAcceptance(
-    { ...accepted, state: "confirm", revision: trade.revision + 1 },
-    { [trade.a.playerId]: false, [trade.b.playerId]: false },
-  );
+  const confirm = withAcceptance({ ...accepted, state: "confirm", revision: trade.revision + 1 }, { [trade.a.playerId]: false, [trade.b.playerId]: false });
   return step(confirm, { kind: "confirmScreen" });
 }
 
@@ -243,11 +222,7 @@ function sideOf(trade: Trade, playerId: string, ctx: TradeContext): SettlementSi
  * "disconnected", "player_died", "moved_away", "server_error"). `playerId`, when given, must be a
  * party (NOT_IN_TRADE). INVALID_TRADE when the trade has ended or is settling.
  */
-export function cancelTrade(
-  trade: Trade,
-  action: { readonly playerId?: string; readonly reason: TradeCancelReason },
-  now: number,
-): TradeResult {
+export function cancelTrade(trade: Trade, action: { readonly playerId?: string; readonly reason: TradeCancelReason }, now: number): TradeResult {
   if (action.playerId !== undefined) {
     const closed = guardOpen(trade, action.playerId);
     if (closed) return closed;

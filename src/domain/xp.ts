@@ -133,10 +133,7 @@ export function addXp(skills: SkillSet, skill: SkillName, amount: number): Resul
  * Applies several gains in SKILLS order (e.g. the attack and constitution XP of one hit).
  * All or nothing: the first invalid amount refuses the whole batch. Zero gains are skipped.
  */
-export function addXpBatch(
-  skills: SkillSet,
-  gains: Partial<Record<SkillName, number>>,
-): Result<{ skills: SkillSet; gains: XpGain[] }, XpErrorCode> {
+export function addXpBatch(skills: SkillSet, gains: Partial<Record<SkillName, number>>): Result<{ skills: SkillSet; gains: XpGain[] }, XpErrorCode> {
   let current = skills;
   const applied: XpGain[] = [];
   for (const skill of SKILLS) {
@@ -151,9 +148,7 @@ export function addXpBatch(
 }
 
 /** The skills the combat level formula reads. Constitution plays the role of hitpoints. */
-export type CombatSkillLevels = Readonly<
-  Pick<Record<SkillName, number>, "attack" | "strength" | "defense" | "constitution" | "prayer" | "ranged">
->;
+export type CombatSkillLevels = Readonly<Pick<Record<SkillName, number>, "attack" | "strength" | "defense" | "constitution" | "prayer" | "ranged">>;
 
 /**
  * OSRS-like combat level:

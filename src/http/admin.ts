@@ -63,7 +63,10 @@ export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Li
           offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
         }),
         responses: {
-          200: { description: "A page of audit records", schema: z.object({ total: z.number(), limit: z.number(), offset: z.number(), trades: z.array(auditSchema) }) },
+          200: {
+            description: "A page of audit records",
+            schema: z.object({ total: z.number(), limit: z.number(), offset: z.number(), trades: z.array(auditSchema) }),
+          },
           403: { description: "Not an admin" },
         },
       },
@@ -113,7 +116,10 @@ export function monitorRouter(auth: AuthService, limits: Pick<Limits, "countAuth
     const presented = req.header("x-admin-code") ?? password;
     if (auth.isAdmin(undefined, presented, req.ip)) return next();
     if (presented !== undefined) await limits.countAuthFailure(req);
-    res.set("WWW-Authenticate", 'Basic realm="admin"').status(401).json({ error: { code: "UNAUTHORIZED", message: "admin code required" } });
+    res
+      .set("WWW-Authenticate", 'Basic realm="admin"')
+      .status(401)
+      .json({ error: { code: "UNAUTHORIZED", message: "admin code required" } });
   };
   const r = Router();
   r.use(guard, monitor() as unknown as RequestHandler);

@@ -106,11 +106,7 @@ export class ApiBuilder {
         if (unread) details.push({ field: "body", message: "must be JSON (Content-Type: application/json)" });
         const body = unread ? undefined : parse(spec.body, spec.body ? (req.body ?? {}) : undefined, "body");
         if (details.length > 0) throw new ApiError("INVALID_REQUEST", "request validation failed", details);
-        const result = await handler({ params, query, body, principal, req, res } as RouteContext<
-          z.output<P>,
-          z.output<Q>,
-          z.output<B>
-        >);
+        const result = await handler({ params, query, body, principal, req, res } as RouteContext<z.output<P>, z.output<Q>, z.output<B>>);
         if (!res.headersSent) {
           if (result === undefined) res.status(successStatus === 200 ? 204 : successStatus).end();
           else res.status(successStatus).json(result);

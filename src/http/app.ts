@@ -249,9 +249,7 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   return { app, api };
 }
 
-const tokenResponse = z
-  .object({ token: z.string(), accountId: z.string(), expiresAt: z.string().describe("ISO 8601") })
-  .openapi("TokenResponse");
+const tokenResponse = z.object({ token: z.string(), accountId: z.string(), expiresAt: z.string().describe("ISO 8601") }).openapi("TokenResponse");
 
 function registerAuthRoutes(api: ApiBuilder, router: Router, auth: AuthService) {
   api.route(

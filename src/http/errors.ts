@@ -81,8 +81,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     else if (isStorageUnavailable(err)) {
       storageFailureLog(logger).failure(err, { method: req.method, path: req.path });
       apiError = serverBusy(new ServerBusyError("storage", STORAGE_RETRY_AFTER_S, "request"));
-    }
-    else if (typeof err?.status === "number" && err.status >= 400 && err.status < 500 && err.expose) {
+    } else if (typeof err?.status === "number" && err.status >= 400 && err.status < 500 && err.expose) {
       apiError = new ApiError("INVALID_REQUEST", "invalid request");
     } else {
       logger.error({ err, method: req.method, path: req.path }, "unhandled error in HTTP handler");

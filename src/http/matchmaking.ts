@@ -95,7 +95,10 @@ function refuse(res: Response, refusal: MatchmakeRefusal) {
  * level (what the SDK's `MatchMakeError` carries), with the code in front: `SERVER_BUSY: …`.
  */
 function refuseBusy(res: Response, e: ServerBusyError) {
-  res.status(e.status).set("Retry-After", String(e.retryAfterSeconds)).json({ ...errorBody(SERVER_BUSY, e.message), message: e.tagged });
+  res
+    .status(e.status)
+    .set("Retry-After", String(e.retryAfterSeconds))
+    .json({ ...errorBody(SERVER_BUSY, e.message), message: e.tagged });
 }
 
 /** True for the matchmaking calls that enter the world: `join` (only the world is joinable by name) and `joinById` of the world room. */
@@ -149,7 +152,10 @@ function rewriteBusyAnswer(res: Response) {
     }
     const text = message.slice(SERVER_BUSY.length + 2);
     res.removeHeader("content-length");
-    res.status(503).set("Retry-After", String(retry)).json({ ...errorBody(SERVER_BUSY, text), message });
+    res
+      .status(503)
+      .set("Retry-After", String(retry))
+      .json({ ...errorBody(SERVER_BUSY, text), message });
     return res;
   } as typeof res.end;
 }

@@ -18,7 +18,9 @@ export async function playgroundRouters(): Promise<{ path: string; router: Route
   // The playground must share this process's `@colyseus/core` instance (its matchMaker and Room).
   // Where these modules run as CommonJS (the test runner's TypeScript hook), a dynamic import would
   // load the package's ES build and with it a second, unstarted core: require it there instead.
-  const { playground } = (typeof require === "function" ? require("@colyseus/playground") : await import("@colyseus/playground")) as typeof import("@colyseus/playground");
+  const { playground } = (
+    typeof require === "function" ? require("@colyseus/playground") : await import("@colyseus/playground")
+  ) as typeof import("@colyseus/playground");
   const panel = playground() as unknown as RequestHandler;
   const page = Router();
   page.get("/", (req, res, next) => {

@@ -145,19 +145,23 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       if (gate.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       const w = world;
       if (!w) return ws.close(1013, "world not ready");
-      const joined = await admit(() => w.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
-        send: (text) => {
-          if (ws.readyState !== ws.OPEN) return;
-          if (ws.bufferedAmount > maxBuffered) {
-            logger.warn({ buffered: ws.bufferedAmount }, "adapter: client not reading; terminating");
-            ws.terminate();
-            return;
-          }
-          ws.send(text);
-        },
-        close: (code, reason) => ws.close(code, reason),
-        remoteAddress: address,
-      }), true);
+      const joined = await admit(
+        () =>
+          w.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
+            send: (text) => {
+              if (ws.readyState !== ws.OPEN) return;
+              if (ws.bufferedAmount > maxBuffered) {
+                logger.warn({ buffered: ws.bufferedAmount }, "adapter: client not reading; terminating");
+                ws.terminate();
+                return;
+              }
+              ws.send(text);
+            },
+            close: (code, reason) => ws.close(code, reason),
+            remoteAddress: address,
+          }),
+        true,
+      );
       if (closed) {
         joined.detach();
         return;

@@ -21,7 +21,10 @@ export function clientAddress(req: Pick<IncomingMessage, "headers" | "socket">, 
   let address = req.socket?.remoteAddress;
   if (trustProxy) {
     const header = req.headers["x-forwarded-for"];
-    const list = (Array.isArray(header) ? header.join(",") : (header ?? "")).split(",").map((s) => s.trim()).filter(Boolean);
+    const list = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (list.length > 0) address = list[list.length - 1];
   }
   return address || undefined;

@@ -130,7 +130,9 @@ export async function setupColyseus(
   });
   const maxBuffered = opts.maxBufferedBytes;
   if (maxBuffered !== undefined) {
-    (transport as unknown as { wss: { on(e: "connection", f: (ws: WebSocket) => void): void } }).wss.on("connection", (ws) => limitBuffered(ws, maxBuffered, opts.logger));
+    (transport as unknown as { wss: { on(e: "connection", f: (ws: WebSocket) => void): void } }).wss.on("connection", (ws) =>
+      limitBuffered(ws, maxBuffered, opts.logger),
+    );
   }
   const refused = (req: IncomingMessage, socket: Duplex, status: 403 | 404 | 429, why: string, retryAfter?: number) => {
     opts.logger?.debug({ path: pathOf(req), address: clientAddress(req, trustProxy), status, why }, "upgrade refused");

@@ -64,9 +64,6 @@ export class SocketGate {
    * check of every WebSocket path (matchmaking, room upgrades, `/ws`, reconnection, `/admin`).
    */
   blockedFor(accountId?: string, address?: string): number {
-    return Math.max(
-      accountId ? this.deps.blocklist.retryAfter(`account:${accountId}`) : 0,
-      address ? this.deps.blocklist.retryAfter(addressKey(address)) : 0,
-    );
+    return Math.max(accountId ? this.deps.blocklist.retryAfter(`account:${accountId}`) : 0, address ? this.deps.blocklist.retryAfter(addressKey(address)) : 0);
   }
 }

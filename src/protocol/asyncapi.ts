@@ -121,8 +121,8 @@ export function asyncApiDocument(version: string) {
         address: "/ws/{processId}/{roomId}",
         title: "Colyseus world room",
         description:
-          "The room socket of the world room (room name `world`), reached with the Colyseus SDK: `new Client(\"http://host/ws\")`, " +
-          "`client.auth.token = <token>`, `client.join(\"world\", { characterId? })`. Frames are msgpack; each message's type is the " +
+          'The room socket of the world room (room name `world`), reached with the Colyseus SDK: `new Client("http://host/ws")`, ' +
+          '`client.auth.token = <token>`, `client.join("world", { characterId? })`. Frames are msgpack; each message\'s type is the ' +
           "event name and its data the payload. The world itself arrives as schema state patches filtered to the player's view, " +
           "not as world:update.",
         parameters: {
@@ -130,13 +130,15 @@ export function asyncApiDocument(version: string) {
           roomId: { description: "the world room's id (from the matchmaker's answer)" },
         },
         messages: channelMessages[ROOM_CHANNEL],
-        bindings: { ws: { bindingVersion: "0.1.0", query: { type: "object", properties: { _authToken: { type: "string", description: "the SDK's token" } } } } },
+        bindings: {
+          ws: { bindingVersion: "0.1.0", query: { type: "object", properties: { _authToken: { type: "string", description: "the SDK's token" } } } },
+        },
       },
       [WS_CHANNEL]: {
         address: "/ws",
         title: "Plain WebSocket",
         description:
-          "For agents and tools without the SDK: every frame, both ways, is UTF-8 JSON `{ \"event\": <name>, \"data\": <payload> }`. " +
+          'For agents and tools without the SDK: every frame, both ways, is UTF-8 JSON `{ "event": <name>, "data": <payload> }`. ' +
           "The server joins the world room on the client's behalf; the first frames it sends are player:sync and a full world:update.",
         messages: channelMessages[WS_CHANNEL],
         bindings: {

@@ -16,7 +16,9 @@ export const PositionSchema = z.object({ x: z.number(), y: z.number(), z: z.numb
 export const ItemStackSchema = z.object({ itemId: z.string(), quantity: int });
 /** Level and XP of every skill. */
 export const SkillsSchema = z.object(
-  Object.fromEntries(SKILLS.map((s) => [s, z.object({ level: int, xp: int })])) as { [S in (typeof SKILLS)[number]]: z.ZodObject<{ level: z.ZodInt; xp: z.ZodInt }> },
+  Object.fromEntries(SKILLS.map((s) => [s, z.object({ level: int, xp: int })])) as {
+    [S in (typeof SKILLS)[number]]: z.ZodObject<{ level: z.ZodInt; xp: z.ZodInt }>;
+  },
 );
 /** An agent's goal (README "Agents"). */
 export const GoalSchema = z.object({

@@ -63,7 +63,10 @@ export const TRADE_SERVER_EVENTS = {
   }),
   tradeUpdated: z.object({ tradeId: z.string(), revision: int, myOffer: OfferSchema, theirOffer: OfferSchema, partnerFreeSlots: int }),
   tradeConfirmScreen: z.object({ tradeId: z.string(), revision: int, myOffer: OfferSchema, theirOffer: OfferSchema, values: ValuesSchema }),
-  tradeCompleted: z.object({ tradeId: z.string(), receivedItems: z.array(z.object({ itemId: z.string(), quantity: int })).describe('coins as itemId "coins"') }),
+  tradeCompleted: z.object({
+    tradeId: z.string(),
+    receivedItems: z.array(z.object({ itemId: z.string(), quantity: int })).describe('coins as itemId "coins"'),
+  }),
   tradeCancelled: z.object({ tradeId: z.string(), reason: z.enum(TRADE_CANCEL_REASON), message: z.string() }),
   tradeError: z.object({ tradeId: z.string().optional(), code: z.enum(TRADE_ERROR), message: z.string() }),
 } as const;

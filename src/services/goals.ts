@@ -114,13 +114,7 @@ export interface GoalRequest {
  * @throws ServiceError INVALID when `goalId` is not open to the character or a free-form goal
  * lacks its type or description.
  */
-export function buildGoal(
-  request: GoalRequest,
-  available: readonly AvailableGoal[],
-  setBy: "agent" | "owner",
-  now: Date,
-  id: string,
-): StoredGoal {
+export function buildGoal(request: GoalRequest, available: readonly AvailableGoal[], setBy: "agent" | "owner", now: Date, id: string): StoredGoal {
   let base: { type: string; description: string; target?: string };
   if (request.goalId !== undefined) {
     const found = available.find((g) => g.id === request.goalId);

@@ -10,36 +10,29 @@ type Row = Record<string, unknown>;
 export async function loadIgnoredBy(em: Em, targetCharacterId: string): Promise<Set<string>> {
   const rows: Row[] = await em
     .getConnection()
-    .execute(
-      `select i.ignored_character_id from ignore_entries i join characters c on c.account_id = i.account_id where c.id = ?`,
-      [targetCharacterId],
-    );
+    .execute(`select i.ignored_character_id from ignore_entries i join characters c on c.account_id = i.account_id where c.id = ?`, [targetCharacterId]);
   return new Set(rows.map((r) => r.ignored_character_id as string));
 }
 
 /** A character's friends. */
 export async function loadFriendIds(em: Em, characterId: string): Promise<Set<string>> {
-  const rows: Row[] = await em
-    .getConnection()
-    .execute(
-      `select case when character_a = ? then character_b else character_a end as id
+  const rows: Row[] = await em.getConnection().execute(
+    `select case when character_a = ? then character_b else character_a end as id
          from friendships where character_a = ? or character_b = ?`,
-      [characterId, characterId, characterId],
-    );
+    [characterId, characterId, characterId],
+  );
   return new Set(rows.map((r) => r.id as string));
 }
 
 /** Whether the account owning `targetCharacterId` ignores `senderCharacterId` (inside the transaction of `em`). */
 export async function ignores(em: Em, targetCharacterId: string, senderCharacterId: string): Promise<boolean> {
-  const rows: Row[] = await em
-    .getConnection()
-    .execute(
-      `select 1 from ignore_entries i join characters c on c.account_id = i.account_id
+  const rows: Row[] = await em.getConnection().execute(
+    `select 1 from ignore_entries i join characters c on c.account_id = i.account_id
         where c.id = ? and i.ignored_character_id = ? limit 1`,
-      [targetCharacterId, senderCharacterId],
-      "all",
-      em.getTransactionContext(),
-    );
+    [targetCharacterId, senderCharacterId],
+    "all",
+    em.getTransactionContext(),
+  );
   return rows.length > 0;
 }
 
@@ -61,15 +54,13 @@ export async function countFriends(em: Em, characterId: string): Promise<number>
 
 /** Insert the pair ordered by the database's own comparison, matching its check constraint. */
 export async function insertPair(em: Em, a: string, b: string): Promise<void> {
-  await em
-    .getConnection()
-    .execute(
-      `insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())
+  await em.getConnection().execute(
+    `insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())
        on conflict do nothing`,
-      [a, b, a, b],
-      "run",
-      em.getTransactionContext(),
-    );
+    [a, b, a, b],
+    "run",
+    em.getTransactionContext(),
+  );
 }
 
 /** Ids of an account's characters. */

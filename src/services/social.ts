@@ -22,16 +22,7 @@ import { FriendRequestEntity, FriendshipEntity, IgnoreEntryEntity } from "../../
 import type { Em, Storage } from "../storage/orm.js";
 import { conflict, invalid, missing } from "./errors.js";
 import { RelationCache } from "./relation-cache.js";
-import {
-  accountCharacterIds,
-  countFriends,
-  ignores,
-  insertPair,
-  loadFriendIds,
-  loadIgnoredBy,
-  lockCharacters,
-  pairExists,
-} from "./social-queries.js";
+import { accountCharacterIds, countFriends, ignores, insertPair, loadFriendIds, loadIgnoredBy, lockCharacters, pairExists } from "./social-queries.js";
 
 export const MAX_FRIENDS = 99;
 export const MAX_IGNORES = 99;

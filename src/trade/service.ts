@@ -381,7 +381,9 @@ export class TradeService implements TradeHooks {
     for (const p of players) {
       p.send("tradeError", { tradeId: trade.id, code: TRADE_ERROR.TRADE_FAILED, message });
       const connection = p.connection;
-      void this.deps.world.leave(p.id, "trade_reload", undefined, true).catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "leave after an unknown trade outcome failed"));
+      void this.deps.world
+        .leave(p.id, "trade_reload", undefined, true)
+        .catch((e) => this.deps.logger.error({ err: e, playerId: p.id }, "leave after an unknown trade outcome failed"));
       connection?.close(TRADE_RELOAD_CLOSE_CODE, "reconnect to reload your items");
     }
   }

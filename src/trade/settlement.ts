@@ -145,7 +145,10 @@ interface SettlementChannel {
  * Through the ORM's connection (PGlite, where the connection is shared and the ORM serialises its
  * use): 5 round trips — begin, the two locking reads, the write, commit.
  */
-function ormChannel(conn: ReturnType<Orm["em"]["getConnection"]>, trx: Parameters<Parameters<ReturnType<Orm["em"]["getConnection"]>["transactional"]>[0]>[0]): SettlementChannel {
+function ormChannel(
+  conn: ReturnType<Orm["em"]["getConnection"]>,
+  trx: Parameters<Parameters<ReturnType<Orm["em"]["getConnection"]>["transactional"]>[0]>[0],
+): SettlementChannel {
   return {
     async lockAndRead(ids) {
       const chars = await conn.execute<CharacterRow[]>(SQL.lockCharacters.plain, ids, "all", trx);
@@ -211,9 +214,9 @@ async function settleOnPool(
           locking = true;
           if (signal?.aborted) throw new Abandoned();
           try {
-            const res = (await client.query(
-              `${prepare}begin; ${sql(run("lockCharacters"), ids)}; ${sql(run("lockInventories"), ids)}`,
-            )) as { rows: unknown[] }[];
+            const res = (await client.query(`${prepare}begin; ${sql(run("lockCharacters"), ids)}; ${sql(run("lockInventories"), ids)}`)) as {
+              rows: unknown[];
+            }[];
             return { chars: res.at(-2)!.rows as CharacterRow[], inventory: res.at(-1)!.rows as InventoryRow[] };
           } finally {
             locking = false;
@@ -267,10 +270,7 @@ async function settleOnce(channel: SettlementChannel, trade: Trade, items: ItemL
   const side = (id: string, name: string) => ({ offer: trade.offers[id]!, inventory: invs.get(id)!, coins: chars.get(id)!.coins, name });
   const plan = planSettlement(side(trade.a.playerId, trade.a.name), side(trade.b.playerId, trade.b.name), items);
   if (!plan.ok) {
-    throw new PlanRejected(
-      plan.error.code === "INVENTORY_FULL" ? SETTLEMENT_FAILURE.INVENTORY_FULL : SETTLEMENT_FAILURE.INVALID_ITEMS,
-      plan.error.message,
-    );
+    throw new PlanRejected(plan.error.code === "INVENTORY_FULL" ? SETTLEMENT_FAILURE.INVENTORY_FULL : SETTLEMENT_FAILURE.INVALID_ITEMS, plan.error.message);
   }
   const outcome = { [trade.a.playerId]: plan.value.a, [trade.b.playerId]: plan.value.b };
   const result: SettledOk = {
@@ -315,7 +315,11 @@ type SlotWrite = { characterId: string; slot: number; itemId: string; quantity: 
  * The slots that changed, for both characters: emptied (delete), changed (update) and newly filled
  * (insert). No slot is in two lists, so the write can do all three in one statement.
  */
-function inventoryWrites(changes: { characterId: string; before: Inventory; after: Inventory }[]): { emptied: SlotWrite[]; changed: SlotWrite[]; filled: SlotWrite[] } {
+function inventoryWrites(changes: { characterId: string; before: Inventory; after: Inventory }[]): {
+  emptied: SlotWrite[];
+  changed: SlotWrite[];
+  filled: SlotWrite[];
+} {
   const emptied: SlotWrite[] = [];
   const changed: SlotWrite[] = [];
   const filled: SlotWrite[] = [];

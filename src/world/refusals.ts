@@ -91,7 +91,7 @@ export type RefusalCode = keyof typeof REFUSALS;
 export const REFUSAL = Object.freeze(Object.fromEntries(Object.keys(REFUSALS).map((k) => [k, k]))) as { readonly [K in RefusalCode]: K };
 
 // The domain's codes that reach players are refusal codes (checked by the compiler).
-type DomainCodes = MoveErrorCode | InventoryErrorCode | CookingErrorCode | FiremakingErrorCode;
+type DomainCodes = MoveErrorCode | InventoryErrorCode | CookingErrorCode  ;
 const domainCodesAreRefusals: DomainCodes extends RefusalCode ? true : never = true;
 void domainCodesAreRefusals;
 

@@ -51,7 +51,10 @@ export class EventLog {
 
   /** Events of a type (from `since`). */
   all<T = any>(type: string, since = 0): T[] {
-    return this.events.slice(since).filter((e) => e.type === type).map((e) => e.data as T);
+    return this.events
+      .slice(since)
+      .filter((e) => e.type === type)
+      .map((e) => e.data as T);
   }
 
   /** The latest event of a type. */
@@ -128,7 +131,12 @@ export class EventLog {
  * Poll an asynchronous check (a database row, a server-side fact) until it returns a value other
  * than `undefined`/`false`, at most `timeoutMs`. For facts that produce no event.
  */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = WAIT_MS, everyMs = 25): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = WAIT_MS,
+  everyMs = 25,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -176,9 +184,7 @@ export function lastSync(p: PlayerLike): any {
 
 /** Quantity of an item in the latest synced inventory. */
 export function invCount(p: PlayerLike, itemId: string): number {
-  return (lastSync(p).inventory as { itemId: string; quantity: number }[])
-    .filter((s) => s.itemId === itemId)
-    .reduce((n, s) => n + s.quantity, 0);
+  return (lastSync(p).inventory as { itemId: string; quantity: number }[]).filter((s) => s.itemId === itemId).reduce((n, s) => n + s.quantity, 0);
 }
 
 // ------------------------------------------------------------------ SDK
@@ -370,9 +376,11 @@ export class RawPlayer implements PlayerLike {
   /** Resolve when `pred(world)` holds, re-checking after every `world:update`. */
   async waitWorld(pred: (w: RawPlayer["world"]) => boolean, what = "world condition", timeoutMs = WAIT_MS): Promise<void> {
     if (pred(this.world)) return;
-    await this.log.waitFor("world:update", () => pred(this.world), { since: this.log.mark(), timeoutMs }).catch((e) => {
-      throw new Error(`timed out waiting for ${what}: ${(e as Error).message.split("\n")[0]}`);
-    });
+    await this.log
+      .waitFor("world:update", () => pred(this.world), { since: this.log.mark(), timeoutMs })
+      .catch((e) => {
+        throw new Error(`timed out waiting for ${what}: ${(e as Error).message.split("\n")[0]}`);
+      });
   }
 
   async close(): Promise<void> {

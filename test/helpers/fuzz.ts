@@ -52,7 +52,28 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 
 /** Numbers JSON can carry that break naive code: huge, tiny, negative, fractional, -0, the int32 edges. */
 export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(0, -0, -1, 1, 27, 28, 0.5, -0.5, 1e308, -1e308, 5e-324, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 53, 2 ** 53 + 2, -(2 ** 53), Number.MAX_VALUE, 1_000_001, -1_000_001),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    1,
+    27,
+    28,
+    0.5,
+    -0.5,
+    1e308,
+    -1e308,
+    5e-324,
+    2 ** 31 - 1,
+    2 ** 31,
+    -(2 ** 31),
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 53),
+    Number.MAX_VALUE,
+    1_000_001,
+    -1_000_001,
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
@@ -117,10 +138,9 @@ export function validFor(schema: z.ZodType): fc.Arbitrary<unknown> {
     case "object": {
       const shape = def.shape!;
       const optional = Object.keys(shape).filter((k) => (shape[k] as Zod)._zod.def.type === "optional");
-      return fc.record(
-        Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, validFor(v)])),
-        { requiredKeys: Object.keys(shape).filter((k) => !optional.includes(k)) },
-      );
+      return fc.record(Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, validFor(v)])), {
+        requiredKeys: Object.keys(shape).filter((k) => !optional.includes(k)),
+      });
     }
     case "optional":
       return validFor(def.innerType!);
@@ -145,14 +165,12 @@ export function validFor(schema: z.ZodType): fc.Arbitrary<unknown> {
 /** A valid payload with one field replaced by a hostile value, removed, or an extra key added. */
 export function almostValid(schema: z.ZodType, hostile: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
   const keys = Object.keys((schema as unknown as { shape?: Record<string, unknown> }).shape ?? {});
-  return fc
-    .tuple(validFor(schema), fc.constantFrom(...keys, ...PROTO_KEYS), hostile, fc.constantFrom("replace", "delete"))
-    .map(([valid, key, value, how]) => {
-      const o: Record<string, unknown> = { ...(valid as Record<string, unknown>) };
-      if (how === "delete") delete o[key];
-      else Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-      return o;
-    });
+  return fc.tuple(validFor(schema), fc.constantFrom(...keys, ...PROTO_KEYS), hostile, fc.constantFrom("replace", "delete")).map(([valid, key, value, how]) => {
+    const o: Record<string, unknown> = { ...(valid as Record<string, unknown>) };
+    if (how === "delete") delete o[key];
+    else Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+    return o;
+  });
 }
 
 /** Whether the server's check (`schema.safeParse(payload ?? {})`, as the event router runs it) accepts it. */
@@ -207,15 +225,18 @@ type StorageLike = Pick<Storage, "orm">;
  * inventory, equipment and bank rows with every column, in a fixed order.
  */
 export async function storedCharacter(storage: StorageLike, characterId: string): Promise<unknown> {
-  const rows = await storage.orm.em.fork().getConnection().execute<{ s: unknown }[]>(
-    `select json_build_object(
+  const rows = await storage.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ s: unknown }[]>(
+      `select json_build_object(
        'character', (select to_jsonb(c) from characters c where c.id = ?),
        'inventory', (select coalesce(jsonb_agg(to_jsonb(i) order by i.slot), '[]') from inventory_items i where i.character_id = ?),
        'equipment', (select coalesce(jsonb_agg(to_jsonb(e) order by e.slot_type), '[]') from equipment_items e where e.character_id = ?),
        'bank', (select coalesce(jsonb_agg(to_jsonb(b) order by b.item_id), '[]') from bank_items b where b.character_id = ?)
      ) as s`,
-    [characterId, characterId, characterId, characterId],
-  );
+      [characterId, characterId, characterId, characterId],
+    );
   return rows[0]!.s;
 }
 
@@ -223,6 +244,9 @@ export async function storedCharacter(storage: StorageLike, characterId: string)
 export async function storedEverything(storage: StorageLike): Promise<unknown> {
   const tables = [...new Set([...storage.orm.getMetadata().getAll().values()].map((m) => m.tableName).filter(Boolean))].sort() as string[];
   const parts = tables.map((t) => `'${t}', (select coalesce(jsonb_agg(to_jsonb(x) order by to_jsonb(x)::text), '[]') from "${t}" x)`);
-  const rows = await storage.orm.em.fork().getConnection().execute<{ s: unknown }[]>(`select json_build_object(${parts.join(", ")}) as s`);
+  const rows = await storage.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ s: unknown }[]>(`select json_build_object(${parts.join(", ")}) as s`);
   return rows[0]!.s;
 }

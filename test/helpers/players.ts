@@ -57,7 +57,9 @@ function recorder() {
     if (found) return Promise.resolve(found.data);
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => {
-        const seen = received.filter((r) => r.seq >= after).map((r) => `${r.event}${r.event === "tradeError" || r.event === "chat:message" ? JSON.stringify(r.data) : ""}`);
+        const seen = received
+          .filter((r) => r.seq >= after)
+          .map((r) => `${r.event}${r.event === "tradeError" || r.event === "chat:message" ? JSON.stringify(r.data) : ""}`);
         reject(new Error(`timed out waiting for ${event}; received since: ${seen.slice(-15).join(", ")}`));
       }, opts.timeoutMs ?? 10_000);
       waiters.push({ event, pred, after, resolve: (d) => (clearTimeout(t), resolve(d)) });

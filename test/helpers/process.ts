@@ -58,9 +58,7 @@ export function startProcess(env: NodeJS.ProcessEnv, script = "src/main.ts", nod
   };
   proc.stdout!.on("data", onData);
   proc.stderr!.on("data", onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.on("exit", (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on("exit", (code, signal) => resolve({ code, signal })));
   return {
     proc,
     output: () => out,

@@ -40,9 +40,7 @@ export function storageKinds(): { name: string; get: () => Promise<Storage> }[] 
 
 /** Delete every row of every table (keeps the schema and migration records). */
 export async function resetStorage(storage: Storage): Promise<void> {
-  const tables = [...storage.orm.getMetadata().getAll().values()]
-    .map((m) => m.tableName)
-    .filter(Boolean);
+  const tables = [...storage.orm.getMetadata().getAll().values()].map((m) => m.tableName).filter(Boolean);
   const list = [...new Set(tables)].map((t) => `"${t}"`).join(", ");
   // A save still finishing from the previous test can deadlock with the truncate: retry.
   for (let attempt = 1; ; attempt++) {

@@ -256,7 +256,9 @@ export async function violations(orm: Orm, items?: ItemLookup): Promise<string[]
   const out: string[] = [];
   for (const r of await sql(orm, `select character_id, count(*)::int n from inventory_items group by character_id having count(*) > 28`))
     out.push(`${r.character_id} holds ${r.n} inventory slots`);
-  for (const r of await sql(orm, `select character_id, slot, quantity from inventory_items where slot < 0 or slot > 27 or quantity < 1 or quantity > ?`, [MAX_STACK]))
+  for (const r of await sql(orm, `select character_id, slot, quantity from inventory_items where slot < 0 or slot > 27 or quantity < 1 or quantity > ?`, [
+    MAX_STACK,
+  ]))
     out.push(`${r.character_id} slot ${r.slot} quantity ${r.quantity}`);
   for (const r of await sql(orm, `select id, coins from characters where coins < 0 or coins > ?`, [MAX_STACK])) out.push(`${r.id} coins ${r.coins}`);
   for (const r of await sql(orm, `select character_id, item_id, quantity from bank_items where quantity < 1 or quantity > ?`, [MAX_STACK]))

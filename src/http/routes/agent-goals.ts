@@ -15,9 +15,7 @@ import { forbidden } from "../errors.js";
 import { agentAccessCheck, AgentParams } from "./agents.js";
 import { AvailableGoalSchema, defineRoute, GoalSchema, PositionSchema, r, who } from "./context.js";
 
-const GoalStateSchema = z
-  .object({ success: z.boolean(), goal: GoalSchema.nullable(), goalsPaused: z.boolean(), online: z.boolean() })
-  .openapi("GoalState");
+const GoalStateSchema = z.object({ success: z.boolean(), goal: GoalSchema.nullable(), goalsPaused: z.boolean(), online: z.boolean() }).openapi("GoalState");
 const GoalControlSchema = z
   .object({ success: z.boolean(), goal: GoalSchema.nullable(), goalsPaused: z.boolean(), availableGoals: z.array(AvailableGoalSchema) })
   .openapi("GoalControl");
@@ -184,6 +182,5 @@ export function agentGoalRoutes(agents: AgentService): RouteModule {
         return agents.quickActions(params.agentId, characterId);
       },
     );
-
   };
 }

@@ -15,7 +15,12 @@ import type { Character } from "../../../entities/character.js";
 import type { AuthService, Principal } from "../../auth/service.js";
 import type { Config } from "../../config.js";
 import type { GameContent } from "../../content/load.js";
-import { GoalSchema as ProtocolGoal, PositionSchema as ProtocolPosition, SkillsSchema as ProtocolSkills, StoredPlayerSyncSchema } from "../../protocol/player.js";
+import {
+  GoalSchema as ProtocolGoal,
+  PositionSchema as ProtocolPosition,
+  SkillsSchema as ProtocolSkills,
+  StoredPlayerSyncSchema,
+} from "../../protocol/player.js";
 import { nameProblem, normalizeName, type CharacterService, type PlayerView } from "../../services/characters.js";
 import type { Admission } from "../../net/admission.js";
 import { ServiceError, SERVICE_ERROR } from "../../services/errors.js";

@@ -6,23 +6,10 @@
  */
 import { z } from "zod";
 import type { RouteModule } from "../app.js";
-import {
-  Access,
-  CharacterBriefSchema,
-  CharacterIdParams,
-  CharacterRefBody,
-  defineRoute,
-  Id,
-  r,
-  requireAccountToken,
-  who,
-  type ApiDeps,
-} from "./context.js";
+import { Access, CharacterBriefSchema, CharacterIdParams, CharacterRefBody, defineRoute, Id, r, requireAccountToken, who, type ApiDeps } from "./context.js";
 
 const FriendSchema = z.object({ id: z.string(), name: z.string(), online: z.boolean(), since: z.string() }).openapi("Friend");
-const FriendRequestSchema = z
-  .object({ id: z.int(), from: CharacterBriefSchema, to: CharacterBriefSchema, createdAt: z.string() })
-  .openapi("FriendRequest");
+const FriendRequestSchema = z.object({ id: z.int(), from: CharacterBriefSchema, to: CharacterBriefSchema, createdAt: z.string() }).openapi("FriendRequest");
 const IgnoredSchema = z.object({ id: z.string(), name: z.string(), since: z.string() }).openapi("IgnoredPlayer");
 const RequestIdParams = CharacterIdParams.extend({ requestId: z.coerce.number().int().min(1) });
 

@@ -31,15 +31,11 @@ export function voiceRoutes(deps: ApiDeps): RouteModule {
           "404 when voice chat is not configured.",
         tags: ["voice"],
         auth: "required",
-        body: z
-          .object({ characterId: Id.optional().openapi({ description: "Which character (default: the token's, else the oldest)" }) })
-          .strict(),
+        body: z.object({ characterId: Id.optional().openapi({ description: "Which character (default: the token's, else the oldest)" }) }).strict(),
         responses: {
           200: {
             description: "Join token",
-            schema: z
-              .object({ token: z.string(), url: z.string(), room: z.string(), identity: z.string(), expiresAt: z.string() })
-              .openapi("VoiceToken"),
+            schema: z.object({ token: z.string(), url: z.string(), room: z.string(), identity: z.string(), expiresAt: z.string() }).openapi("VoiceToken"),
           },
           403: r.forbidden,
           404: r.notFound("Voice chat is not configured, or the character"),

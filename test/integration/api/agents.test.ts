@@ -89,11 +89,17 @@ for (const kind of storageKinds()) {
         const b = await h.request("POST", "/api/agent/register", { token: a.token, body: { characterId: second.body.id } });
         const list = await h.request("GET", "/api/agent", { token: a.token });
         assert.equal(list.status, 200);
-        assert.deepEqual(list.body.map((x: { agentId: string }) => x.agentId), [a.agentId, b.body.agentId]);
+        assert.deepEqual(
+          list.body.map((x: { agentId: string }) => x.agentId),
+          [a.agentId, b.body.agentId],
+        );
         assert.equal(list.body[0].active, true);
         assert.equal(list.body[0].online, false);
         const own = await h.request("GET", "/api/agent", { token: a.agentToken });
-        assert.deepEqual(own.body.map((x: { agentId: string }) => x.agentId), [a.agentId]);
+        assert.deepEqual(
+          own.body.map((x: { agentId: string }) => x.agentId),
+          [a.agentId],
+        );
         const stranger = await h.player();
         assert.deepEqual((await h.request("GET", "/api/agent", { token: stranger.token })).body, []);
 
@@ -248,11 +254,11 @@ for (const kind of storageKinds()) {
         }
         assert.ok(!descriptions.includes("Chop oak trees"));
         assert.ok(!descriptions.includes("Train combat on ash bandits"));
-        await h.storage.orm.em
-          .fork()
-          .nativeUpdate(CharacterEntity, { id: a.characterId }, { woodcuttingLevel: 15, woodcuttingXp: xpForLevel(15) });
+        await h.storage.orm.em.fork().nativeUpdate(CharacterEntity, { id: a.characterId }, { woodcuttingLevel: 15, woodcuttingXp: xpForLevel(15) });
         const later = await h.request("POST", `/api/agents/${a.agentId}/goal/resume`, { token: a.token });
-        assert.ok(later.body.availableGoals.some((g: { id: string; description: string }) => g.id === "woodcutting:oak_tree" && g.description === "Chop oak trees"));
+        assert.ok(
+          later.body.availableGoals.some((g: { id: string; description: string }) => g.id === "woodcutting:oak_tree" && g.description === "Chop oak trees"),
+        );
       });
 
       it("goal routes: 401, 403 for another account, 404 for an unknown agent", async () => {

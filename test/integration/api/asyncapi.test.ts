@@ -36,7 +36,10 @@ describe("AsyncAPI document of the WebSocket protocol (/api/asyncapi.json)", fun
   const resolve = (ref: string): unknown => {
     assert.ok(ref.startsWith("#/"), `a local reference: ${ref}`);
     let at: unknown = doc;
-    for (const part of ref.slice(2).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))) {
+    for (const part of ref
+      .slice(2)
+      .split("/")
+      .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))) {
       if (at === null || typeof at !== "object" || !Object.hasOwn(at, part)) return undefined;
       at = (at as Json)[part];
     }
@@ -91,7 +94,8 @@ describe("AsyncAPI document of the WebSocket protocol (/api/asyncapi.json)", fun
       for (const m of op.messages) assert.ok(m.$ref.startsWith(`${op.channel.$ref}/messages/`), `${id}: ${m.$ref} is a message of its channel`);
     }
     for (const [id, channel] of Object.entries(doc.channels as Record<string, Json>)) {
-      for (const m of Object.values(channel.messages as Record<string, Json>)) assert.match(m.$ref, /^#\/components\/messages\//, `${id}: messages are components`);
+      for (const m of Object.values(channel.messages as Record<string, Json>))
+        assert.match(m.$ref, /^#\/components\/messages\//, `${id}: messages are components`);
     }
   });
 
@@ -153,7 +157,8 @@ describe("AsyncAPI document of the WebSocket protocol (/api/asyncapi.json)", fun
           seen.add(event);
         }
       }
-      for (const event of ["player:sync", "world:update", "chat:message", "tradeIncoming", "tradeCancelled", "tradeError"]) assert.ok(seen.has(event), `${event} was checked`);
+      for (const event of ["player:sync", "world:update", "chat:message", "tradeIncoming", "tradeCancelled", "tradeError"])
+        assert.ok(seen.has(event), `${event} was checked`);
     } finally {
       await Promise.all(players.map((p) => p.close()));
     }
@@ -167,7 +172,8 @@ describe("AsyncAPI document of the WebSocket protocol (/api/asyncapi.json)", fun
     }
     for (const channel of [ROOM, WS]) {
       for (const [event, actions] of operationsOf(channel)) {
-        for (const action of actions) assert.ok(action === "receive" ? client.has(event) : serverEvents.has(event), `${channel}: ${action} ${event} is in the table`);
+        for (const action of actions)
+          assert.ok(action === "receive" ? client.has(event) : serverEvents.has(event), `${channel}: ${action} ${event} is in the table`);
       }
     }
   });

@@ -403,8 +403,7 @@ describe("CORS origins from settings", function () {
   });
   after(async () => server?.close());
 
-  const allowOrigin = async (origin: string) =>
-    (await fetch(`${server.url}/health`, { headers: { origin } })).headers.get("access-control-allow-origin");
+  const allowOrigin = async (origin: string) => (await fetch(`${server.url}/health`, { headers: { origin } })).headers.get("access-control-allow-origin");
 
   for (const [setting, origin] of [
     ["CLIENT_URL", "https://client.example:8443"],
@@ -460,7 +459,10 @@ describe("rate limits", function () {
   it("blocks after 100 REST requests a minute with 429, Retry-After, and keeps /status and /health open", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 101; i++) statuses.push((await fetch(`${server.url}/api/openapi.json`)).status);
-    assert.equal(statuses.slice(0, 100).every((s) => s === 200), true);
+    assert.equal(
+      statuses.slice(0, 100).every((s) => s === 200),
+      true,
+    );
     assert.equal(statuses[100], 429);
     const blocked = await fetch(`${server.url}/api/nothing`);
     assert.equal(blocked.status, 429);

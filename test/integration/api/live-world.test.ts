@@ -64,8 +64,7 @@ function liveHelpers(get: () => { server: GameServer; request: Request; clients:
     socket.terminate();
     await p.log.waitClose();
   };
-  const lingering = (id: string) =>
-    eventually(() => get().server.world.isInWorld(id) && !get().server.world.isOnline(id), `${id} lingering after its drop`);
+  const lingering = (id: string) => eventually(() => get().server.world.isInWorld(id) && !get().server.world.isOnline(id), `${id} lingering after its drop`);
   /** Resolve after the world has stepped `n` more ticks (seen in an SDK client's state). */
   const ticks = async (p: SdkPlayer, n: number) => {
     const start = p.state.tick as number;
@@ -215,7 +214,10 @@ describe("REST against the live world (real server)", function () {
       const after = Date.now();
       assert.equal(r.status, 200);
       const ids = (r.body.players as { id: string }[]).map((p) => p.id).sort();
-      const connected = [...server.world.players.values()].filter((p) => p.connection).map((p) => p.id).sort();
+      const connected = [...server.world.players.values()]
+        .filter((p) => p.connection)
+        .map((p) => p.id)
+        .sort();
       assert.deepEqual(ids, connected);
       assert.equal(r.body.playersOnline, r.body.players.length);
       assert.ok(!ids.includes(b.characterId), "the dropped player is not listed");
@@ -269,7 +271,10 @@ describe("REST against the live world (real server)", function () {
       assert.equal(set.status, 200, JSON.stringify(set.body));
       await p.log.waitFor("player:sync", (s) => s.goal?.type === "woodcutting" && s.goal.progress === 0, { since: m });
 
-      for (const [tree, progress] of [["lumbrook_tree_1", 1], ["lumbrook_tree_2", 2]] as const) {
+      for (const [tree, progress] of [
+        ["lumbrook_tree_1", 1],
+        ["lumbrook_tree_2", 2],
+      ] as const) {
         m = p.log.mark();
         p.send("player:action", { action: "gather", targetId: tree });
         const s = await p.log.waitFor("player:sync", (s) => s.goal?.progress === progress, { since: m, timeoutMs: 30_000 });
@@ -285,10 +290,14 @@ describe("REST against the live world (real server)", function () {
 
       m = p.log.mark();
       p.send("player:action", { action: "gather", targetId: "lumbrook_tree_3" });
-      const third = await p.log.waitFor("player:sync", (s) => s.inventory.some((i: { itemId: string; quantity: number }) => i.itemId === "logs") && invCount(p, "logs") === 3, {
-        since: m,
-        timeoutMs: 30_000,
-      });
+      const third = await p.log.waitFor(
+        "player:sync",
+        (s) => s.inventory.some((i: { itemId: string; quantity: number }) => i.itemId === "logs") && invCount(p, "logs") === 3,
+        {
+          since: m,
+          timeoutMs: 30_000,
+        },
+      );
       assert.equal(third.goal.progress, 2, "a complete goal stops counting");
 
       await p.leave();

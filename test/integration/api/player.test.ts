@@ -218,7 +218,10 @@ for (const kind of storageKinds()) {
 
         const list = await h.request("GET", "/api/character", { token: a.token });
         assert.equal(list.status, 200);
-        assert.deepEqual(list.body.map((c: { id: string }) => c.id), [id]);
+        assert.deepEqual(
+          list.body.map((c: { id: string }) => c.id),
+          [id],
+        );
         assert.equal(list.body[0].online, false);
         assert.equal(list.body[0].combatLevel, 3);
 
@@ -320,7 +323,10 @@ for (const kind of storageKinds()) {
         assert.equal((await h.request("POST", "/api/character", { token: bound, body: {} })).status, 403);
         assert.equal((await h.request("DELETE", `/api/character/${p.characterId}`, { token: bound })).status, 403);
         const list = await h.request("GET", "/api/character", { token: bound });
-        assert.deepEqual(list.body.map((c: { id: string }) => c.id), [p.characterId]);
+        assert.deepEqual(
+          list.body.map((c: { id: string }) => c.id),
+          [p.characterId],
+        );
       });
 
       it("marks and unmarks a character as an agent, and tells the world at once", async () => {

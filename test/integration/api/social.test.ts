@@ -73,8 +73,14 @@ for (const kind of storageKinds()) {
       const r = await send(a.token, { characterId: b.characterId });
       assert.equal(r.status, 201);
       assert.equal(r.body.status, "friends");
-      assert.deepEqual((await friends(a.token)).map((f: { id: string }) => f.id), [b.characterId]);
-      assert.deepEqual((await friends(b.token)).map((f: { id: string }) => f.id), [a.characterId]);
+      assert.deepEqual(
+        (await friends(a.token)).map((f: { id: string }) => f.id),
+        [b.characterId],
+      );
+      assert.deepEqual(
+        (await friends(b.token)).map((f: { id: string }) => f.id),
+        [a.characterId],
+      );
       assert.deepEqual(await requests(a.token), { incoming: [], outgoing: [] });
       assert.equal(await h.social.areFriends(a.characterId, b.characterId), true);
     });
@@ -94,7 +100,10 @@ for (const kind of storageKinds()) {
       assert.deepEqual(accepted.body, { friend: { id: a.characterId, name: a.name } });
       h.world.setOnline(a.characterId);
       const list = await friends(b.token);
-      assert.deepEqual(list.map((f: { id: string; online: boolean }) => [f.id, f.online]), [[a.characterId, true]]);
+      assert.deepEqual(
+        list.map((f: { id: string; online: boolean }) => [f.id, f.online]),
+        [[a.characterId, true]],
+      );
       assert.ok(!Number.isNaN(Date.parse(list[0].since)));
 
       // A request can be accepted only by its addressee.
@@ -184,7 +193,10 @@ for (const kind of storageKinds()) {
       const again = await h.request("POST", "/api/player/ignores", { token: a.token, body: { name: b.name } });
       assert.equal(again.status, 201);
       const list = await h.request("GET", "/api/player/ignores", { token: a.token });
-      assert.deepEqual(list.body.map((e: { id: string }) => e.id), [b.characterId]);
+      assert.deepEqual(
+        list.body.map((e: { id: string }) => e.id),
+        [b.characterId],
+      );
 
       const removed = await h.request("DELETE", `/api/player/ignores/${b.characterId}`, { token: a.token });
       assert.equal(removed.status, 204);
@@ -244,7 +256,11 @@ for (const kind of storageKinds()) {
       assert.equal(remove.status, 403);
       const list = await h.request("GET", "/api/player/ignores", { token: bound });
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body.map((i: { id: string }) => i.id), [b.characterId], "nothing changed");
+      assert.deepEqual(
+        list.body.map((i: { id: string }) => i.id),
+        [b.characterId],
+        "nothing changed",
+      );
     });
 
     it("caps ignores at 99 (409)", async () => {
@@ -330,10 +346,13 @@ for (const kind of storageKinds()) {
       const kills = await h.request("GET", `/api/player/${a.characterId}/kills`, { token: a.token });
       assert.equal(kills.status, 200);
       assert.equal(kills.body.total, 3);
-      assert.deepEqual(kills.body.kills.map((k: { npcId: string; name: string; count: number }) => [k.npcId, k.name, k.count]), [
-        ["goblin", "Goblin", 2],
-        ["chicken", "Chicken", 1],
-      ]);
+      assert.deepEqual(
+        kills.body.kills.map((k: { npcId: string; name: string; count: number }) => [k.npcId, k.name, k.count]),
+        [
+          ["goblin", "Goblin", 2],
+          ["chicken", "Chicken", 1],
+        ],
+      );
       const deaths = await h.request("GET", `/api/player/me/deaths`, { token: a.token });
       assert.equal(deaths.status, 200);
       assert.equal(deaths.body.length, 1);

@@ -33,7 +33,8 @@ describe("development defaults: no well-known secret", function () {
   });
 
   const tokenOf = (secret: string) => signServerToken(secret, { sub: randomUUID() }).token;
-  const get = (path: string, headers: Record<string, string>) => fetch(`${server.url}${path}`, { headers }).then(async (r) => (await r.arrayBuffer(), r.status));
+  const get = (path: string, headers: Record<string, string>) =>
+    fetch(`${server.url}${path}`, { headers }).then(async (r) => (await r.arrayBuffer(), r.status));
 
   it("signs with a random secret, not the old development one: its tokens are refused on HTTP and /ws", async () => {
     assert.equal(server.config.jwtSecretGenerated, true);

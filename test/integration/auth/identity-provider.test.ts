@@ -78,9 +78,14 @@ describe("identity-provider mode", function () {
     return jwt.sign(opts.signer ?? key);
   };
   /** Valid provider claims, for tokens built by hand. */
-  const claims = () => ({ sub: "did:provider:alice", aud: AUDIENCE, iss: ISSUER, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600 });
-  const exchange = (token: string) =>
-    fetch(`${server.url}/api/auth/exchange`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  const claims = () => ({
+    sub: "did:provider:alice",
+    aud: AUDIENCE,
+    iss: ISSUER,
+    iat: Math.floor(Date.now() / 1000),
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const exchange = (token: string) => fetch(`${server.url}/api/auth/exchange`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
   const protectedGet = (token: string) => fetch(`${server.url}/api/v1/player`, { headers: { authorization: `Bearer ${token}` } });
 
   it("exchanges a provider token for a server token, linking one account per subject", async () => {

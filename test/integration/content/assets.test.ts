@@ -18,7 +18,10 @@ const TS = ["--import", "tsx"];
 /** Runs a script under tsx with only `env` (plus PATH and HOME); resolves with its code and output. */
 function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS, script], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...TS, script], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -145,10 +148,13 @@ describe("build-time assets", function () {
     rmSync(join(target, ASSET_ETAG_FILE)); // everything is downloaded again
     try {
       const r = await downloadAssets({ worldDir: target, cdnUrl, files });
-      assert.deepEqual(r.failed, [
-        { file: missing, reason: "HTTP 404 (not on the CDN)" },
-        { file: corrupt, reason: "not a glTF binary (.glb)" },
-      ].sort((a, b) => a.file.localeCompare(b.file)));
+      assert.deepEqual(
+        r.failed,
+        [
+          { file: missing, reason: "HTTP 404 (not on the CDN)" },
+          { file: corrupt, reason: "not a glTF binary (.glb)" },
+        ].sort((a, b) => a.file.localeCompare(b.file)),
+      );
       assert.equal(r.downloaded.length, files.length - 2);
       // The model already held stays as it was; no temporary file is left behind.
       assert.deepEqual(readFileSync(join(target, corrupt)), goodModel);
@@ -211,7 +217,13 @@ describe("build-time assets", function () {
     writeFileSync(join(source, "world", "sky", "day.png"), "png bytes");
     assert.equal(await (await fetch(`${cdnUrl}/world/sky/day.png`)).text(), "png bytes");
     assert.equal(await rawStatus(cdnUrl, "/manifests/npcs.json"), 200);
-    for (const p of ["/world/../manifests/npcs.json", "/world/%2e%2e/manifests/npcs.json", "/audio/music/%2e%2e/%2e%2e/manifests/npcs.json", "/.cache/asset-etags.json", "/db/x"])
+    for (const p of [
+      "/world/../manifests/npcs.json",
+      "/world/%2e%2e/manifests/npcs.json",
+      "/audio/music/%2e%2e/%2e%2e/manifests/npcs.json",
+      "/.cache/asset-etags.json",
+      "/db/x",
+    ])
       assert.equal(await rawStatus(cdnUrl, p), 404, p);
   });
 });

@@ -123,7 +123,10 @@ describe("model-bounds script", function () {
     await writeBoxGlb(path.join(world, "models", "stations", "furnace.glb"), { x: 2.27, y: 1.9, z: 2.18 });
     assert.equal((await runToEnd(world)).code, 0);
     const first = await readFile(outFile(), "utf8");
-    assert.deepEqual((await manifest()).models.map((x) => [x.id, x.footprint]), [["stations/furnace", { width: 2, depth: 2 }]]);
+    assert.deepEqual(
+      (await manifest()).models.map((x) => [x.id, x.footprint]),
+      [["stations/furnace", { width: 2, depth: 2 }]],
+    );
 
     const again = await runToEnd(world);
     assert.match(again.output, /1 models, unchanged/);
@@ -136,7 +139,10 @@ describe("model-bounds script", function () {
 
     await writeBoxGlb(path.join(world, "models", "props", "crate.glb"), { x: 1.3, y: 1, z: 0.6 });
     assert.match((await runToEnd(world)).output, /wrote 2 models/);
-    assert.deepEqual((await manifest()).models.map((x) => x.id), ["props/crate", "stations/furnace"]);
+    assert.deepEqual(
+      (await manifest()).models.map((x) => x.id),
+      ["props/crate", "stations/furnace"],
+    );
   });
 
   it("a malformed stations.json fails naming the file and field", async () => {
@@ -154,7 +160,10 @@ describe("model-bounds script", function () {
     );
     const { code, output } = await runToEnd(world);
     assert.equal(code, 1, output);
-    assert.match(output, /model-bounds: stations\.json: station "smithy_furnace" has modelScale 1 but station "second_furnace" 2 for the same model "stations\/furnace"/);
+    assert.match(
+      output,
+      /model-bounds: stations\.json: station "smithy_furnace" has modelScale 1 but station "second_furnace" 2 for the same model "stations\/furnace"/,
+    );
     await assert.rejects(stat(outFile()), { code: "ENOENT" });
   });
 
@@ -188,7 +197,10 @@ describe("model-bounds script", function () {
       await run.waitFor(/wrote 0 models/);
       await writeBoxGlb(path.join(world, "models", "props", "crate.glb"), { x: 1.3, y: 1, z: 0.6 });
       await run.waitFor(/wrote 1 models/, 2);
-      assert.deepEqual((await manifest()).models.map((m) => m.id), ["props/crate"]);
+      assert.deepEqual(
+        (await manifest()).models.map((m) => m.id),
+        ["props/crate"],
+      );
     } finally {
       run.proc.kill("SIGTERM");
       await run.exited;

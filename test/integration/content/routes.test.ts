@@ -7,7 +7,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import { SKILLS } from "../../../src/domain/types.js";
-import { MANIFEST_CACHE_CONTROL, SkillUnlocksResponseSchema, WorldAreasResponseSchema, createDataRouter, createManifestRouter } from "../../../src/content/http.js";
+import {
+  MANIFEST_CACHE_CONTROL,
+  SkillUnlocksResponseSchema,
+  WorldAreasResponseSchema,
+  createDataRouter,
+  createManifestRouter,
+} from "../../../src/content/http.js";
 import { loadContent } from "../../../src/content/load.js";
 
 const SHIPPED = fileURLToPath(new URL("../../../world/manifests", import.meta.url));
@@ -143,7 +149,11 @@ describe("manifest and data routes", () => {
     assert.deepEqual(Object.keys(body).sort(), [...SKILLS].sort());
     for (const skill of SKILLS) {
       const levels = body[skill].map((u) => u.level);
-      assert.deepEqual(levels, [...levels].sort((a, b) => a - b), skill);
+      assert.deepEqual(
+        levels,
+        [...levels].sort((a, b) => a - b),
+        skill,
+      );
     }
   });
 

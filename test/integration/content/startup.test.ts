@@ -42,7 +42,9 @@ async function startCdn(root: string) {
   const requests: { file: string; ifNoneMatch?: string; status: number }[] = [];
   const app = express();
   app.use((req, res, next) => {
-    res.on("finish", () => requests.push({ file: req.originalUrl.replace(/^\/manifests\//, ""), ifNoneMatch: req.get("if-none-match"), status: res.statusCode }));
+    res.on("finish", () =>
+      requests.push({ file: req.originalUrl.replace(/^\/manifests\//, ""), ifNoneMatch: req.get("if-none-match"), status: res.statusCode }),
+    );
     next();
   });
   app.use("/manifests", createManifestRouter(root));
@@ -115,16 +117,19 @@ describe("manifest stage of the real server", function () {
       assert.equal(r.status, 200, r.file);
       assert.equal(r.ifNoneMatch, undefined, r.file);
     }
-    assert.deepEqual({ ...synced(first.lines), level: undefined, time: undefined }, {
-      level: undefined,
-      time: undefined,
-      msg: "manifests synced",
-      source: "cdn",
-      fetched: MANIFEST_FILES.length,
-      notModified: 0,
-      failed: 0,
-      rejected: 0,
-    });
+    assert.deepEqual(
+      { ...synced(first.lines), level: undefined, time: undefined },
+      {
+        level: undefined,
+        time: undefined,
+        msg: "manifests synced",
+        source: "cdn",
+        fetched: MANIFEST_FILES.length,
+        notModified: 0,
+        failed: 0,
+        rejected: 0,
+      },
+    );
     for (const f of MANIFEST_FILES) assert.equal(await readFile(path.join(world, "manifests", f), "utf8"), await readFile(path.join(cdnRoot, f), "utf8"), f);
     const etags = JSON.parse(await readFile(path.join(world, "manifests", ETAG_FILE), "utf8"));
     assert.equal(Object.keys(etags).length, MANIFEST_FILES.length);
@@ -160,7 +165,7 @@ describe("manifest stage of the real server", function () {
     assert.ok(warning, JSON.stringify(lines));
     assert.deepEqual(warning.problems, ['npcs.json: [0].drops.table[0].itemId: unknown item "golden_goose"']);
     assert.equal(synced(lines).source, "cache");
-    assert.equal((await fetch(`${s.url}/manifests/npcs.json`).then((r) => r.text())), cached);
+    assert.equal(await fetch(`${s.url}/manifests/npcs.json`).then((r) => r.text()), cached);
   });
 
   it("production: a pushed world-areas.json with bounds of a billion tiles does not stop the server", async () => {
@@ -245,7 +250,11 @@ describe("manifest stage of the real server", function () {
       for (const skill of SKILLS) {
         assert.ok(body[skill].length > 0, skill);
         const levels = body[skill].map((u) => u.level);
-        assert.deepEqual(levels, [...levels].sort((a, b) => a - b), skill);
+        assert.deepEqual(
+          levels,
+          [...levels].sort((a, b) => a - b),
+          skill,
+        );
       }
       assert.deepEqual(body, JSON.parse(JSON.stringify(Object.fromEntries(SKILLS.map((k) => [k, s.content.skillUnlocks[k]])))));
     });
@@ -254,7 +263,10 @@ describe("manifest stage of the real server", function () {
       const r = await fetch(`${s.url}/api/v1/world/areas`);
       assert.equal(r.status, 200);
       const areas = WorldAreasResponseSchema.parse(await r.json());
-      assert.deepEqual(areas.map((a) => a.id), s.content.areas.map((a) => a.id));
+      assert.deepEqual(
+        areas.map((a) => a.id),
+        s.content.areas.map((a) => a.id),
+      );
       assert.ok(areas.some((a) => a.safeZone && !a.pvp));
       assert.ok(areas.some((a) => a.pvp));
     });

@@ -241,7 +241,10 @@ describe("manifest sync", function () {
       assert.ok(err.problems.includes("manifest from the CDN rejected: npcs.json: required manifest is missing"), err.problems.join("\n"));
       return true;
     });
-    assert.deepEqual((await allFiles(dir)).filter((f) => f.endsWith(".json")), []);
+    assert.deepEqual(
+      (await allFiles(dir)).filter((f) => f.endsWith(".json")),
+      [],
+    );
   });
 
   it("a CDN that later lacks a required manifest keeps the cached one", async () => {
@@ -265,9 +268,15 @@ describe("manifest sync", function () {
     cdn.files.set("npcs.json", JSON.stringify(JSON.parse(old).slice(0, 3)));
     cdn.halfBody.add("npcs.json");
     const report = await syncManifests(opts({}));
-    assert.deepEqual(report.failed.map((f) => f.file), ["npcs.json"]);
+    assert.deepEqual(
+      report.failed.map((f) => f.file),
+      ["npcs.json"],
+    );
     assert.equal(await readFile(path.join(dir, "npcs.json"), "utf8"), old);
-    assert.deepEqual((await allFiles(dir)).filter((f) => f.endsWith(".tmp")), []);
+    assert.deepEqual(
+      (await allFiles(dir)).filter((f) => f.endsWith(".tmp")),
+      [],
+    );
   });
 
   it("a 200 with a body that is not JSON keeps the old file", async () => {
@@ -307,7 +316,10 @@ describe("manifest sync", function () {
     const stale = path.join(dir, "items", ".food.json.4242.0123456789ab.tmp");
     await writeFile(stale, '{"half": ');
     await syncManifests(opts({}));
-    assert.deepEqual((await allFiles(dir)).filter((f) => f.endsWith(".tmp")), []);
+    assert.deepEqual(
+      (await allFiles(dir)).filter((f) => f.endsWith(".tmp")),
+      [],
+    );
   });
 
   it("SKIP_MANIFESTS bypasses fetch and checks outside production", async () => {
@@ -337,7 +349,20 @@ describe("manifest sync", function () {
     const onDisk = await loadContent(dir);
     assert.equal(first.content.biomes.get(JSON.parse(cdn.files.get("biomes.json")!)[0].id)?.description, "Freshly mown.");
     assert.deepEqual([...first.content.files].sort(), [...onDisk.files].sort());
-    for (const key of ["items", "npcs", "biomes", "stores", "areas", "worldBounds", "stations", "stationTiles", "blockedTiles", "skillUnlocks", "starterKit", "modelBounds"] as const)
+    for (const key of [
+      "items",
+      "npcs",
+      "biomes",
+      "stores",
+      "areas",
+      "worldBounds",
+      "stations",
+      "stationTiles",
+      "blockedTiles",
+      "skillUnlocks",
+      "starterKit",
+      "modelBounds",
+    ] as const)
       assert.deepEqual(first.content[key], onDisk[key], key);
 
     // Nothing fetched (every file 304), a rejected set, or local files in development: the caller loads.
@@ -365,7 +390,10 @@ describe("manifest sync", function () {
       assert.equal(await readFile(path.join(dir, "npcs.json"), "utf8"), before);
       assert.equal(await readFile(path.join(dir, ETAG_FILE), "utf8"), etagsBefore);
       assert.ok((await loadContent(dir)).npcs.size >= 6);
-      assert.deepEqual((await allFiles(dir)).filter((f) => f.includes("staging") || f.endsWith(".tmp")), []);
+      assert.deepEqual(
+        (await allFiles(dir)).filter((f) => f.includes("staging") || f.endsWith(".tmp")),
+        [],
+      );
 
       // Still offered next time (the stored ETag is the old one), still refused.
       cdn.requests.length = 0;
@@ -394,7 +422,10 @@ describe("manifest sync", function () {
       assert.deepEqual(report.rejected, ["world-areas.json: worldBounds: the world may be at most 4096 tiles wide and 4096 deep"]);
       assert.ok(log.warnings.some((w) => /failed validation/.test(w.msg ?? "")));
       assert.equal(await readFile(path.join(dir, "world-areas.json"), "utf8"), before);
-      assert.deepEqual((await allFiles(dir)).filter((f) => f.includes("staging")), []);
+      assert.deepEqual(
+        (await allFiles(dir)).filter((f) => f.includes("staging")),
+        [],
+      );
     });
 
     it("any error while validating the staged set rejects it and keeps the cache, not only content problems", async () => {
@@ -414,7 +445,10 @@ describe("manifest sync", function () {
       assert.match(report.rejected[0]!, /^validation stopped: EISDIR/);
       assert.ok(log.warnings.some((w) => /failed validation/.test(w.msg ?? "")));
       assert.equal(await readFile(path.join(dir, "biomes.json"), "utf8"), before);
-      assert.deepEqual((await allFiles(dir)).filter((f) => f.includes("staging")), []);
+      assert.deepEqual(
+        (await allFiles(dir)).filter((f) => f.includes("staging")),
+        [],
+      );
     });
 
     it("a mid-deploy mix is not half-applied: nothing moves until the whole set agrees", async () => {
@@ -429,7 +463,9 @@ describe("manifest sync", function () {
       edit(cdn, "npcs.json", (npcs) => npcs.find((n: any) => n.id === "chicken").drops.table.push({ itemId: "raw_eel", min: 1, max: 1, weight: 1 }));
 
       const mid = await syncManifests(opts({}));
-      assert.deepEqual(mid.rejected, [`npcs.json: [${JSON.parse(oldNpcs).findIndex((n: any) => n.id === "chicken")}].drops.table[1].itemId: unknown item "raw_eel"`]);
+      assert.deepEqual(mid.rejected, [
+        `npcs.json: [${JSON.parse(oldNpcs).findIndex((n: any) => n.id === "chicken")}].drops.table[1].itemId: unknown item "raw_eel"`,
+      ]);
       assert.equal(await readFile(path.join(dir, "biomes.json"), "utf8"), oldBiomes);
       assert.equal(await readFile(path.join(dir, "npcs.json"), "utf8"), oldNpcs);
 
@@ -527,7 +563,10 @@ describe("manifest sync", function () {
     });
 
     it("fetches item files the index names beyond the standard five", async () => {
-      cdn.files.set("items/gems.json", JSON.stringify([{ id: "uncut_jade", name: "Uncut jade", examine: "Green.", value: 40, stackable: false, tradeable: true }]));
+      cdn.files.set(
+        "items/gems.json",
+        JSON.stringify([{ id: "uncut_jade", name: "Uncut jade", examine: "Green.", value: 40, stackable: false, tradeable: true }]),
+      );
       edit(cdn, "items.json", (index) => index.files.push("items/gems.json"));
       const report = await syncManifests(opts({}));
       assert.ok(report.fetched.includes("items/gems.json"));
@@ -541,7 +580,10 @@ describe("manifest sync", function () {
       const t0 = Date.now();
       await assert.rejects(syncManifests(opts({ concurrency: 1, timeoutMs: 30_000, deadlineMs: 400 })), ManifestSyncError);
       assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
-      assert.deepEqual(cdn.requests.map((r) => r.file), ["items.json"]);
+      assert.deepEqual(
+        cdn.requests.map((r) => r.file),
+        ["items.json"],
+      );
     });
 
     it("reports every file the deadline cut off, and keeps the cache", async () => {
@@ -549,7 +591,11 @@ describe("manifest sync", function () {
       for (const f of ["npcs.json", "stores.json"]) cdn.hang.add(f);
       const report = await syncManifests(opts({ timeoutMs: 30_000, deadlineMs: 400 }));
       assert.equal(report.source, "cdn");
-      for (const f of ["npcs.json", "stores.json"]) assert.deepEqual(report.failed.find((x) => x.file === f), { file: f, reason: "sync deadline exceeded" });
+      for (const f of ["npcs.json", "stores.json"])
+        assert.deepEqual(
+          report.failed.find((x) => x.file === f),
+          { file: f, reason: "sync deadline exceeded" },
+        );
       assert.ok((await loadContent(dir)).npcs.size >= 6);
     });
   });

@@ -19,7 +19,20 @@ import fc from "fast-check";
 import { CLIENT_EVENTS, CLIENT_EVENT_NAMES, MAX_MESSAGES_PER_SECOND, schemaRefusal, TRADE_EVENTS, type ClientEventName } from "../../../src/events.js";
 import type { GameServer } from "../../../src/server.js";
 import { closeAll, RawPlayer, SdkPlayer, type Received } from "../../helpers/clients.js";
-import { accepted, almostValid, check, FUZZ_SEED, hostileString, hostileValue, msgpackOnlyNumber, plain, processFaults, recordingLogger, storedCharacter, validFor } from "../../helpers/fuzz.js";
+import {
+  accepted,
+  almostValid,
+  check,
+  FUZZ_SEED,
+  hostileString,
+  hostileValue,
+  msgpackOnlyNumber,
+  plain,
+  processFaults,
+  recordingLogger,
+  storedCharacter,
+  validFor,
+} from "../../helpers/fuzz.js";
 import { pgliteStorage } from "../../helpers/storage.js";
 import { loadConfig } from "../../../src/config.js";
 import { TEST_ENV } from "../../helpers/server.js";
@@ -80,7 +93,11 @@ describe("fuzz: client events over both transports", function () {
   afterEach(function () {
     // Every property also ends clean: nothing logged at error level, no process-level fault.
     assert.deepEqual(crash.faults, [], "no uncaught exception or unhandled rejection");
-    assert.deepEqual(recorder.errors.map((e) => `${e.msg} ${JSON.stringify(e.err ?? "")}`), [], "the server logged no error");
+    assert.deepEqual(
+      recorder.errors.map((e) => `${e.msg} ${JSON.stringify(e.err ?? "")}`),
+      [],
+      "the server logged no error",
+    );
   });
 
   /** The next seat of a transport (round robin), paced under the flood limit. */
@@ -121,8 +138,14 @@ describe("fuzz: client events over both transports", function () {
    */
   const refusal = (p: Fuzzed, event: string, since: number, code = "INVALID_REQUEST") =>
     isTrade(event)
-      ? p.log.waitFor("tradeError", (d: { code: string; message: string }) => d.code === code && d.message.startsWith(`Invalid ${event}:`), { since, timeoutMs: REPLY_MS })
-      : p.log.waitFor("chat:message", (m: { type: string; text: string }) => m.type === "system" && m.text.startsWith(`Invalid ${event}:`), { since, timeoutMs: REPLY_MS });
+      ? p.log.waitFor("tradeError", (d: { code: string; message: string }) => d.code === code && d.message.startsWith(`Invalid ${event}:`), {
+          since,
+          timeoutMs: REPLY_MS,
+        })
+      : p.log.waitFor("chat:message", (m: { type: string; text: string }) => m.type === "system" && m.text.startsWith(`Invalid ${event}:`), {
+          since,
+          timeoutMs: REPLY_MS,
+        });
 
   /** Any system line (or trade refusal) after `since`: the answer to a frame the router cannot read. */
   const anyRefusal = (p: Fuzzed, since: number, re: RegExp) =>
@@ -162,7 +185,11 @@ describe("fuzz: client events over both transports", function () {
       it(`${transport}: an event named like an Object.prototype member gets "Unknown event"`, async () => {
         for (const event of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
           const seat = await nextSeat(transport);
-          await refusedRun(seat, () => send(seat, { event, data: {} }), (since) => anyRefusal(seat.p, since, /^Unknown event /));
+          await refusedRun(
+            seat,
+            () => send(seat, { event, data: {} }),
+            (since) => anyRefusal(seat.p, since, /^Unknown event /),
+          );
         }
       });
   });
@@ -181,7 +208,11 @@ describe("fuzz: client events over both transports", function () {
             fc.asyncProperty(payload, async (data) => {
               const seat = await nextSeat(transport);
               const { code } = schemaRefusal(event, schema.safeParse((transport === "json" ? overJson(data) : data) ?? {}).error!);
-              await refusedRun(seat, () => send(seat, { event, data }), (since) => refusal(seat.p, event, since, code));
+              await refusedRun(
+                seat,
+                () => send(seat, { event, data }),
+                (since) => refusal(seat.p, event, since, code),
+              );
             }),
             20,
             i * 7 + (transport === "sdk" ? 1000 : 0),
@@ -189,7 +220,7 @@ describe("fuzz: client events over both transports", function () {
         });
       });
 
-      it("unknown event names (prototype keys, unicode, empty) get \"Unknown event\" and change nothing", async () => {
+      it('unknown event names (prototype keys, unicode, empty) get "Unknown event" and change nothing', async () => {
         // The SDK writes a message type with a lone surrogate as a malformed frame (its UTF-8 length
         // and bytes disagree), which the server closes as undecodable (4002, documented), and throws
         // in room.send for a type of a few hundred bytes: such names are fuzzed on /ws only.
@@ -197,7 +228,11 @@ describe("fuzz: client events over both transports", function () {
         await check(
           fc.asyncProperty(name, hostile.filter(fits), async (event, data) => {
             const seat = await nextSeat(transport);
-            await refusedRun(seat, () => send(seat, { event, data }), (since) => anyRefusal(seat.p, since, /^Unknown event /));
+            await refusedRun(
+              seat,
+              () => send(seat, { event, data }),
+              (since) => anyRefusal(seat.p, since, /^Unknown event /),
+            );
           }),
           40,
           transport === "sdk" ? 2001 : 2000,
@@ -206,7 +241,8 @@ describe("fuzz: client events over both transports", function () {
 
       it("payloads the schema accepts never crash the server or close the connection", async () => {
         const event = fc.constantFrom(...CLIENT_EVENT_NAMES);
-        const valid = event.chain((e) => validFor(CLIENT_EVENTS[e]).map((data) => ({ event: e as ClientEventName, data })))
+        const valid = event
+          .chain((e) => validFor(CLIENT_EVENTS[e]).map((data) => ({ event: e as ClientEventName, data })))
           // A wrong admin code counts as an authentication attempt of the address (and would block it).
           .filter(({ event: e, data }) => !(e === "player:chat" && /^\s*\/admin/i.test((data as { text: string }).text)));
         await check(
@@ -234,11 +270,13 @@ describe("fuzz: client events over both transports", function () {
   describe("/ws frames that are not an event envelope", () => {
     it("non-JSON text, binary frames and wrong envelopes get a system answer and change nothing", async () => {
       const bytes = fc.uint8Array({ maxLength: 256 });
-      const envelope = hostileValue().filter(fits).filter((v) => {
-        // A JSON envelope that happens to name an event with a valid payload is not a bad frame.
-        const f = v as { event?: unknown; data?: unknown } | null;
-        return !(typeof f?.event === "string" && Object.hasOwn(CLIENT_EVENTS, f.event) && accepted(CLIENT_EVENTS[f.event as ClientEventName], f.data));
-      });
+      const envelope = hostileValue()
+        .filter(fits)
+        .filter((v) => {
+          // A JSON envelope that happens to name an event with a valid payload is not a bad frame.
+          const f = v as { event?: unknown; data?: unknown } | null;
+          return !(typeof f?.event === "string" && Object.hasOwn(CLIENT_EVENTS, f.event) && accepted(CLIENT_EVENTS[f.event as ClientEventName], f.data));
+        });
       const notJson = fc.string({ unit: "binary", maxLength: 200 }).filter((s) => {
         try {
           JSON.parse(s);
@@ -251,9 +289,11 @@ describe("fuzz: client events over both transports", function () {
         notJson.map((text) => ({ text })),
         bytes.map((binary) => ({ binary })),
         envelope.map((v) => ({ text: JSON.stringify(v ?? null) })),
-        fc.tuple(fc.constantFrom(...CLIENT_EVENT_NAMES), hostileValue().filter(fits), fc.constantFrom("payload", "Data", "body", "__proto__")).map(([event, value, key]) => ({
-          text: `{"event":${JSON.stringify(event)},${JSON.stringify(key)}:${JSON.stringify(value ?? null)}}`,
-        })),
+        fc
+          .tuple(fc.constantFrom(...CLIENT_EVENT_NAMES), hostileValue().filter(fits), fc.constantFrom("payload", "Data", "body", "__proto__"))
+          .map(([event, value, key]) => ({
+            text: `{"event":${JSON.stringify(event)},${JSON.stringify(key)}:${JSON.stringify(value ?? null)}}`,
+          })),
       );
       await check(
         fc.asyncProperty(frame, async (f) => {
@@ -288,7 +328,11 @@ describe("fuzz: client events over both transports", function () {
         const live = server.world.port.livePlayerSync(p.id);
         if (live) assert.deepEqual(plain(live), sync, "live state unchanged");
         const seat = await nextSeat(transport);
-        await refusedRun(seat, () => send(seat, { event: "player:move", data: {} }), (since) => refusal(seat.p, "player:move", since));
+        await refusedRun(
+          seat,
+          () => send(seat, { event: "player:move", data: {} }),
+          (since) => refusal(seat.p, "player:move", since),
+        );
       } finally {
         await closeAll([p]);
       }
@@ -320,8 +364,12 @@ describe("fuzz: client events over both transports", function () {
   describe("SDK frames with numeric types and raw bytes", () => {
     it("numeric message types and sendBytes frames get a refusal and change nothing", async () => {
       const frame = fc.oneof(
-        fc.tuple(fc.integer({ min: 0, max: 2 ** 31 }), hostileValue(msgpackOnlyNumber).filter(fits)).map(([type, data]) => ({ type, data, bytes: false as const })),
-        fc.tuple(fc.oneof(fc.constantFrom(...CLIENT_EVENT_NAMES), hostileString.filter(sdkType)), fc.uint8Array({ maxLength: 128 })).map(([type, data]) => ({ type, data, bytes: true as const })),
+        fc
+          .tuple(fc.integer({ min: 0, max: 2 ** 31 }), hostileValue(msgpackOnlyNumber).filter(fits))
+          .map(([type, data]) => ({ type, data, bytes: false as const })),
+        fc
+          .tuple(fc.oneof(fc.constantFrom(...CLIENT_EVENT_NAMES), hostileString.filter(sdkType)), fc.uint8Array({ maxLength: 128 }))
+          .map(([type, data]) => ({ type, data, bytes: true as const })),
       );
       await check(
         fc.asyncProperty(frame, async (f) => {

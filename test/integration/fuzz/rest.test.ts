@@ -106,12 +106,15 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
   });
   afterEach(() => {
     assert.deepEqual(crash.faults, [], "no uncaught exception or unhandled rejection");
-    assert.deepEqual(recorder.errors.map((e) => `${e.msg} ${JSON.stringify(e.err ?? "")}`), [], "the server logged no error");
+    assert.deepEqual(
+      recorder.errors.map((e) => `${e.msg} ${JSON.stringify(e.err ?? "")}`),
+      [],
+      "the server logged no error",
+    );
   });
 
   /** The concrete path: the caller's own character for character and agent ids, a random id elsewhere. */
-  const pathOf = (template: string) =>
-    template.replace(/\{(\w+)\}/g, (_, name: string) => (/^(characterId|agentId)$/.test(name) ? characterId : randomUUID()));
+  const pathOf = (template: string) => template.replace(/\{(\w+)\}/g, (_, name: string) => (/^(characterId|agentId)$/.test(name) ? characterId : randomUUID()));
 
   /** An answer is the documented error body with a 4xx status that matches its code, and no internals. */
   const assertRefusal = async (res: Response, what: string, statuses?: number[]) => {
@@ -126,7 +129,10 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
     assert.equal(typeof code, "string", where);
     assert.equal(typeof message, "string", where);
     assert.equal(ERROR_CODES[code as keyof typeof ERROR_CODES], res.status, `the code matches the status: ${where}`);
-    assert.ok(Object.keys(body.error!).every((k) => ["code", "message", "details"].includes(k)), where);
+    assert.ok(
+      Object.keys(body.error!).every((k) => ["code", "message", "details"].includes(k)),
+      where,
+    );
     if (details !== undefined) {
       assert.ok(Array.isArray(details), where);
       for (const d of details as { field?: unknown; message?: unknown }[]) {
@@ -171,9 +177,7 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
   const invalidBody = (schema: JsonSchema): fc.Arbitrary<{ what: string; value: unknown }> => {
     const props = schema.properties ?? {};
     const names = Object.keys(props);
-    const options: fc.Arbitrary<{ what: string; value: unknown }>[] = [
-      notOfType(["object"]).map((value) => ({ what: "not an object", value })),
-    ];
+    const options: fc.Arbitrary<{ what: string; value: unknown }>[] = [notOfType(["object"]).map((value) => ({ what: "not an object", value }))];
     const breakable = names.filter((n) => props[n]!.type !== undefined || props[n]!.maxLength !== undefined || props[n]!.minLength);
     if (breakable.length > 0)
       options.push(
@@ -192,7 +196,10 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
     if (schema.additionalProperties === false)
       options.push(
         fc
-          .tuple(fc.oneof(fc.constantFrom(...PROTO_KEYS), hostileString).filter((k) => !names.includes(k)), hostileValue())
+          .tuple(
+            fc.oneof(fc.constantFrom(...PROTO_KEYS), hostileString).filter((k) => !names.includes(k)),
+            hostileValue(),
+          )
           .map(([k, v]) => {
             const o: Record<string, unknown> = {};
             Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -225,7 +232,10 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
   it("every route with a JSON body is found in the document", () => {
     assert.ok(routes.length >= 10, `${routes.length} routes`);
     for (const r of ["post /api/character", "patch /api/character/{characterId}", "post /api/agents/{agentId}/goal"])
-      assert.ok(routes.some((x) => `${x.method} ${x.template}` === r), `${r} is fuzzed`);
+      assert.ok(
+        routes.some((x) => `${x.method} ${x.template}` === r),
+        `${r} is fuzzed`,
+      );
   });
 
   it("a body that breaks the route's schema is 400 with the error body and changes nothing", async () => {
@@ -252,17 +262,28 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
           return true;
         }
       }),
-      fc.constantFrom("{", "{\"name\":", "[1,", "{'a':1}", "{\"a\":1}}", "NaN", "undefined", "{\"a\":01}", "\u0000", "{\"__proto__\":"),
+      fc.constantFrom("{", '{"name":', "[1,", "{'a':1}", '{"a":1}}', "NaN", "undefined", '{"a":01}', "\u0000", '{"__proto__":'),
     );
     // A JSON text (possibly a perfectly valid body) sent as something other than JSON.
     const jsonText = fc.oneof(
       hostileValue().map((v) => JSON.stringify(v ?? null)),
-      fc.constantFrom("{}", "{\"isAgent\":false}", "{\"name\":\"Fuzzy\"}", "{\"text\":\"hi\"}", "{\"type\":\"idle\"}"),
+      fc.constantFrom("{}", '{"isAgent":false}', '{"name":"Fuzzy"}', '{"text":"hi"}', '{"type":"idle"}'),
     );
     const raw: fc.Arbitrary<{ req: RawRequest; statuses?: number[] }> = fc.oneof(
       malformed.map((body) => ({ req: { what: "malformed JSON", body, headers: { "content-type": "application/json" } }, statuses: [400] })),
       fc
-        .tuple(jsonText, fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "application/octet-stream", "text/json", "application/jsonx"))
+        .tuple(
+          jsonText,
+          fc.constantFrom(
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "application/xml",
+            "application/octet-stream",
+            "text/json",
+            "application/jsonx",
+          ),
+        )
         .map(([body, type]) => ({ req: { what: `content-type ${type}`, body, headers: { "content-type": type } }, statuses: [400] })),
       fc
         .tuple(jsonText, fc.constantFrom("utf-7", "latin1", "ebcdic", "x-unknown", ""))
@@ -272,7 +293,10 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
         .map(([body, enc]) => ({ req: { what: `content-encoding ${enc}`, body, headers: { "content-type": "application/json", "content-encoding": enc } } })),
       fc
         .integer({ min: 65 * 1024, max: 300 * 1024 })
-        .map((n) => ({ req: { what: `${n}-byte body`, body: JSON.stringify({ name: "z".repeat(n) }), headers: { "content-type": "application/json" } }, statuses: [413] })),
+        .map((n) => ({
+          req: { what: `${n}-byte body`, body: JSON.stringify({ name: "z".repeat(n) }), headers: { "content-type": "application/json" } },
+          statuses: [413],
+        })),
     );
     for (const [i, route] of routes.entries()) {
       await check(

@@ -87,11 +87,19 @@ async function assertWsBusy(server: GameServer, token: string, what: string, rea
 
 /** POST /ws/matchmake/join/world as a plain HTTP client. */
 const matchmake = (server: GameServer, token: string) =>
-  fetch(`${server.url}/ws/matchmake/join/world`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+  fetch(`${server.url}/ws/matchmake/join/world`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: "{}",
+  });
 
 /** Create a character over REST. */
 const create = (server: GameServer, path: "/api/v1/player" | "/api/character", token: string, name: string) =>
-  fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ name }) });
+  fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ name }),
+  });
 
 /** Errors the server logged (error level and above). */
 const errorsIn = (lines: LogLine[]) => lines.filter((l) => l.level >= 50);
@@ -276,57 +284,60 @@ describe("admission control: a storage failure during a join or a creation is a 
   });
 });
 
-(TEST_DATABASE_URL ? describe : describe.skip)("admission control on PostgreSQL: a starved pool gives 503 SERVER_BUSY, never a 500 or a timeout error", function () {
-  this.timeout(120_000);
-  let server: GameServer;
-  let lines: LogLine[];
-  let storage: Storage;
+(TEST_DATABASE_URL ? describe : describe.skip)(
+  "admission control on PostgreSQL: a starved pool gives 503 SERVER_BUSY, never a 500 or a timeout error",
+  function () {
+    this.timeout(120_000);
+    let server: GameServer;
+    let lines: LogLine[];
+    let storage: Storage;
 
-  before(async function () {
-    this.timeout(180_000);
-    await postgresStorage(); // the schema, migrated once per process
-    storage = await openStorage({ url: TEST_DATABASE_URL, poolMax: 2, connectTimeoutMs: 300, migrate: false });
-    ({ server, lines } = await start(storage, { JOIN_CONCURRENCY: "4", JOIN_QUEUE: "16" }));
-  });
-  after(async () => {
-    await server?.close();
-    await storage?.close();
-  });
+    before(async function () {
+      this.timeout(180_000);
+      await postgresStorage(); // the schema, migrated once per process
+      storage = await openStorage({ url: TEST_DATABASE_URL, poolMax: 2, connectTimeoutMs: 300, migrate: false });
+      ({ server, lines } = await start(storage, { JOIN_CONCURRENCY: "4", JOIN_QUEUE: "16" }));
+    });
+    after(async () => {
+      await server?.close();
+      await storage?.close();
+    });
 
-  it("with every pool connection held: SDK and /ws joins of new accounts and REST creations are refused 503 / 4503 and logged once; once freed, they succeed", async () => {
-    // Hold both connections in open transactions until the test lets them go.
-    let free!: () => void;
-    const hold = new Promise<void>((r) => (free = r));
-    let entered = 0;
-    const holders = [0, 1].map(() =>
-      storage.orm.em.fork().transactional(async (em) => {
-        await em.execute("select 1");
-        entered++;
-        await hold;
-      }),
-    );
-    await until(() => entered === 2, "both pool connections held");
-    const before = lines.length;
-    const tokens = Array.from({ length: 3 }, () => tokenFor().token);
-    try {
-      await assertBusyAnswer(await matchmake(server, tokens[0]!), "plain HTTP join (onAuth)", true);
-      await assertSdkBusy(sdkPlayer(server, { token: tokens[0]! }), "SDK join", /storage unavailable/);
-      await assertWsBusy(server, tokens[1]!, "/ws join", /storage unavailable/);
-      await assertBusyAnswer(await create(server, "/api/character", tokens[2]!, freshName()), "POST /api/character");
-      const errors = errorsIn(lines.slice(before));
-      assert.equal(errors.length, 1, `one error line: ${JSON.stringify(errors)}`);
-      assert.match(errors[0]!.msg, /storage unavailable/);
-    } finally {
-      free();
-      await Promise.all(holders);
-    }
-    const players = [await sdkPlayer(server, { token: tokens[0]! }), await jsonPlayer(server, { token: tokens[1]! })];
-    try {
-      for (const p of players) assert.ok(p.sync()?.id);
-      const r = await create(server, "/api/character", tokens[2]!, freshName());
-      assert.equal(r.status, 201, await r.text());
-    } finally {
-      await Promise.all(players.map((p) => p.close()));
-    }
-  });
-});
+    it("with every pool connection held: SDK and /ws joins of new accounts and REST creations are refused 503 / 4503 and logged once; once freed, they succeed", async () => {
+      // Hold both connections in open transactions until the test lets them go.
+      let free!: () => void;
+      const hold = new Promise<void>((r) => (free = r));
+      let entered = 0;
+      const holders = [0, 1].map(() =>
+        storage.orm.em.fork().transactional(async (em) => {
+          await em.execute("select 1");
+          entered++;
+          await hold;
+        }),
+      );
+      await until(() => entered === 2, "both pool connections held");
+      const before = lines.length;
+      const tokens = Array.from({ length: 3 }, () => tokenFor().token);
+      try {
+        await assertBusyAnswer(await matchmake(server, tokens[0]!), "plain HTTP join (onAuth)", true);
+        await assertSdkBusy(sdkPlayer(server, { token: tokens[0]! }), "SDK join", /storage unavailable/);
+        await assertWsBusy(server, tokens[1]!, "/ws join", /storage unavailable/);
+        await assertBusyAnswer(await create(server, "/api/character", tokens[2]!, freshName()), "POST /api/character");
+        const errors = errorsIn(lines.slice(before));
+        assert.equal(errors.length, 1, `one error line: ${JSON.stringify(errors)}`);
+        assert.match(errors[0]!.msg, /storage unavailable/);
+      } finally {
+        free();
+        await Promise.all(holders);
+      }
+      const players = [await sdkPlayer(server, { token: tokens[0]! }), await jsonPlayer(server, { token: tokens[1]! })];
+      try {
+        for (const p of players) assert.ok(p.sync()?.id);
+        const r = await create(server, "/api/character", tokens[2]!, freshName());
+        assert.equal(r.status, 201, await r.text());
+      } finally {
+        await Promise.all(players.map((p) => p.close()));
+      }
+    });
+  },
+);

@@ -46,7 +46,9 @@ class StubbornSocket {
     const url = new URL(server.url);
     const socket = connect(Number(url.port), url.hostname);
     const s = new StubbornSocket(socket);
-    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+    const extra = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join("");
     socket.write(
       `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
         `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`,
@@ -93,7 +95,8 @@ class StubbornSocket {
     if (this.socket.destroyed) return;
     const payload = Buffer.from(text);
     const mask = randomBytes(4);
-    const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+    const head =
+      payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
     const body = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]!));
     this.socket.write(Buffer.concat([head, mask, body]));
   }
@@ -288,7 +291,12 @@ describe("/ws adapter heartbeat and backpressure", function () {
     await eventually(() => !server.world.players.has(id), "the player left");
     const rows = await eventually(
       async () =>
-        (await server.storage.orm.em.fork().getConnection().execute("select end_reason from player_logins where character_id = ? and ended_at is not null", [id]))[0],
+        (
+          await server.storage.orm.em
+            .fork()
+            .getConnection()
+            .execute("select end_reason from player_logins where character_id = ? and ended_at is not null", [id])
+        )[0],
       "login closed",
     );
     assert.ok(rows);

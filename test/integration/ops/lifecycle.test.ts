@@ -23,7 +23,11 @@ describe("process lifecycle", function () {
     assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
     const world = tempWorld();
     const port = await freePort();
-    const child = startProcess({ PORT: String(port), WORLD: world, NODE_ENV: "development", SKIP_MANIFESTS: "true", LOG_LEVEL: "info" }, `${out}/src/main.js`, []);
+    const child = startProcess(
+      { PORT: String(port), WORLD: world, NODE_ENV: "development", SKIP_MANIFESTS: "true", LOG_LEVEL: "info" },
+      `${out}/src/main.js`,
+      [],
+    );
     try {
       await child.waitFor(/"msg":"listening"/);
       const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
@@ -42,7 +46,10 @@ describe("process lifecycle", function () {
     const child = startProcess({ NODE_ENV: "production", SKIP_MANIFESTS: "true" });
     const { code } = await child.exited;
     assert.equal(code, 1);
-    const lines = child.output().split("\n").filter((l) => l.startsWith("config error:"));
+    const lines = child
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("config error:"));
     assert.equal(lines.length, 3, child.output());
     assert.ok(lines.some((l) => l.includes("DATABASE_URL")));
     assert.ok(lines.some((l) => l.includes("JWT_SECRET")));
@@ -152,7 +159,10 @@ describe("process lifecycle", function () {
       assert.equal(code, 1, out);
       const lines = linesStarting(out, "start-up error:");
       assert.ok(lines.length >= 1, out);
-      assert.ok(lines.some((l) => l.includes("npcs.json")), out);
+      assert.ok(
+        lines.some((l) => l.includes("npcs.json")),
+        out,
+      );
       assert.doesNotMatch(out, /^\s+at /m, "no stack trace");
     } finally {
       child.proc.kill("SIGKILL");

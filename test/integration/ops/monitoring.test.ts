@@ -116,7 +116,9 @@ describe("operations: monitor, playground, metrics, access log", function () {
         assert.equal(create.status, 403);
         const after = await eventually(async () => {
           const t = await scrape();
-          return (sample(t, "realm_tick_duration_seconds_count") ?? 0) > 0 && (sample(t, "realm_messages_out_total", { event: "world:update" }) ?? 0) > 0 ? t : undefined;
+          return (sample(t, "realm_tick_duration_seconds_count") ?? 0) > 0 && (sample(t, "realm_messages_out_total", { event: "world:update" }) ?? 0) > 0
+            ? t
+            : undefined;
         }, "ticks and world updates counted");
         assert.equal(sample(after, "realm_players_online", { world: "world" }), 2);
         assert.equal(sample(after, "realm_joins_total", { transport: "sdk" }), 1);
@@ -145,13 +147,19 @@ describe("operations: monitor, playground, metrics, access log", function () {
       const queried = new Set<string>();
       for (const e of exprs) for (const m of e.matchAll(/\b((?:realm|process|nodejs)_[a-z0-9_]+)/g)) queried.add(m[1]!);
       assert.ok(queried.size >= METRIC_NAMES.length, `the dashboard queries ${queried.size} metrics`);
-      const exported = new Set([...(await (await fetch(server.metricsUrl!)).text()).matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap((m) =>
-        // A histogram's series are its name with _bucket, _sum and _count.
-        m[2] === "histogram" ? [`${m[1]}_bucket`, `${m[1]}_sum`, `${m[1]}_count`] : [m[1]!],
-      ));
+      const exported = new Set(
+        [...(await (await fetch(server.metricsUrl!)).text()).matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap((m) =>
+          // A histogram's series are its name with _bucket, _sum and _count.
+          m[2] === "histogram" ? [`${m[1]}_bucket`, `${m[1]}_sum`, `${m[1]}_count`] : [m[1]!],
+        ),
+      );
       const missing = [...queried].filter((name) => !exported.has(name));
       assert.deepEqual(missing, [], "queried by the dashboard but not exported");
-      for (const name of METRIC_NAMES) assert.ok([...queried].some((q) => q.startsWith(name)), `the dashboard shows ${name}`);
+      for (const name of METRIC_NAMES)
+        assert.ok(
+          [...queried].some((q) => q.startsWith(name)),
+          `the dashboard shows ${name}`,
+        );
     });
 
     it("counts trades by outcome and times the settlement", async () => {
@@ -264,7 +272,10 @@ describe("operations: monitor, playground, metrics, access log", function () {
       const requests: [string, RequestInit][] = [
         ["/api/auth/session", { headers: { authorization: `Bearer ${token}` } }],
         ["/api/admin/trades", { headers: { "x-admin-code": "admin-code-secret-value" } }],
-        ["/ws/matchmake/join/world?token=query-token-secret&_authToken=sdk-auth-token-secret", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }],
+        [
+          "/ws/matchmake/join/world?token=query-token-secret&_authToken=sdk-auth-token-secret",
+          { method: "POST", body: "{}", headers: { "content-type": "application/json" } },
+        ],
         ["/health?x=1", { headers: { cookie: "session=cookie-secret-value" } }],
         ["/colyseus/api", { headers: { authorization: basic("basic-password-secret") } }],
       ];

@@ -25,8 +25,7 @@ for (const kind of storageKinds()) {
     });
     beforeEach(async () => resetStorage(storage));
 
-    const newCharacter = async () =>
-      repo.create({ accountId: randomUUID(), coins: 0, inventory: DROPPED.map((d, slot) => ({ slot, ...d })) });
+    const newCharacter = async () => repo.create({ accountId: randomUUID(), coins: 0, inventory: DROPPED.map((d, slot) => ({ slot, ...d })) });
     const after = (id: string): ProgressSnapshot => ({
       characterId: id,
       x: 0,

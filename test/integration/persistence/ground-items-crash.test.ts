@@ -86,7 +86,8 @@ describe(`ground items: drop, pick up, bank, SIGKILL with SAVE_INTERVAL=300 (${T
       bBank: await s.orm.em.fork().getConnection().execute(`select quantity from bank_items where character_id = ? and item_id = 'bronze_axe'`, [idB]),
       bad: await violations(s.orm, (id) => content.items.get(id)),
     }));
-    for (const [itemId, n] of Object.entries(after.all)) assert.ok(n <= (before.all[itemId] ?? 0), `${itemId}: ${n} stored after the crash, ${before.all[itemId] ?? 0} before`);
+    for (const [itemId, n] of Object.entries(after.all))
+      assert.ok(n <= (before.all[itemId] ?? 0), `${itemId}: ${n} stored after the crash, ${before.all[itemId] ?? 0} before`);
     assert.deepEqual(after.all, before.all, "every item id and coins conserved");
     assert.equal(after.a.bronze_axe, undefined, "A's stored inventory no longer holds the dropped axe");
     assert.equal(after.b.bronze_axe, 2, "B holds its own axe and the one it banked");

@@ -52,7 +52,10 @@ describe("world persistence (real process)", function () {
       pg ??= await openStorage({ url: TEST_DATABASE_URL, migrate: false, poolMax: 2 });
       return pg.orm.em.fork().getConnection().execute<T[]>(query, params);
     }
-    assert.ok(running.every((r) => r.child.proc.exitCode !== null || r.child.proc.signalCode !== null), "PGlite is read only after the server died");
+    assert.ok(
+      running.every((r) => r.child.proc.exitCode !== null || r.child.proc.signalCode !== null),
+      "PGlite is read only after the server died",
+    );
     const s = await openStorage({ pgliteDir: join(world, "db"), migrate: false });
     try {
       return await s.orm.em.fork().getConnection().execute<T[]>(query, params);
@@ -72,10 +75,12 @@ describe("world persistence (real process)", function () {
   }
 
   const progressRow = async (id: string) =>
-    (await sql<{ position_x: number; position_z: number; woodcutting_xp: number }>(
-      "select position_x, position_z, woodcutting_xp from characters where id = ?",
-      [id],
-    ))[0];
+    (
+      await sql<{ position_x: number; position_z: number; woodcutting_xp: number }>(
+        "select position_x, position_z, woodcutting_xp from characters where id = ?",
+        [id],
+      )
+    )[0];
   const logsRows = async (id: string) =>
     (await sql<{ n: number }>("select coalesce(sum(quantity), 0)::int as n from inventory_items where character_id = ? and item_id = 'logs'", [id]))[0]!.n;
 
@@ -88,10 +93,15 @@ describe("world persistence (real process)", function () {
 
     if (TEST_DATABASE_URL) {
       // Watch the batched save land.
-      await eventually(async () => {
-        const row = await progressRow(p.id);
-        return row && row.position_x === -12 && row.position_z === -4 && row.woodcutting_xp === 24 && (await logsRows(p.id)) === 1;
-      }, "the batched save of position, xp and logs", 10_000, 100);
+      await eventually(
+        async () => {
+          const row = await progressRow(p.id);
+          return row && row.position_x === -12 && row.position_z === -4 && row.woodcutting_xp === 24 && (await logsRows(p.id)) === 1;
+        },
+        "the batched save of position, xp and logs",
+        10_000,
+        100,
+      );
     } else {
       // PGlite cannot be read while the server runs: let three save intervals of ticks pass.
       const t0 = p.state.tick;
@@ -115,7 +125,11 @@ describe("world persistence (real process)", function () {
     b.child.proc.kill("SIGTERM");
     assert.equal((await b.child.exited).code, 0);
     const logins = await sql<{ end_reason: string | null }>("select end_reason from player_logins where character_id = ? order by started_at", [p.id]);
-    assert.deepEqual(logins.map((x) => x.end_reason), ["server_restart", "left"], "the killed process's login is closed at restart");
+    assert.deepEqual(
+      logins.map((x) => x.end_reason),
+      ["server_restart", "left"],
+      "the killed process's login is closed at restart",
+    );
   });
 
   it("SIGTERM saves every player before exiting 0", async () => {
@@ -136,6 +150,9 @@ describe("world persistence (real process)", function () {
     assert.deepEqual({ x: row!.position_x, z: row!.position_z, xp: row!.woodcutting_xp }, { x: -14, z: 3, xp: 24 });
     assert.equal(await logsRows(p.id), 1);
     const logins = await sql<{ end_reason: string | null }>("select end_reason from player_logins where character_id = ?", [p.id]);
-    assert.deepEqual(logins.map((x) => x.end_reason), ["server_shutdown"]);
+    assert.deepEqual(
+      logins.map((x) => x.end_reason),
+      ["server_shutdown"],
+    );
   });
 });

@@ -2,14 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { storageKinds, resetStorage } from "../../helpers/storage.js";
 import type { Storage } from "../../../src/storage/orm.js";
-import {
-  AccountEntity,
-  CharacterEntity,
-  InventoryItemEntity,
-  PlayerDeathEntity,
-  EquipmentItemEntity,
-  FriendshipEntity,
-} from "../../../entities/index.js";
+import { AccountEntity, CharacterEntity, InventoryItemEntity, PlayerDeathEntity, EquipmentItemEntity, FriendshipEntity } from "../../../entities/index.js";
 
 for (const kind of storageKinds()) {
   describe(`storage on ${kind.name}`, function () {
@@ -54,7 +47,13 @@ for (const kind of storageKinds()) {
       em.create(InventoryItemEntity, { characterId: c.id, slot: 27, itemId: "feather", quantity: 500 });
       await em.flush();
       const rows = await storage.orm.em.fork().find(InventoryItemEntity, { characterId: c.id }, { orderBy: { slot: "asc" } });
-      assert.deepEqual(rows.map((r) => [r.slot, r.itemId, r.quantity]), [[0, "bronze_axe", 1], [27, "feather", 500]]);
+      assert.deepEqual(
+        rows.map((r) => [r.slot, r.itemId, r.quantity]),
+        [
+          [0, "bronze_axe", 1],
+          [27, "feather", 500],
+        ],
+      );
     });
 
     const violations: [string, (id: string) => string][] = [
@@ -64,7 +63,11 @@ for (const kind of storageKinds()) {
       ["negative coins", (id) => `update characters set coins = -1 where id = '${id}'`],
       ["bank quantity 0", (id) => `insert into bank_items (character_id, item_id, quantity) values ('${id}', 'x', 0)`],
       ["unknown character", () => `insert into inventory_items (character_id, slot, item_id, quantity) values ('nobody', 0, 'x', 1)`],
-      ["trade audit outcome", () => `insert into trade_audits (id, character_a, character_b, offer_a, offer_b, outcome, started_at, ended_at) values ('t', 'a', 'b', '{}', '{}', 'stolen', now(), now())`],
+      [
+        "trade audit outcome",
+        () =>
+          `insert into trade_audits (id, character_a, character_b, offer_a, offer_b, outcome, started_at, ended_at) values ('t', 'a', 'b', '{}', '{}', 'stolen', now(), now())`,
+      ],
     ];
     for (const [name, sql] of violations) {
       it(`the database refuses ${name}`, async () => {

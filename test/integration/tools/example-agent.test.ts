@@ -135,7 +135,10 @@ describe("example agent (examples/agent)", function () {
     assert.deepEqual(commands, [], "no command while paused");
     // The only command since the stop is the stand-still move onto its own tile.
     const sinceStop = agent.log.events.slice(mark).filter((e) => ACTIONS.has(e.type));
-    assert.ok(sinceStop.every((e) => e.type === "sent:player:move" && e.data.x === before.x && e.data.z === before.z), JSON.stringify(sinceStop));
+    assert.ok(
+      sinceStop.every((e) => e.type === "sent:player:move" && e.data.x === before.x && e.data.z === before.z),
+      JSON.stringify(sinceStop),
+    );
 
     // Resume (the owner's token): the agent sets its goal again and chops on.
     mark = agent.log.mark();

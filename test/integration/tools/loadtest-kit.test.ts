@@ -45,7 +45,12 @@ describe("loadtest kit (loadtest/colyseus)", function () {
       lines.map((t) => verifyServerToken(SECRET, t).sub),
       ["ci-0", "ci-1", "ci-2", "ci-3"],
     );
-    for (const bad of [["--count", "0"], ["--count", "x"], ["--prefix", "../x"], ["--hours", "-1"]]) {
+    for (const bad of [
+      ["--count", "0"],
+      ["--count", "x"],
+      ["--prefix", "../x"],
+      ["--hours", "-1"],
+    ]) {
       const r = run(bad);
       assert.equal(r.status, 2, `${bad.join(" ")}: ${r.stdout}${r.stderr}`);
       assert.equal(r.stdout, "");
@@ -70,14 +75,13 @@ describe("loadtest kit (loadtest/colyseus)", function () {
       const settings = { tokenFor: (n: number) => botToken(SECRET, n, { prefix: "lt" }), moveEveryMs: 100, chatChance: 0.2, log: (l: string) => lines.push(l) };
       for (let clientId = 0; clientId < 12; clientId++) rooms.push(await worldBot({ endpoint, roomName: "world", clientId }, settings));
       assert.equal(server.world.players.size, 12);
-      assert.ok(rooms.every((r) => r.roomId === rooms[0]!.roomId), "all in the one world room");
+      assert.ok(
+        rooms.every((r) => r.roomId === rooms[0]!.roomId),
+        "all in the one world room",
+      );
 
       const start = new Map([...server.world.players.values()].map((p) => [p.id, `${p.x},${p.z}`]));
-      await eventually(
-        () => [...server.world.players.values()].every((p) => `${p.x},${p.z}` !== start.get(p.id)),
-        "every bot moved",
-        30_000,
-      );
+      await eventually(() => [...server.world.players.values()].every((p) => `${p.x},${p.z}` !== start.get(p.id)), "every bot moved", 30_000);
       const chats: string[] = [];
       rooms[0]!.onMessage("chat:message", (m: { text: string }) => chats.push(m.text));
       await eventually(() => chats.some((t) => /^hello from bot \d+$/.test(t)), "a bot chat line arrives", 30_000);
@@ -89,7 +93,10 @@ describe("loadtest kit (loadtest/colyseus)", function () {
       await assert.rejects(worldBot({ endpoint: `${server.url}/ws`, roomName: "nowhere", clientId: 0 }, settings));
       await assert.rejects(worldBot({ endpoint: `${server.url}/ws`, roomId: "no-such-room", clientId: 1 }, settings));
       const listed = await matchMaker.query({});
-      assert.deepEqual(listed.map((r) => r.name), ["world"]);
+      assert.deepEqual(
+        listed.map((r) => r.name),
+        ["world"],
+      );
     });
   });
 });

@@ -181,7 +181,11 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
       (await audits(server.storage.orm, [t.tradeId])).map((r) => [r.outcome, r.reason]),
       [["cancelled", "server_error"]],
     );
-    assert.equal(server.world.player(t.a.id)!.inventory.some((s) => s?.itemId === "bronze_axe"), true, "A keeps its axe");
+    assert.equal(
+      server.world.player(t.a.id)!.inventory.some((s) => s?.itemId === "bronze_axe"),
+      true,
+      "A keeps its axe",
+    );
   });
 
   it("the commit happens and its answer is lost: the audit record says completed, both get tradeCompleted", async () => {
@@ -203,7 +207,11 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     await roomGone(t.roomId);
     await marker(t.a);
     await marker(t.b);
-    for (const p of [t.a, t.b]) assert.equal(count(p, "tradeCancelled", (d) => d.tradeId === t.tradeId), 0);
+    for (const p of [t.a, t.b])
+      assert.equal(
+        count(p, "tradeCancelled", (d) => d.tradeId === t.tradeId),
+        0,
+      );
     await t.a.next("player:sync", (d) => d.coins === 35, { after: t.mark });
     assert.deepEqual(await totals(server.storage.orm, t.ids), t.before);
     assert.deepEqual(
@@ -241,7 +249,10 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     // Their leave saves (storage works again) have run: progress only, never the items in memory.
     await server.world.queues.drain();
     await roomGone(t.roomId);
-    const logins = await server.storage.orm.em.fork().getConnection().execute(`select 1 from player_logins where character_id in (?, ?) and ended_at is null`, t.ids);
+    const logins = await server.storage.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select 1 from player_logins where character_id in (?, ?) and ended_at is null`, t.ids);
     assert.equal(logins.length, 0, "both logins closed by the leave");
     assert.deepEqual(await totals(server.storage.orm, t.ids), t.before, "no duplicate");
     assert.deepEqual(
@@ -294,6 +305,9 @@ describe("trade: a settlement whose commit outcome is not reported (postgresql)"
     const a2 = await jsonPlayer(server, { accountId: t.a.accountId, token: t.a.token, characterId: t.a.id });
     players.push(a2);
     assert.equal(a2.sync().coins, 25);
-    assert.ok(a2.sync().inventory.some((s: { itemId: string }) => s.itemId === "bronze_axe"), "A still has its axe");
+    assert.ok(
+      a2.sync().inventory.some((s: { itemId: string }) => s.itemId === "bronze_axe"),
+      "A still has its axe",
+    );
   });
 });

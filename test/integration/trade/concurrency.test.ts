@@ -23,7 +23,21 @@ import { settleTrade, type SettlementResult } from "../../../src/trade/settlemen
 import { sdkPlayer, jsonPlayer, type TestPlayer } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";
 import { postgresStorage, resetStorage, storageKinds, TEST_DATABASE_URL } from "../../helpers/storage.js";
-import { audits, axeForCoins, count, holdings, insertCharacter, marker, openTrade, roomGone, settlingTrade, slotOf, totals, until, violations } from "../../helpers/trade.js";
+import {
+  audits,
+  axeForCoins,
+  count,
+  holdings,
+  insertCharacter,
+  marker,
+  openTrade,
+  roomGone,
+  settlingTrade,
+  slotOf,
+  totals,
+  until,
+  violations,
+} from "../../helpers/trade.js";
 
 const ROUNDS = 10;
 
@@ -49,15 +63,13 @@ const deposit = (orm: Orm, id: string, slot: number, itemId: string) =>
   lockedTx(orm, id, async (em) => {
     const taken = await takeSlot(em, id, slot, itemId);
     if (!taken) return false;
-    await em
-      .getConnection()
-      .execute(
-        `insert into bank_items (character_id, item_id, quantity) values (?, ?, ?)
+    await em.getConnection().execute(
+      `insert into bank_items (character_id, item_id, quantity) values (?, ?, ?)
          on conflict (character_id, item_id) do update set quantity = bank_items.quantity + excluded.quantity`,
-        [id, taken.itemId, taken.quantity],
-        "run",
-        em.getTransactionContext(),
-      );
+      [id, taken.itemId, taken.quantity],
+      "run",
+      em.getTransactionContext(),
+    );
     return true;
   });
 
@@ -116,8 +128,7 @@ const minus = (a: Record<string, number>, b: Record<string, number>) => {
   for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) - v;
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== 0));
 };
-const plus = (a: Record<string, number>, b: Record<string, number>) =>
-  minus(a, Object.fromEntries(Object.entries(b).map(([k, v]) => [k, -v])));
+const plus = (a: Record<string, number>, b: Record<string, number>) => minus(a, Object.fromEntries(Object.entries(b).map(([k, v]) => [k, -v])));
 
 describe("trade: settlement races on real PostgreSQL", function () {
   this.timeout(60_000);
@@ -189,7 +200,12 @@ describe("trade: settlement races on real PostgreSQL", function () {
         const { a, b, aHold, bHold } = await threePlayers();
         const ids = [a, b];
         const before = await totals(orm, ids);
-        const s = settlingTrade(`race-${name}-${round}`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+        const s = settlingTrade(
+          `race-${name}-${round}`,
+          { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] },
+          { id: b, holdings: bHold, coins: 5 },
+          items,
+        );
         const order = (["free", "trade first", `${name} first`] as const)[round % 3]!;
         let trade: SettlementResult;
         let other: boolean;
@@ -231,14 +247,37 @@ describe("trade: settlement races on real PostgreSQL", function () {
       const before = await totals(orm, [a, b, c]);
       const h = (itemId: string) => holdings(30, inv(itemId));
       const trades = [
-        settlingTrade(`cyc-${round}-ab`, { id: a, holdings: h("bronze_axe"), items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: h("bronze_pickaxe"), coins: 3 }, items),
-        settlingTrade(`cyc-${round}-bc`, { id: b, holdings: h("bronze_pickaxe"), items: [{ slot: 0, quantity: 1 }] }, { id: c, holdings: h("tinderbox"), coins: 3 }, items),
-        settlingTrade(`cyc-${round}-ca`, { id: c, holdings: h("tinderbox"), items: [{ slot: 0, quantity: 1 }] }, { id: a, holdings: h("bronze_axe"), coins: 3 }, items),
+        settlingTrade(
+          `cyc-${round}-ab`,
+          { id: a, holdings: h("bronze_axe"), items: [{ slot: 0, quantity: 1 }] },
+          { id: b, holdings: h("bronze_pickaxe"), coins: 3 },
+          items,
+        ),
+        settlingTrade(
+          `cyc-${round}-bc`,
+          { id: b, holdings: h("bronze_pickaxe"), items: [{ slot: 0, quantity: 1 }] },
+          { id: c, holdings: h("tinderbox"), coins: 3 },
+          items,
+        ),
+        settlingTrade(
+          `cyc-${round}-ca`,
+          { id: c, holdings: h("tinderbox"), items: [{ slot: 0, quantity: 1 }] },
+          { id: a, holdings: h("bronze_axe"), coins: 3 },
+          items,
+        ),
       ];
       const res = await Promise.all(trades.map((s) => settleTrade(orm, s, items)));
       assert.deepEqual(outcomes(res), ["ok", "ok", "ok"]);
       assert.deepEqual(await totals(orm, [a, b, c]), before);
-      assert.equal((await audits(orm, trades.map((s) => s.id))).length, 3);
+      assert.equal(
+        (
+          await audits(
+            orm,
+            trades.map((s) => s.id),
+          )
+        ).length,
+        3,
+      );
     }
   });
 
@@ -281,7 +320,12 @@ describe("trade: settlement races on real PostgreSQL", function () {
       const clients = await Promise.all(Array.from({ length: 8 }, () => pool.connect()));
       for (const c of clients) await c.query("deallocate all");
       for (const c of clients) c.release();
-      const second = settlingTrade(`dealloc-${round}-2`, { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] }, { id: b, holdings: bHold, coins: 5 }, items);
+      const second = settlingTrade(
+        `dealloc-${round}-2`,
+        { id: a, holdings: aHold, items: [{ slot: 0, quantity: 1 }] },
+        { id: b, holdings: bHold, coins: 5 },
+        items,
+      );
       const res = await settleTrade(orm, second, items);
       assert.equal(res.ok, true, `round ${round}: ${outcomes([res])}`);
       assert.deepEqual(await totals(orm, [a, b]), before);
@@ -333,9 +377,21 @@ for (const kind of storageKinds()) {
       await marker(t.a);
       await marker(t.b);
       for (const p of [t.a, t.b]) {
-        assert.equal(count(p, "tradeConfirmScreen", (d) => d.tradeId === t.tradeId), 1, "one confirmation screen");
-        assert.equal(count(p, "tradeCompleted", (d) => d.tradeId === t.tradeId), 1, "one completion");
-        assert.equal(count(p, "tradeCancelled", (d) => d.tradeId === t.tradeId), 0, "nothing cancelled");
+        assert.equal(
+          count(p, "tradeConfirmScreen", (d) => d.tradeId === t.tradeId),
+          1,
+          "one confirmation screen",
+        );
+        assert.equal(
+          count(p, "tradeCompleted", (d) => d.tradeId === t.tradeId),
+          1,
+          "one completion",
+        );
+        assert.equal(
+          count(p, "tradeCancelled", (d) => d.tradeId === t.tradeId),
+          0,
+          "nothing cancelled",
+        );
       }
       const rows = await audits(server.storage.orm, [t.tradeId]);
       assert.deepEqual(
@@ -343,7 +399,13 @@ for (const kind of storageKinds()) {
         ["completed"],
       );
       assert.deepEqual(await totals(server.storage.orm, t.ids), t.before);
-      const stored = await server.storage.orm.em.fork().getConnection().execute(`select character_id, count(*)::int n from inventory_items where item_id = 'bronze_axe' and character_id in (?, ?) group by character_id`, t.ids);
+      const stored = await server.storage.orm.em
+        .fork()
+        .getConnection()
+        .execute(
+          `select character_id, count(*)::int n from inventory_items where item_id = 'bronze_axe' and character_id in (?, ?) group by character_id`,
+          t.ids,
+        );
       assert.deepEqual(stored, [{ character_id: t.b.id, n: 2 }]);
       assert.equal(server.world.player(t.a.id)!.coins, 35);
       assert.equal(server.world.player(t.b.id)!.coins, 15);
@@ -377,13 +439,30 @@ for (const kind of storageKinds()) {
         [t.a, ma],
         [t.b, mb],
       ] as const) {
-        assert.equal(count(p, "tradeCompleted", () => true, m), 0, "no completion from offer-screen accepts");
-        assert.equal(count(p, "tradeCancelled", () => true, m), 0);
-        assert.equal(count(p, "tradeUpdated", (d) => d.revision === conf.revision, m), 0, "nobody accepted the confirmation screen");
+        assert.equal(
+          count(p, "tradeCompleted", () => true, m),
+          0,
+          "no completion from offer-screen accepts",
+        );
+        assert.equal(
+          count(p, "tradeCancelled", () => true, m),
+          0,
+        );
+        assert.equal(
+          count(p, "tradeUpdated", (d) => d.revision === conf.revision, m),
+          0,
+          "nobody accepted the confirmation screen",
+        );
       }
       // B's 9 accepts after the one that opened the screen, and A's 10 late ones: all refused.
-      assert.equal(count(t.a, "tradeError", (d) => d.code === "STALE_OFFER", ma), 10);
-      assert.equal(count(t.b, "tradeError", (d) => d.code === "STALE_OFFER", mb), 9);
+      assert.equal(
+        count(t.a, "tradeError", (d) => d.code === "STALE_OFFER", ma),
+        10,
+      );
+      assert.equal(
+        count(t.b, "tradeError", (d) => d.code === "STALE_OFFER", mb),
+        9,
+      );
       assert.equal(server.trades.tradeOf(t.a.id), t.tradeId, "the trade is still open on the confirmation screen");
       assert.ok(matchMaker.getLocalRoomById(t.roomId), "its room is still there");
       for (let i = 0; i < 10; i++) {
@@ -412,12 +491,18 @@ for (const kind of storageKinds()) {
         ]);
         // A's leave has saved A (its login is closed) before storage is checked.
         await until(async () => {
-          const rows = await server.storage.orm.em.fork().getConnection().execute(`select 1 from player_logins where character_id = ? and ended_at is null`, [t.a.id]);
+          const rows = await server.storage.orm.em
+            .fork()
+            .getConnection()
+            .execute(`select 1 from player_logins where character_id = ? and ended_at is null`, [t.a.id]);
           return rows.length === 0 && !server.world.player(t.a.id);
         }, "A saved and gone");
         await server.world.queues.drain();
         assert.deepEqual(await totals(server.storage.orm, t.ids), t.before, `round ${round} (${end})`);
-        const axes = await server.storage.orm.em.fork().getConnection().execute(`select character_id from inventory_items where item_id = 'bronze_axe' and character_id = ?`, [t.a.id]);
+        const axes = await server.storage.orm.em
+          .fork()
+          .getConnection()
+          .execute(`select character_id from inventory_items where item_id = 'bronze_axe' and character_id = ?`, [t.a.id]);
         assert.equal(axes.length, end === "completed" ? 0 : 1, `round ${round}: A's axe after ${end}`);
         await t.b.close();
         players = players.filter((p) => p !== t.b);

@@ -125,7 +125,10 @@ describe("trade: offer changes clear both acceptances", function () {
     b.send("tradeAddItem", { tradeId, coins: 0 });
     await marker(b);
     await marker(a);
-    assert.equal(count(a, "tradeUpdated", () => true, m), 0);
+    assert.equal(
+      count(a, "tradeUpdated", () => true, m),
+      0,
+    );
 
     // Both accepting now reaches the confirmation screen with empty offers cleared for re-acceptance.
     a.send("tradeAccept", { tradeId, revision });
@@ -173,7 +176,10 @@ describe("trade: every ending sends exactly one tradeCancelled per player", func
     await t.ended(tradeId, "cancelled", { roomId, connected: [a, b], audited: true });
     const [row] = await t.server.storage.orm.em.fork().getConnection().execute("select offer_a, offer_b from trade_audits where id = ?", [tradeId]);
     const offerA = typeof row.offer_a === "string" ? JSON.parse(row.offer_a) : row.offer_a;
-    assert.deepEqual(offerA.items.map((l: any) => l.itemId), ["bronze_axe"]);
+    assert.deepEqual(
+      offerA.items.map((l: any) => l.itemId),
+      ["bronze_axe"],
+    );
   });
 
   it("cancelled on the confirmation screen", async () => {
@@ -235,7 +241,11 @@ describe("trade: every ending sends exactly one tradeCancelled per player", func
     a.send("tradeAccept", { tradeId, revision: conf.revision });
     b.send("tradeAccept", { tradeId, revision: conf.revision });
     await t.ended(tradeId, "invalid_items", { roomId, connected: [a, b], audited: true });
-    for (const p of [a, b]) assert.equal(count(p, "tradeCompleted", (d) => d.tradeId === tradeId), 0);
+    for (const p of [a, b])
+      assert.equal(
+        count(p, "tradeCompleted", (d) => d.tradeId === tradeId),
+        0,
+      );
     const held = t.server.world.player(a.id)!.inventory[slot];
     assert.equal(held?.itemId, "bronze_pickaxe", "A's memory was reloaded from storage");
   });
@@ -251,7 +261,11 @@ describe("trade: every ending sends exactly one tradeCancelled per player", func
     const upd = await a.next("tradeUpdated", (d) => d.tradeId === tradeId && d.theirOffer.coins === 5);
     assert.equal(upd.revision, 1);
     await marker(b);
-    assert.equal(count(b, "tradeError", () => true, mb), 0, "no spurious INVALID_TRADE");
+    assert.equal(
+      count(b, "tradeError", () => true, mb),
+      0,
+      "no spurious INVALID_TRADE",
+    );
   });
 
   it("disconnected: the target leaves right after accepting the request (the trade ends at once, not after 5 minutes)", async () => {
@@ -275,7 +289,9 @@ describe("trade: every ending sends exactly one tradeCancelled per player", func
       [0, 1],
       [-1, 0],
       [0, -1],
-    ].map(([dx, dz]) => ({ x: s.x + dx!, z: s.z + dz! })).find((p) => !t.server.content.isBlocked(p.x, p.z))!;
+    ]
+      .map(([dx, dz]) => ({ x: s.x + dx!, z: s.z + dz! }))
+      .find((p) => !t.server.content.isBlocked(p.x, p.z))!;
     a.send("player:move", to);
     await t.ended(tradeId, "moved_away", { roomId, connected: [a, b], audited: true });
   });
@@ -290,7 +306,9 @@ describe("trade: every ending sends exactly one tradeCancelled per player", func
       [-1, -1],
       [1, -1],
       [-1, 1],
-    ].map(([dx, dz]) => ({ x: s.x + dx!, z: s.z + dz! })).find((p) => !t.server.content.isBlocked(p.x, p.z))!;
+    ]
+      .map(([dx, dz]) => ({ x: s.x + dx!, z: s.z + dz! }))
+      .find((p) => !t.server.content.isBlocked(p.x, p.z))!;
     a.send("player:move", to);
     await t.ended(tradeId, "moved_away", { connected: [a, b], audited: false });
   });
@@ -451,13 +469,24 @@ describe("trade: shutdown while a settlement runs (postgresql)", function () {
       ]);
       assert.equal(answer, "tradeError TRADE_FAILED The server is shutting down.");
       await marker(d!);
-      assert.equal(count(d!, "tradeIncoming", () => true, md), 0, "the target heard of no request");
+      assert.equal(
+        count(d!, "tradeIncoming", () => true, md),
+        0,
+        "the target heard of no request",
+      );
       await lock.release();
       lock = undefined;
       await closing;
       for (const p of [a!, b!]) {
-        assert.equal(count(p, "tradeCompleted", (x) => x.tradeId === tradeId), 1, "the settling trade completed");
-        assert.equal(count(p, "tradeCancelled", (x) => x.tradeId === tradeId), 0);
+        assert.equal(
+          count(p, "tradeCompleted", (x) => x.tradeId === tradeId),
+          1,
+          "the settling trade completed",
+        );
+        assert.equal(
+          count(p, "tradeCancelled", (x) => x.tradeId === tradeId),
+          0,
+        );
       }
       for (const p of [c!, d!]) {
         assert.equal(count(p, "tradeStarted"), 0);

@@ -109,7 +109,11 @@ describe("trade: happy paths", function () {
       // Without admin rights a bad query is still 403: rights are checked before the query.
       for (const q of ["limit=0", "offset=-1", "outcome=nope"]) {
         assert.equal((await fetch(`${server.url}/api/admin/trades?${q}`)).status, 403, q);
-        assert.equal((await fetch(`${server.url}/api/admin/trades?${q}`, { headers: { authorization: `Bearer ${a.token}` } })).status, 403, `${q} with a player token`);
+        assert.equal(
+          (await fetch(`${server.url}/api/admin/trades?${q}`, { headers: { authorization: `Bearer ${a.token}` } })).status,
+          403,
+          `${q} with a player token`,
+        );
       }
     } finally {
       await a.close();

@@ -44,10 +44,7 @@ describe(`trade: invariants over hundreds of random trades (${ON_POSTGRES ? "pos
   before(async () => {
     storage = ON_POSTGRES ? await postgresStorage() : await pgliteStorage();
     await resetStorage(storage);
-    server = await startTestServer(
-      { DISABLE_RATE_LIMIT: "true", TRADE_INACTIVITY_TIMEOUT_MS: "4000", TRADE_REQUEST_TIMEOUT_MS: "3000" },
-      storage,
-    );
+    server = await startTestServer({ DISABLE_RATE_LIMIT: "true", TRADE_INACTIVITY_TIMEOUT_MS: "4000", TRADE_REQUEST_TIMEOUT_MS: "3000" }, storage);
   });
   after(async () => server?.close());
 
@@ -229,7 +226,9 @@ describe(`trade: invariants over hundreds of random trades (${ON_POSTGRES ? "pos
       const k = r.outcome === "cancelled" || r.outcome === "refused" ? `${r.outcome}:${r.reason}` : r.outcome;
       byOutcome[k] = (byOutcome[k] ?? 0) + 1;
     }
-    console.log(`      seed ${seed}; outcomes ${JSON.stringify(byOutcome)}; chaos ${JSON.stringify(chaosCount)}; opened ${opened.size}, completed ${completed.size}`);
+    console.log(
+      `      seed ${seed}; outcomes ${JSON.stringify(byOutcome)}; chaos ${JSON.stringify(chaosCount)}; opened ${opened.size}, completed ${completed.size}`,
+    );
 
     assert.deepEqual(await totals(storage.orm), before, "every item id and coins conserved");
     assert.deepEqual(await violations(storage.orm, (id) => server.content.items.get(id)), []);
@@ -238,7 +237,10 @@ describe(`trade: invariants over hundreds of random trades (${ON_POSTGRES ? "pos
     assert.equal(ids.size, rows.length);
     assert.deepEqual([...ids].sort(), [...opened].sort(), "one audit record per trade that reached the offer screen");
     assert.deepEqual(
-      rows.filter((r) => r.outcome === "completed").map((r) => r.id).sort(),
+      rows
+        .filter((r) => r.outcome === "completed")
+        .map((r) => r.id)
+        .sort(),
       [...completed].sort(),
       "completed audit records are exactly the completed trades",
     );

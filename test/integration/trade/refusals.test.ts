@@ -9,20 +9,7 @@ import type { GameServer } from "../../../src/server.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";
 import { pgliteStorage, resetStorage } from "../../helpers/storage.js";
-import {
-  becomeAdmin,
-  count,
-  emptySlot,
-  expectError,
-  give,
-  marker,
-  openTrade,
-  requestTrade,
-  setCoins,
-  slotOf,
-  teleport,
-  until,
-} from "../../helpers/trade.js";
+import { becomeAdmin, count, emptySlot, expectError, give, marker, openTrade, requestTrade, setCoins, slotOf, teleport, until } from "../../helpers/trade.js";
 
 describe("trade: refusals (docs/trading.md)", function () {
   this.timeout(30_000);
@@ -198,8 +185,7 @@ describe("trade: refusals (docs/trading.md)", function () {
       const a = await join();
       const b = await join();
       const { tradeId } = await openTrade(a, b);
-      for (const inventorySlot of [28, -1, 1.5, "0", null])
-        await expectError(a, "tradeAddItem", { tradeId, inventorySlot, quantity: 1 }, "INVALID_SLOT");
+      for (const inventorySlot of [28, -1, 1.5, "0", null]) await expectError(a, "tradeAddItem", { tradeId, inventorySlot, quantity: 1 }, "INVALID_SLOT");
       await expectError(a, "tradeAddItem", { tradeId, inventorySlot: emptySlot(a), quantity: 1 }, "INVALID_SLOT");
       await expectError(a, "tradeRemoveItem", { tradeId, inventorySlot: slotOf(a, "bronze_axe") }, "INVALID_SLOT");
       await expectError(a, "tradeRemoveItem", { tradeId, inventorySlot: 99 }, "INVALID_SLOT");
@@ -234,8 +220,7 @@ describe("trade: refusals (docs/trading.md)", function () {
       for (const quantity of [null, "NaN", "1", 0, -3, 1.25, 2, 1e400])
         await expectError(a, "tradeAddItem", { tradeId, inventorySlot: axe, quantity }, "INVALID_QUANTITY");
       // Starter coins are 25.
-      for (const coins of [26, -1, 0.5, "5", null, 2147483648])
-        await expectError(a, "tradeAddItem", { tradeId, coins }, "INVALID_QUANTITY");
+      for (const coins of [26, -1, 0.5, "5", null, 2147483648]) await expectError(a, "tradeAddItem", { tradeId, coins }, "INVALID_QUANTITY");
       const m = b.mark();
       a.send("tradeAddItem", { tradeId, coins: 25 });
       const upd = await b.next("tradeUpdated", () => true, { after: m });
@@ -277,7 +262,10 @@ describe("trade: refusals (docs/trading.md)", function () {
       await expectError(a, "tradeRemoveItem", { tradeId, inventorySlot: axe }, "OFFER_FROZEN");
       await expectError(b, "tradeAddItem", { tradeId, coins: 1 }, "OFFER_FROZEN");
       await marker(a);
-      assert.equal(count(a, "tradeUpdated", () => true, m), 0);
+      assert.equal(
+        count(a, "tradeUpdated", () => true, m),
+        0,
+      );
     });
 
     it("NOT_IN_TRADE for a player outside the trade", async () => {
@@ -311,7 +299,10 @@ describe("trade: refusals (docs/trading.md)", function () {
       // Still on the offer screen with both acceptances cleared.
       const cleared = await a.next("tradeUpdated", (d) => !d.myOffer.accepted && !d.theirOffer.accepted, { after: ma });
       assert.equal(cleared.revision, upd.revision);
-      assert.equal(count(a, "tradeConfirmScreen", () => true, ma), 0);
+      assert.equal(
+        count(a, "tradeConfirmScreen", () => true, ma),
+        0,
+      );
       // B offering one of its logs frees the slot the axe needs.
       m = a.mark();
       b.send("tradeAddItem", { tradeId, inventorySlot: slotOf(b, "logs"), quantity: 1 });

@@ -58,7 +58,9 @@ describe(`trade: a settlement facing a held row lock (${TEST_DATABASE_URL ? "pos
       const rows = await pg.orm.em
         .fork()
         .getConnection()
-        .execute(`select pid, query_start from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%trade_lock_characters%'`);
+        .execute(
+          `select pid, query_start from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%trade_lock_characters%'`,
+        );
       for (const r of rows) seen.add(`${r.pid}@${new Date(r.query_start).toISOString()}`);
       return seen.size;
     };
@@ -82,7 +84,10 @@ describe(`trade: a settlement facing a held row lock (${TEST_DATABASE_URL ? "pos
       let cancelled = false;
       void b.next("tradeCancelled", (d) => d.tradeId === tradeId, { after: m, timeoutMs: 30_000 }).then(() => (cancelled = true));
       await until(async () => (await waits.poll(), cancelled), "the trade to end", 30_000);
-      const [ca, cb] = await Promise.all([a.next("tradeCancelled", (d) => d.tradeId === tradeId, { after: m }), b.next("tradeCancelled", (d) => d.tradeId === tradeId, { after: m })]);
+      const [ca, cb] = await Promise.all([
+        a.next("tradeCancelled", (d) => d.tradeId === tradeId, { after: m }),
+        b.next("tradeCancelled", (d) => d.tradeId === tradeId, { after: m }),
+      ]);
       assert.equal(ca.reason, "server_error");
       assert.equal(cb.reason, "server_error");
       assert.ok(waits.seen.size >= 2, `the settlement retried after a lock timeout (lock waits seen: ${waits.seen.size})`);
@@ -90,8 +95,16 @@ describe(`trade: a settlement facing a held row lock (${TEST_DATABASE_URL ? "pos
       released = true;
       await roomGone(roomId);
       for (const p of [a, b]) {
-        assert.equal(count(p, "tradeCancelled", (d) => d.tradeId === tradeId, m), 1, "one tradeCancelled each");
-        assert.equal(count(p, "tradeCompleted", (d) => d.tradeId === tradeId, m), 0, "never completed");
+        assert.equal(
+          count(p, "tradeCancelled", (d) => d.tradeId === tradeId, m),
+          1,
+          "one tradeCancelled each",
+        );
+        assert.equal(
+          count(p, "tradeCompleted", (d) => d.tradeId === tradeId, m),
+          0,
+          "never completed",
+        );
       }
       assert.deepEqual(await totals(pg.orm, [a.id]), before.a, "a holds what it held");
       assert.deepEqual(await totals(pg.orm, [b.id]), before.b, "b holds what it held");
@@ -114,13 +127,24 @@ describe(`trade: a settlement facing a held row lock (${TEST_DATABASE_URL ? "pos
       await until(async () => (await waits.poll()) >= 2, "a retried attempt waiting for the lock", 30_000);
       await lock.release();
       released = true;
-      const [da, db] = await Promise.all([a.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m }), b.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m })]);
+      const [da, db] = await Promise.all([
+        a.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m }),
+        b.next("tradeCompleted", (d) => d.tradeId === tradeId, { after: m }),
+      ]);
       assert.deepEqual(da.receivedItems, [{ itemId: "coins", quantity: 10 }]);
       assert.deepEqual(db.receivedItems, [{ itemId: "bronze_axe", quantity: 1 }]);
       await roomGone(roomId);
       for (const p of [a, b]) {
-        assert.equal(count(p, "tradeCompleted", (d) => d.tradeId === tradeId, m), 1, "one tradeCompleted each");
-        assert.equal(count(p, "tradeCancelled", (d) => d.tradeId === tradeId, m), 0, "never cancelled");
+        assert.equal(
+          count(p, "tradeCompleted", (d) => d.tradeId === tradeId, m),
+          1,
+          "one tradeCompleted each",
+        );
+        assert.equal(
+          count(p, "tradeCancelled", (d) => d.tradeId === tradeId, m),
+          0,
+          "never cancelled",
+        );
       }
       assert.deepEqual(await totals(pg.orm, ids), before.both, "items and coins conserved");
       const [ta, tb] = [await totals(pg.orm, [a.id]), await totals(pg.orm, [b.id])];

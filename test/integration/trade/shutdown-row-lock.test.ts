@@ -117,7 +117,10 @@ describe(`shutdown with a settlement held on a row lock (${TEST_DATABASE_URL ? "
       [["cancelled", "server_error"]],
       "one audit record",
     );
-    const open = await pg.orm.em.fork().getConnection().execute(`select count(*)::int n from player_logins where character_id in (?, ?, ?) and ended_at is null`, [a.id, b.id, c.id]);
+    const open = await pg.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select count(*)::int n from player_logins where character_id in (?, ?, ?) and ended_at is null`, [a.id, b.id, c.id]);
     assert.equal(open[0].n, 0, "every login closed");
   });
 
@@ -135,6 +138,9 @@ describe(`shutdown with a settlement held on a row lock (${TEST_DATABASE_URL ? "
     assert.deepEqual(await positionOf(c.id), { x: 4, z: 1 }, "c's move was saved at shutdown");
     assert.deepEqual(await totals(pg.orm, [a.id, b.id]), before, "nothing moved");
     const rows = await audits(pg.orm, [tradeId]);
-    assert.ok(rows.every((r) => r.outcome === "cancelled"), `never completed: ${JSON.stringify(rows)}`);
+    assert.ok(
+      rows.every((r) => r.outcome === "cancelled"),
+      `never completed: ${JSON.stringify(rows)}`,
+    );
   });
 });

@@ -37,7 +37,11 @@ import {
 } from "../../helpers/trade.js";
 
 /** Two free tiles at most 2 apart, within 3 tiles of the first bank booth. */
-const nearBank = (server: GameServer) => freeTilesNear(server, server.content.stations.find((s) => s.type === "bank")!);
+const nearBank = (server: GameServer) =>
+  freeTilesNear(
+    server,
+    server.content.stations.find((s) => s.type === "bank")!,
+  );
 
 /** A offers its axe, B 10 coins; both accept twice (offer and confirmation screens) but the last accept is left to the caller. */
 const toFinalAccept = async (a: TestPlayer, b: TestPlayer, tradeId: string) => toConfirm(a, b, tradeId, await offerAxeForCoins(a, b, tradeId));
@@ -65,7 +69,10 @@ describe("trade: who may trade (agents, one account's characters)", function () 
     await a.next("tradeCompleted", (d) => d.tradeId === tradeId);
     await b.next("tradeCompleted", (d) => d.tradeId === tradeId);
     await roomGone(roomId);
-    assert.deepEqual((await audits(t.server.storage.orm, [tradeId])).map((r) => r.outcome), ["completed"]);
+    assert.deepEqual(
+      (await audits(t.server.storage.orm, [tradeId])).map((r) => r.outcome),
+      ["completed"],
+    );
     assert.ok(b.sync().inventory.some((s: { itemId: string }) => s.itemId === "bronze_axe"));
   });
 
@@ -138,7 +145,10 @@ describe("trade: who may trade (agents, one account's characters)", function () 
       t.players.splice(t.players.indexOf(r), 1); // closed: a second leave would wait forever
       await until(() => !world.player(r.id), "R to leave the world");
       const r2 = t.track(await sdkPlayer(t.server, { accountId: rAccount, characterId: r.id }));
-      assert.ok(r2.sync().inventory.some((s: { itemId: string }) => s.itemId === "bronze_axe"), "joined from the pre-trade rows");
+      assert.ok(
+        r2.sync().inventory.some((s: { itemId: string }) => s.itemId === "bronze_axe"),
+        "joined from the pre-trade rows",
+      );
       // The settlement transaction will wait on X's row: its job holds R's queue from then on.
       lock = await holdCharacterLock(orm, x.id);
       const base = await lockWaiters(orm);

@@ -97,7 +97,11 @@ describe("trade: the world refuses interface actions during a trade", function (
     await marker(p);
     await t.server.world.queues.drain();
     assert.deepEqual(t.state(p.id), before, `nothing changed on the ${screen}`);
-    assert.equal(count(p, "player:sync", () => true, m), 0, `no player:sync on the ${screen}`);
+    assert.equal(
+      count(p, "player:sync", () => true, m),
+      0,
+      `no player:sync on the ${screen}`,
+    );
   }
 
   it("at a bank: deposit, equip, eat, drop, gather and attack are refused on both screens, and work after the trade", async () => {
@@ -197,7 +201,8 @@ describe("trade: item actions racing the settlement, through the real handlers (
       at: (s) => station(s, "bank"),
       send: (a, slot) => a.send("bank:deposit", { slot }),
       happened: async (a) =>
-        (await t.server.storage.orm.em.fork().getConnection().execute(`select 1 from bank_items where character_id = ? and item_id = 'bronze_axe'`, [a.id])).length > 0,
+        (await t.server.storage.orm.em.fork().getConnection().execute(`select 1 from bank_items where character_id = ? and item_id = 'bronze_axe'`, [a.id]))
+          .length > 0,
       effect: () => ({}),
     },
     {
@@ -327,7 +332,10 @@ describe("trade: item actions racing the settlement, through the real handlers (
           const got = p.received.filter((r) => r.seq >= m && r.event === "tradeCancelled").map((r) => r.data);
           assert.equal(got.length, 1, "exactly one tradeCancelled");
           assert.equal(got[0].reason, "invalid_items");
-          assert.equal(count(p, "tradeCompleted", () => true, m), 0);
+          assert.equal(
+            count(p, "tradeCompleted", () => true, m),
+            0,
+          );
         }
         assert.ok(await race.happened(a), `${race.name} happened`);
         assert.deepEqual(await totals(orm, ids), plus(before, race.effect(t.server)));

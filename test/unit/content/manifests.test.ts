@@ -64,7 +64,8 @@ describe("shipped game content", () => {
     assert.ok(content.items.get("bronze_sword")!.attackSpeed! > 0);
     assert.equal(content.items.get("steel_platebody")!.requirements?.defense, 20);
     assert.equal(content.items.get("shrimp")!.category, "food");
-    for (const tier of ["bronze", "iron", "steel"]) for (const kind of ["sword", "platebody", "kiteshield", "bar"]) assert.ok(content.items.has(`${tier}_${kind}`));
+    for (const tier of ["bronze", "iron", "steel"])
+      for (const kind of ["sword", "platebody", "kiteshield", "bar"]) assert.ok(content.items.has(`${tier}_${kind}`));
   });
 
   it("has at least 6 NPCs with combat stats, drops and spawns", () => {
@@ -82,7 +83,10 @@ describe("shipped game content", () => {
       const list = content.skillUnlocks[skill];
       assert.ok(list.length > 0, skill);
       for (const u of list) assert.ok((UNLOCK_TYPES as readonly string[]).includes(u.type), `${skill}: ${u.type}`);
-      assert.deepEqual(list.map((u) => u.level), [...list.map((u) => u.level)].sort((a, b) => a - b));
+      assert.deepEqual(
+        list.map((u) => u.level),
+        [...list.map((u) => u.level)].sort((a, b) => a - b),
+      );
     }
   });
 
@@ -114,7 +118,11 @@ describe("shipped game content", () => {
     const stationTiles = [...content.stationTiles.values()].flat();
     assert.equal(content.blockedTiles.size, blockedTilesOf(content.buildings).size + stationTiles.length);
     for (const t of stationTiles) assert.equal(content.isBlocked(t.x, t.z), true);
-    for (const type of ["bank", "range", "furnace", "anvil"] as const) assert.ok(content.stations.some((s) => s.type === type), type);
+    for (const type of ["bank", "range", "furnace", "anvil"] as const)
+      assert.ok(
+        content.stations.some((s) => s.type === type),
+        type,
+      );
     assert.equal(content.stationNear("bank", 6, 9, 2)?.id, "lumbrook_bank_booth");
     assert.equal(content.stationNear("bank", 0, -100, 2), undefined);
   });
@@ -135,7 +143,11 @@ describe("shipped game content", () => {
   it("has gathering, recipes, a general store, a tradeable starter kit with coins, and templates", () => {
     for (const skill of ["woodcutting", "fishing", "mining"]) assert.ok([...content.gatheringNodes.values()].some((n) => n.skill === skill));
     for (const node of content.resourceNodes) assert.ok(content.gatheringNodes.has(node.type));
-    assert.ok(content.recipes.cooking.length > 0 && content.recipes.smithing.some((r) => r.station === "furnace") && content.recipes.smithing.some((r) => r.station === "anvil"));
+    assert.ok(
+      content.recipes.cooking.length > 0 &&
+        content.recipes.smithing.some((r) => r.station === "furnace") &&
+        content.recipes.smithing.some((r) => r.station === "anvil"),
+    );
     assert.ok(content.stores.get("lumbrook_general_store")!.stock.length > 5);
     assert.ok(content.starterKit.coins > 0);
     for (const e of content.starterKit.items) assert.equal(content.items.get(e.itemId)?.tradeable, true);
@@ -151,14 +163,21 @@ describe("shipped game content", () => {
     assert.ok(sources.get("ridge_token")!.includes("drop:hill_brute"));
     assert.ok(sources.get("oak_shortbow")!.includes("drop:wolf"));
     // Nothing relies on a note today.
-    assert.deepEqual([...content.items.values()].filter((i) => i.obtainedBy).map((i) => i.id), []);
+    assert.deepEqual(
+      [...content.items.values()].filter((i) => i.obtainedBy).map((i) => i.id),
+      [],
+    );
   });
 
   it("describes a quest unlock only as planned content (the game has no quest system yet)", () => {
     const quests = SKILLS.flatMap((s) => content.skillUnlocks[s].filter((u) => u.type === "quest"));
     assert.ok(quests.length >= 1, "the quest type stays in use");
     for (const q of quests) assert.match(q.description, /^Planned, not in the game yet: /);
-    for (const type of UNLOCK_TYPES) assert.ok(SKILLS.some((s) => content.skillUnlocks[s].some((u) => u.type === type)), type);
+    for (const type of UNLOCK_TYPES)
+      assert.ok(
+        SKILLS.some((s) => content.skillUnlocks[s].some((u) => u.type === type)),
+        type,
+      );
   });
 
   it("ships a .glb with a bounds entry for every model id the manifests name", () => {
@@ -251,17 +270,52 @@ describe("content validation", () => {
     ["world-areas.json", "overlapping areas", (w) => (w.areas[1].bounds.minZ = 20), /^world-areas\.json: areas\[1\]\.bounds: overlaps area "lumbrook"$/m],
     ["world-areas.json", "unsafe spawn", (w) => (w.spawn = { x: 0, z: 100 }), /^world-areas\.json: spawn: the spawn tile must lie in a safe area$/m],
     ["stores.json", "store stock", (s) => (s[0].stock[2].itemId = "golden_net"), /^stores\.json: \[0\]\.stock\[2\]\.itemId: unknown item "golden_net"$/m],
-    ["starter-kit.json", "untradeable starter item", (k) => k.items.push({ itemId: "mysterious_letter", quantity: 1 }), /^starter-kit\.json: items\[6\]\.itemId: item "mysterious_letter" is not tradeable$/m],
-    ["templates.json", "template item", (t) => (t[1].items[0].itemId = "laser_sword"), /^templates\.json: \[1\]\.items\[0\]\.itemId: unknown item "laser_sword"$/m],
+    [
+      "starter-kit.json",
+      "untradeable starter item",
+      (k) => k.items.push({ itemId: "mysterious_letter", quantity: 1 }),
+      /^starter-kit\.json: items\[6\]\.itemId: item "mysterious_letter" is not tradeable$/m,
+    ],
+    [
+      "templates.json",
+      "template item",
+      (t) => (t[1].items[0].itemId = "laser_sword"),
+      /^templates\.json: \[1\]\.items\[0\]\.itemId: unknown item "laser_sword"$/m,
+    ],
     ["resources.json", "node type", (r) => (r[0].type = "magic_tree"), /^resources\.json: \[0\]\.type: unknown gathering node type "magic_tree"$/m],
-    ["gathering/mining.json", "gathering tool", (g) => (g[0].tools[0] = "bronze_axe"), /^gathering\/mining\.json: \[0\]\.tools\[0\]: tool "bronze_axe" is a woodcutting tool$/m],
+    [
+      "gathering/mining.json",
+      "gathering tool",
+      (g) => (g[0].tools[0] = "bronze_axe"),
+      /^gathering\/mining\.json: \[0\]\.tools\[0\]: tool "bronze_axe" is a woodcutting tool$/m,
+    ],
     ["gathering/fishing.json", "gathering yield", (g) => (g[0].yields = "raw_whale"), /^gathering\/fishing\.json: \[0\]\.yields: unknown item "raw_whale"$/m],
     ["recipes/cooking.json", "cooking output", (c) => (c[1].output = "sushi"), /^recipes\/cooking\.json: \[1\]\.output: unknown item "sushi"$/m],
-    ["recipes/smithing.json", "smithing input", (s) => (s[0].inputs[1].itemId = "tin"), /^recipes\/smithing\.json: \[0\]\.inputs\[1\]\.itemId: unknown item "tin"$/m],
-    ["stations.json", "station inside a building", (s) => Object.assign(s[0], { x: 5, z: 9 }), /^stations\.json: \[0\]: position \(5, 9\) is inside a building$/m],
-    ["npcs.json", "spawn outside the world", (n) => (n[0].spawns[0] = { x: 999, z: 0 }), /^npcs\.json: \[0\]\.spawns\[0\]: position \(999, 0\) is outside the world bounds$/m],
+    [
+      "recipes/smithing.json",
+      "smithing input",
+      (s) => (s[0].inputs[1].itemId = "tin"),
+      /^recipes\/smithing\.json: \[0\]\.inputs\[1\]\.itemId: unknown item "tin"$/m,
+    ],
+    [
+      "stations.json",
+      "station inside a building",
+      (s) => Object.assign(s[0], { x: 5, z: 9 }),
+      /^stations\.json: \[0\]: position \(5, 9\) is inside a building$/m,
+    ],
+    [
+      "npcs.json",
+      "spawn outside the world",
+      (n) => (n[0].spawns[0] = { x: 999, z: 0 }),
+      /^npcs\.json: \[0\]\.spawns\[0\]: position \(999, 0\) is outside the world bounds$/m,
+    ],
     ["vegetation.json", "vegetation biome", (v) => (v[0].biomes[1] = "moon"), /^vegetation\.json: \[0\]\.biomes\[1\]: unknown biome "moon"$/m],
-    ["ammunition.json", "ammunition launcher", (a) => (a[0].launchers[0] = "bronze_arrow"), /^ammunition\.json: \[0\]\.launchers\[0\]: item "bronze_arrow" is not a weapon$/m],
+    [
+      "ammunition.json",
+      "ammunition launcher",
+      (a) => (a[0].launchers[0] = "bronze_arrow"),
+      /^ammunition\.json: \[0\]\.launchers\[0\]: item "bronze_arrow" is not a weapon$/m,
+    ],
   ];
   for (const [file, what, change, expected] of crossReferences) {
     it(`rejects an unknown or invalid cross reference: ${what}`, async () => {
@@ -283,7 +337,10 @@ describe("content validation", () => {
 
   it("names a model id without a bounds entry", async () => {
     await editJson(dir, "vegetation.json", (v) => (v[0].modelId = "vegetation/palm"));
-    assert.match((await loadError(dir)).message, /^vegetation\.json: \[0\]\.modelId: unknown model "vegetation\/palm": model-bounds\.json has no entry \(add models\/vegetation\/palm\.glb/m);
+    assert.match(
+      (await loadError(dir)).message,
+      /^vegetation\.json: \[0\]\.modelId: unknown model "vegetation\/palm": model-bounds\.json has no entry \(add models\/vegetation\/palm\.glb/m,
+    );
   });
 
   it("without model-bounds.json, checks no model ids and lets each station block its own tile only", async () => {
@@ -320,7 +377,12 @@ describe("content validation", () => {
   });
 
   it("rejects a station footprint reaching into a building, and anything placed on a station", async () => {
-    await editJson(dir, "stations.json", (st) => Object.assign(st.find((s: any) => s.id === "lumbrook_furnace"), { x: 7, z: -10 }));
+    await editJson(dir, "stations.json", (st) =>
+      Object.assign(
+        st.find((s: any) => s.id === "lumbrook_furnace"),
+        { x: 7, z: -10 },
+      ),
+    );
     assert.match((await loadError(dir)).message, /^stations\.json: \[2\]: footprint tile \(8, -10\) is inside a building$/m);
     await cp(SHIPPED, dir, { recursive: true });
     await editJson(dir, "npcs.json", (n) => (n[0].spawns[0] = { x: 10, z: -6 }));
@@ -417,11 +479,19 @@ describe("lenient loading (SKIP_MANIFESTS)", () => {
 
   it("leaves out what refers to something left out, until nothing dangles", async () => {
     // Without raw shrimp: the shrimp recipe, the shrimp spot, its placed nodes and the crab that drops it go.
-    await editJson(dir, "items/food.json", (food) => food.splice(food.findIndex((i: any) => i.id === "raw_shrimp"), 1));
+    await editJson(dir, "items/food.json", (food) =>
+      food.splice(
+        food.findIndex((i: any) => i.id === "raw_shrimp"),
+        1,
+      ),
+    );
     const { content, skipped } = await loadContentLenient(dir);
     assert.equal(content.items.has("raw_shrimp"), false);
     assert.equal(content.gatheringNodes.has("shrimp_spot"), false);
-    assert.equal(content.recipes.cooking.some((r) => r.input === "raw_shrimp"), false);
+    assert.equal(
+      content.recipes.cooking.some((r) => r.input === "raw_shrimp"),
+      false,
+    );
     assert.equal(content.npcs.has("dock_crab"), false);
     assert.ok(content.resourceNodes.length > 0);
     for (const r of content.resourceNodes) assert.ok(content.gatheringNodes.has(r.type), r.id);

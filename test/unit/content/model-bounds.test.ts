@@ -29,7 +29,10 @@ describe("model bounds", () => {
     ModelBoundsManifestSchema.parse(manifest);
     assert.equal(manifest.generatedAt, "2026-01-02T03:04:05.000Z");
     assert.equal(manifest.tileSize, 1);
-    assert.deepEqual(manifest.models.map((m) => m.id), ["moved", "props/crate", "props/pebble", "stations/furnace"]);
+    assert.deepEqual(
+      manifest.models.map((m) => m.id),
+      ["moved", "props/crate", "props/pebble", "stations/furnace"],
+    );
     const furnace = manifest.models.find((m) => m.id === "stations/furnace")!;
     assert.equal(furnace.assetPath, "asset://models/stations/furnace.glb");
     near(furnace.bounds.min.x, -1.135, "min.x");
@@ -72,7 +75,8 @@ describe("model bounds", () => {
       ]),
       (err: Error) =>
         err instanceof ModelBoundsError &&
-        err.message === 'stations.json: station "crate_a" has modelScale 1.5 but station "crate_b" 2 for the same model "props/crate": stations sharing a model need the same modelScale',
+        err.message ===
+          'stations.json: station "crate_a" has modelScale 1.5 but station "crate_b" 2 for the same model "props/crate": stations sharing a model need the same modelScale',
     );
   });
 
@@ -109,7 +113,8 @@ describe("model bounds", () => {
       await writeFile(path.join(bad, "broken/junk.glb"), "definitely not glTF");
       await assert.rejects(
         computeModelBounds(bad, []),
-        (err: Error) => err instanceof ModelBoundsError && err.message.startsWith("broken/junk.glb: ") && err.problems.length === 1 && err.problems[0] === err.message,
+        (err: Error) =>
+          err instanceof ModelBoundsError && err.message.startsWith("broken/junk.glb: ") && err.problems.length === 1 && err.problems[0] === err.message,
       );
     } finally {
       await rm(bad, { recursive: true, force: true });

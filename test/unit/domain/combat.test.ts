@@ -1,7 +1,20 @@
 import assert from "node:assert/strict";
 import {
-  applyDamage, attackRoll, combatXp, defenseRoll, effectiveLevel, heal, hitChance, maxHealth, maxHit, maxHitOf,
-  playerCombatant, rollAttack, sumBonuses, type Combatant, type NpcStats,
+  applyDamage,
+  attackRoll,
+  combatXp,
+  defenseRoll,
+  effectiveLevel,
+  heal,
+  hitChance,
+  maxHealth,
+  maxHit,
+  maxHitOf,
+  playerCombatant,
+  rollAttack,
+  sumBonuses,
+  type Combatant,
+  type NpcStats,
 } from "../../../src/domain/combat.js";
 import { seq } from "./fixtures.js";
 
@@ -10,7 +23,11 @@ const goblin: NpcStats = { attack: 1, strength: 1, defense: 1, constitution: 5, 
 
 describe("domain/combat", () => {
   describe("health", () => {
-    for (const [level, health] of [[10, 100], [1, 10], [99, 990]] as const) {
+    for (const [level, health] of [
+      [10, 100],
+      [1, 10],
+      [99, 990],
+    ] as const) {
       it(`constitution ${level} → ${health} max health`, () => assert.equal(maxHealth(level), health));
     }
     it("applyDamage never goes below 0 and reports death", () => {

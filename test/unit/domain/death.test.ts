@@ -6,7 +6,10 @@ import { lookup } from "./fixtures.js";
 
 const held = (...entries: [string, number][]): ItemCount[] => entries.map(([itemId, quantity]) => ({ itemId, quantity }));
 /** The kept inventory as sorted `itemId×quantity` entries, one a slot. */
-const slots = (plan: ReturnType<typeof planDeath>) => inventoryToSlots(plan.inventory).map((s) => `${s.itemId}×${s.quantity}`).sort();
+const slots = (plan: ReturnType<typeof planDeath>) =>
+  inventoryToSlots(plan.inventory)
+    .map((s) => `${s.itemId}×${s.quantity}`)
+    .sort();
 const expectedSlots = (kept: ItemCount[]) =>
   kept.flatMap((k) => (lookup(k.itemId)?.stackable ? [`${k.itemId}×${k.quantity}`] : Array.from({ length: k.quantity }, () => `${k.itemId}×1`))).sort();
 
@@ -16,7 +19,12 @@ describe("domain/death planDeath", () => {
     ["nothing held", [], [], []],
     ["three items or fewer are all kept", held(["bronze_axe", 1], ["logs", 2]), held(["bronze_axe", 1], ["logs", 2]), []],
     ["the three most valuable units stay", held(["logs", 3], ["bronze_axe", 2]), held(["bronze_axe", 2], ["logs", 1]), held(["logs", 2])],
-    ["a stack is one unit worth its whole value", held(["air_rune", 100], ["bronze_axe", 3]), held(["air_rune", 100], ["bronze_axe", 2]), held(["bronze_axe", 1])],
+    [
+      "a stack is one unit worth its whole value",
+      held(["air_rune", 100], ["bronze_axe", 3]),
+      held(["air_rune", 100], ["bronze_axe", 2]),
+      held(["bronze_axe", 1]),
+    ],
     ["a cheap stack loses to dearer units", held(["feather", 5], ["logs", 3]), held(["feather", 5], ["logs", 2]), held(["logs", 1])],
     ["unknown items are worth nothing", held(["mystery", 1], ["logs", 3]), held(["logs", 3]), held(["mystery", 1])],
   ];
@@ -37,7 +45,10 @@ describe("domain/death planDeath", () => {
   it("never loses a unit: kept plus dropped is what was held", () => {
     const items = held(["logs", 4], ["air_rune", 7], ["bronze_axe", 2], ["feather", 9], ["quest_token", 1]);
     const plan = planDeath(items, lookup);
-    assert.deepEqual(tally([...plan.kept, ...plan.dropped]).sort((a, b) => a.itemId.localeCompare(b.itemId)), tally(items).sort((a, b) => a.itemId.localeCompare(b.itemId)));
+    assert.deepEqual(
+      tally([...plan.kept, ...plan.dropped]).sort((a, b) => a.itemId.localeCompare(b.itemId)),
+      tally(items).sort((a, b) => a.itemId.localeCompare(b.itemId)),
+    );
   });
 });
 

@@ -2,7 +2,17 @@ import assert from "node:assert/strict";
 import { burnChance, COOKING_ERROR, rollCook, type BurnCurve } from "../../../src/domain/cooking.js";
 import { unwrap } from "../../../src/domain/errors.js";
 import {
-  depleteAfterSuccess, depleteNode, freshNode, GATHER_ERROR, gatherFromNode, gatherSuccessChance, isDepleted, nodeCurve, respawnIfDue, rollDepletion, rollGather,
+  depleteAfterSuccess,
+  depleteNode,
+  freshNode,
+  GATHER_ERROR,
+  gatherFromNode,
+  gatherSuccessChance,
+  isDepleted,
+  nodeCurve,
+  respawnIfDue,
+  rollDepletion,
+  rollGather,
 } from "../../../src/domain/gathering.js";
 import { FakeClock, seq } from "./fixtures.js";
 
@@ -66,7 +76,12 @@ describe("domain/gathering", () => {
 
 describe("domain/cooking", () => {
   const shrimp: BurnCurve = { requiredLevel: 1, stopBurnLevel: 34, maxBurnChance: 0.6 };
-  const cases: [number, number][] = [[1, 0.6], [34, 0], [50, 0], [17.5, 0.3]];
+  const cases: [number, number][] = [
+    [1, 0.6],
+    [34, 0],
+    [50, 0],
+    [17.5, 0.3],
+  ];
   for (const [level, expected] of cases) {
     it(`burn chance at level ${level} is ${expected}`, () => assert.ok(near(burnChance(level, shrimp), expected)));
   }
@@ -97,7 +112,13 @@ describe("domain/gathering for content nodes", () => {
   }
 
   // [name, node, remaining, draw, expected]
-  const depletion: [string, { resourcesPerNode?: number; depleteChance?: number }, number | undefined, number, { depleted: boolean; remaining: number | undefined }][] = [
+  const depletion: [
+    string,
+    { resourcesPerNode?: number; depleteChance?: number },
+    number | undefined,
+    number,
+    { depleted: boolean; remaining: number | undefined },
+  ][] = [
     ["a one-ore rock runs out", { resourcesPerNode: 1 }, 1, 0.9, { depleted: true, remaining: 0 }],
     ["a counted node with successes left", { resourcesPerNode: 3 }, 3, 0, { depleted: false, remaining: 2 }],
     ["a tree falls under its chance", { depleteChance: 0.125 }, undefined, 0.1, { depleted: true, remaining: undefined }],
@@ -106,7 +127,10 @@ describe("domain/gathering for content nodes", () => {
   for (const [name, node, remaining, draw, expected] of depletion) {
     it(`depleteAfterSuccess: ${name}`, () => {
       let n = 0;
-      assert.deepEqual(depleteAfterSuccess(node, remaining, () => (n++, draw)), expected);
+      assert.deepEqual(
+        depleteAfterSuccess(node, remaining, () => (n++, draw)),
+        expected,
+      );
       assert.equal(n, node.resourcesPerNode === undefined ? 1 : 0, "draws only for chance nodes");
     });
   }

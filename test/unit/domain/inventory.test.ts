@@ -1,8 +1,20 @@
 import assert from "node:assert/strict";
 import { unwrap } from "../../../src/domain/errors.js";
 import {
-  addItem, applyChanges, canHold, countItem, emptyInventory, freeSlots, INVENTORY_ERROR, inventoryFromSlots,
-  inventoryToSlots, moveSlot, removeFromSlot, removeItem, transact, type Inventory,
+  addItem,
+  applyChanges,
+  canHold,
+  countItem,
+  emptyInventory,
+  freeSlots,
+  INVENTORY_ERROR,
+  inventoryFromSlots,
+  inventoryToSlots,
+  moveSlot,
+  removeFromSlot,
+  removeItem,
+  transact,
+  type Inventory,
 } from "../../../src/domain/inventory.js";
 import { MAX_STACK } from "../../../src/domain/types.js";
 import { fullExcept, inv, ITEMS } from "./fixtures.js";
@@ -21,7 +33,10 @@ describe("domain/inventory", () => {
       assert.ok(Object.isFrozen(i));
     });
     it("round-trips through the compact list in slot order", () => {
-      const list = [{ slot: 5, itemId: "feather", quantity: 30 }, { slot: 1, itemId: "logs", quantity: 1 }];
+      const list = [
+        { slot: 5, itemId: "feather", quantity: 30 },
+        { slot: 1, itemId: "logs", quantity: 1 },
+      ];
       assert.deepEqual(inventoryToSlots(unwrap(inventoryFromSlots(list))), [list[1], list[0]]);
     });
     const bad: [string, { slot: number; itemId: string; quantity: number }[], string][] = [
@@ -30,7 +45,14 @@ describe("domain/inventory", () => {
       ["slot 1.5", [{ slot: 1.5, itemId: "logs", quantity: 1 }], INVENTORY_ERROR.INVALID_SLOT],
       ["quantity 0", [{ slot: 0, itemId: "logs", quantity: 0 }], INVENTORY_ERROR.INVALID_QUANTITY],
       ["quantity over MAX_STACK", [{ slot: 0, itemId: "logs", quantity: MAX_STACK + 1 }], INVENTORY_ERROR.INVALID_QUANTITY],
-      ["duplicate slot", [{ slot: 0, itemId: "logs", quantity: 1 }, { slot: 0, itemId: "feather", quantity: 1 }], INVENTORY_ERROR.INVALID_INVENTORY],
+      [
+        "duplicate slot",
+        [
+          { slot: 0, itemId: "logs", quantity: 1 },
+          { slot: 0, itemId: "feather", quantity: 1 },
+        ],
+        INVENTORY_ERROR.INVALID_INVENTORY,
+      ],
       ["empty item id", [{ slot: 0, itemId: "", quantity: 1 }], INVENTORY_ERROR.INVALID_INVENTORY],
     ];
     for (const [name, list, expected] of bad) {
@@ -63,7 +85,15 @@ describe("domain/inventory", () => {
     });
     it("gives each non-stackable unit its own lowest free slot", () => {
       const next = unwrap(addItem(inv([1, "logs", 1]), ITEMS.axe, 3));
-      assert.deepEqual(inventoryToSlots(next).map((s) => [s.slot, s.itemId]), [[0, "bronze_axe"], [1, "logs"], [2, "bronze_axe"], [3, "bronze_axe"]]);
+      assert.deepEqual(
+        inventoryToSlots(next).map((s) => [s.slot, s.itemId]),
+        [
+          [0, "bronze_axe"],
+          [1, "logs"],
+          [2, "bronze_axe"],
+          [3, "bronze_axe"],
+        ],
+      );
     });
     it("merges a stackable even when the inventory is full", () => {
       const full = unwrap(addItem(fullExcept(9), ITEMS.feather, 1));
@@ -144,13 +174,35 @@ describe("domain/inventory", () => {
       ["one more than free", fullExcept(0, 1), [{ item: "axe", quantity: 3 }], 0, INVENTORY_ERROR.INVENTORY_FULL],
       ["counting freed slots", fullExcept(0, 1), [{ item: "axe", quantity: 3 }], 1, undefined],
       ["a stackable already held needs no slot", unwrap(addItem(fullExcept(0), ITEMS.feather, 1)), [{ item: "feather", quantity: 9 }], 0, undefined],
-      ["two lots of one new stackable need one slot", fullExcept(0), [{ item: "rune", quantity: 1 }, { item: "rune", quantity: 2 }], 0, undefined],
+      [
+        "two lots of one new stackable need one slot",
+        fullExcept(0),
+        [
+          { item: "rune", quantity: 1 },
+          { item: "rune", quantity: 2 },
+        ],
+        0,
+        undefined,
+      ],
       ["a stack past the cap", inv([0, "feather", MAX_STACK - 5]), [{ item: "feather", quantity: 6 }], 0, INVENTORY_ERROR.STACK_OVERFLOW],
-      ["two lots past the cap together", emptyInventory(), [{ item: "feather", quantity: MAX_STACK }, { item: "feather", quantity: 1 }], 0, INVENTORY_ERROR.STACK_OVERFLOW],
+      [
+        "two lots past the cap together",
+        emptyInventory(),
+        [
+          { item: "feather", quantity: MAX_STACK },
+          { item: "feather", quantity: 1 },
+        ],
+        0,
+        INVENTORY_ERROR.STACK_OVERFLOW,
+      ],
     ];
     for (const [name, start, incoming, freed, expected] of cases) {
       it(`${name} → ${expected ?? "ok"}`, () => {
-        const r = canHold(start, incoming.map((x) => ({ item: ITEMS[x.item], quantity: x.quantity })), freed);
+        const r = canHold(
+          start,
+          incoming.map((x) => ({ item: ITEMS[x.item], quantity: x.quantity })),
+          freed,
+        );
         assert.equal(code(r), expected);
       });
     }
@@ -159,10 +211,18 @@ describe("domain/inventory", () => {
   describe("applyChanges", () => {
     it("removes first so freed slots take the additions", () => {
       const start = fullExcept();
-      const next = unwrap(applyChanges(start, {
-        remove: [{ slot: 3, quantity: 1, itemId: "logs" }, { itemId: "logs", quantity: 1 }],
-        add: [{ item: ITEMS.axe, quantity: 1 }, { item: ITEMS.feather, quantity: 20 }],
-      }));
+      const next = unwrap(
+        applyChanges(start, {
+          remove: [
+            { slot: 3, quantity: 1, itemId: "logs" },
+            { itemId: "logs", quantity: 1 },
+          ],
+          add: [
+            { item: ITEMS.axe, quantity: 1 },
+            { item: ITEMS.feather, quantity: 20 },
+          ],
+        }),
+      );
       assert.deepEqual(next[0], { slot: 0, itemId: "bronze_axe", quantity: 1 });
       assert.deepEqual(next[3], { slot: 3, itemId: "feather", quantity: 20 });
       assert.equal(freeSlots(next), 0);

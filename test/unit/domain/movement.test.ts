@@ -1,7 +1,18 @@
 import assert from "node:assert/strict";
 import { unwrap } from "../../../src/domain/errors.js";
 import {
-  canStep, chebyshev, findPath, MAX_MOVE_DISTANCE, NEIGHBOURS, MOVE_ERROR, PATH_SEARCH_MARGIN, pathScratchBytes, stepAlong, validateMoveTarget, type BlockedFn, type WorldBounds,
+  canStep,
+  chebyshev,
+  findPath,
+  MAX_MOVE_DISTANCE,
+  NEIGHBOURS,
+  MOVE_ERROR,
+  PATH_SEARCH_MARGIN,
+  pathScratchBytes,
+  stepAlong,
+  validateMoveTarget,
+  type BlockedFn,
+  type WorldBounds,
 } from "../../../src/domain/movement.js";
 import type { Tile } from "../../../src/domain/types.js";
 
@@ -55,7 +66,11 @@ describe("domain/movement", () => {
   describe("findPath", () => {
     it("goes straight in the open and excludes the start", () => {
       const { tiles, complete } = unwrap(findPath({ x: 0, z: 0 }, { x: 3, z: 0 }, open, BOUNDS));
-      assert.deepEqual(tiles, [{ x: 1, z: 0 }, { x: 2, z: 0 }, { x: 3, z: 0 }]);
+      assert.deepEqual(tiles, [
+        { x: 1, z: 0 },
+        { x: 2, z: 0 },
+        { x: 3, z: 0 },
+      ]);
       assert.equal(complete, true);
     });
     it("takes the Chebyshev number of steps diagonally", () => {
@@ -80,7 +95,10 @@ describe("domain/movement", () => {
     });
     it("does not cut corners past blocked tiles", () => {
       // Diagonal (0,0) → (1,1) is squeezed between two blocked tiles.
-      const corners = blockedSet([[1, 0], [0, 1]]);
+      const corners = blockedSet([
+        [1, 0],
+        [0, 1],
+      ]);
       const { tiles } = unwrap(findPath({ x: 0, z: 0 }, { x: 1, z: 1 }, corners, BOUNDS));
       assert.ok(tiles.length > 1, "must not take the single diagonal step");
       assertWalkable({ x: 0, z: 0 }, tiles, corners);
@@ -88,7 +106,10 @@ describe("domain/movement", () => {
     it("refuses a diagonal even when only one side is blocked", () => {
       const oneSide = blockedSet([[1, 0]]);
       const { tiles } = unwrap(findPath({ x: 0, z: 0 }, { x: 1, z: 1 }, oneSide, BOUNDS));
-      assert.deepEqual(tiles, [{ x: 0, z: 1 }, { x: 1, z: 1 }]);
+      assert.deepEqual(tiles, [
+        { x: 0, z: 1 },
+        { x: 1, z: 1 },
+      ]);
     });
     it("goes to the closest reachable tile when the target is enclosed", () => {
       const ring: [number, number][] = [];
@@ -194,8 +215,7 @@ describe("domain/movement", () => {
       const random = rng(20261122);
       for (let map = 0; map < 6; map++) {
         const walls = new Set<string>();
-        for (let x = SMALL.minX; x <= SMALL.maxX; x++)
-          for (let z = SMALL.minZ; z <= SMALL.maxZ; z++) if (random() < 0.08 + map * 0.05) walls.add(`${x},${z}`);
+        for (let x = SMALL.minX; x <= SMALL.maxX; x++) for (let z = SMALL.minZ; z <= SMALL.maxZ; z++) if (random() < 0.08 + map * 0.05) walls.add(`${x},${z}`);
         const blocked: BlockedFn = (x, z) => walls.has(`${x},${z}`);
         for (let q = 0; q < 60; q++) {
           const from = { x: Math.floor(random() * 81) - 40, z: Math.floor(random() * 81) - 40 };
@@ -264,7 +284,11 @@ describe("domain/movement", () => {
   });
 
   describe("stepAlong", () => {
-    const path: Tile[] = [{ x: 1, z: 0 }, { x: 2, z: 0 }, { x: 3, z: 0 }];
+    const path: Tile[] = [
+      { x: 1, z: 0 },
+      { x: 2, z: 0 },
+      { x: 3, z: 0 },
+    ];
     const cases: [string, readonly Tile[], number, Tile | null, number][] = [
       ["walking moves one tile", path, 1, { x: 1, z: 0 }, 2],
       ["running moves two tiles", path, 2, { x: 2, z: 0 }, 1],

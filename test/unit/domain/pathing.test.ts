@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { chebyshev, DEFAULT_MAX_PATH_NODES, findPath, type BlockedFn, type WorldBounds } from "../../../src/domain/movement.js";
-import {
-  MoveQueue, pathNodeLimit, PATH_NODES_BASE, PATH_NODES_PER_TICK, PATH_NODES_PER_TILE, Regions, type MoveRequest,
-} from "../../../src/domain/pathing.js";
+import { MoveQueue, pathNodeLimit, PATH_NODES_BASE, PATH_NODES_PER_TICK, PATH_NODES_PER_TILE, Regions, type MoveRequest } from "../../../src/domain/pathing.js";
 
 const BOUNDS: WorldBounds = { minX: -50, maxX: 50, minZ: -50, maxZ: 50 };
 /** A closed ring of walls around (20, 20): its inside (Chebyshev 0..2 from the centre) is enclosed. */
-const ringAround = (cx: number, cz: number, r = 3): BlockedFn => (x, z) => chebyshev({ x, z }, { x: cx, z: cz }) === r;
+const ringAround =
+  (cx: number, cz: number, r = 3): BlockedFn =>
+  (x, z) =>
+    chebyshev({ x, z }, { x: cx, z: cz }) === r;
 
 describe("domain/pathing", () => {
   describe("Regions", () => {
@@ -73,8 +74,14 @@ describe("domain/pathing", () => {
       q.request("a", req(3));
       assert.equal(q.size, 2);
       const seen: [string, number][] = [];
-      const report = q.runTick(() => 1, (id, r) => (seen.push([id, r.x]), 1));
-      assert.deepEqual(seen, [["a", 3], ["b", 2]]);
+      const report = q.runTick(
+        () => 1,
+        (id, r) => (seen.push([id, r.x]), 1),
+      );
+      assert.deepEqual(seen, [
+        ["a", 3],
+        ["b", 2],
+      ]);
       assert.deepEqual(report, { served: ["a", "b"], expanded: 2, deferred: 0 });
       assert.equal(q.size, 0);
     });
@@ -83,7 +90,10 @@ describe("domain/pathing", () => {
       const q = new MoveQueue(100, 10);
       let searches = 0;
       for (let i = 0; i < 60; i++) q.request("spammer", req(i));
-      const report = q.runTick(() => 10, () => (searches++, 10));
+      const report = q.runTick(
+        () => 10,
+        () => (searches++, 10),
+      );
       assert.equal(searches, 1);
       assert.equal(report.expanded, 10);
     });
@@ -93,10 +103,16 @@ describe("domain/pathing", () => {
       for (const id of ["a", "b", "c", "d"]) q.request(id, req(0));
       // a uses 10, b uses 4 (it arrived early): 11 left, c's limit of 10 fits, then 1 left.
       const used: Record<string, number> = { a: 10, b: 4, c: 10, d: 10 };
-      const t1 = q.runTick(() => 10, (id) => used[id]!);
+      const t1 = q.runTick(
+        () => 10,
+        (id) => used[id]!,
+      );
       assert.deepEqual(t1, { served: ["a", "b", "c"], expanded: 24, deferred: 1 });
       q.request("e", req(0));
-      const t2 = q.runTick(() => 10, (id) => used[id] ?? 1);
+      const t2 = q.runTick(
+        () => 10,
+        (id) => used[id] ?? 1,
+      );
       assert.deepEqual(t2, { served: ["d", "e"], expanded: 11, deferred: 0 });
     });
 
@@ -104,7 +120,10 @@ describe("domain/pathing", () => {
       const q = new MoveQueue(30, 10);
       q.request("a", req(0));
       let given = 0;
-      const r = q.runTick(() => 1_000, (_id, _r, max) => ((given = max), 999));
+      const r = q.runTick(
+        () => 1_000,
+        (_id, _r, max) => ((given = max), 999),
+      );
       assert.equal(given, 10);
       assert.equal(r.expanded, 10);
     });
@@ -113,7 +132,10 @@ describe("domain/pathing", () => {
       const q = new MoveQueue(100, 10);
       q.request("gone", req(0));
       q.request("here", req(0));
-      const r = q.runTick((id) => (id === "gone" ? undefined : 1), () => 1);
+      const r = q.runTick(
+        (id) => (id === "gone" ? undefined : 1),
+        () => 1,
+      );
       assert.deepEqual(r, { served: ["here"], expanded: 1, deferred: 0 });
       q.request("x", req(0));
       q.cancel("x");

@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { unwrap, type Result } from "../../../src/domain/errors.js";
 import { countItem, emptyInventory, freeSlots, inventoryToSlots, type Inventory } from "../../../src/domain/inventory.js";
-import {
-  DEFAULT_TRADE_PARAMS,
-  viewFor,
-  type TradeContext,
-  type TradeHoldings,
-  type Trade,
-  type TradeStep,
-} from "../../../src/domain/trade.js";
+import { DEFAULT_TRADE_PARAMS, viewFor, type TradeContext, type TradeHoldings, type Trade, type TradeStep } from "../../../src/domain/trade.js";
 import {
   acceptTrade,
   applyTradeAction,
@@ -69,28 +62,62 @@ function confirmScreen(trade: Trade, world: World, clock: FakeClock): Trade {
 }
 
 function standardWorld(): World {
-  return new World(inv([0, "bronze_axe", 1], [1, "feather", 50], [2, "quest_token", 1], [3, "mystery", 1]), inv([0, "logs", 1], [5, "air_rune", 100]), 1_000, 20);
+  return new World(
+    inv([0, "bronze_axe", 1], [1, "feather", 50], [2, "quest_token", 1], [3, "mystery", 1]),
+    inv([0, "logs", 1], [5, "air_rune", 100]),
+    1_000,
+    20,
+  );
 }
 
 describe("domain/trade", () => {
   describe("TRADE_ERROR", () => {
     it("lists the documented codes exactly", () => {
       assert.deepEqual(Object.values(TRADE_ERROR), [
-        "INVALID_REQUEST", "PLAYER_OFFLINE", "SELF_TRADE", "TOO_FAR", "ALREADY_IN_TRADE", "PLAYER_BUSY", "RATE_LIMITED",
-        "INVALID_TRADE", "NOT_IN_TRADE", "INVALID_SLOT", "INVALID_ITEM", "INVALID_QUANTITY", "UNTRADEABLE_ITEM",
-        "STALE_OFFER", "OFFER_FROZEN", "INVENTORY_FULL", "PLAYER_DEAD", "TRADE_FAILED",
+        "INVALID_REQUEST",
+        "PLAYER_OFFLINE",
+        "SELF_TRADE",
+        "TOO_FAR",
+        "ALREADY_IN_TRADE",
+        "PLAYER_BUSY",
+        "RATE_LIMITED",
+        "INVALID_TRADE",
+        "NOT_IN_TRADE",
+        "INVALID_SLOT",
+        "INVALID_ITEM",
+        "INVALID_QUANTITY",
+        "UNTRADEABLE_ITEM",
+        "STALE_OFFER",
+        "OFFER_FROZEN",
+        "INVENTORY_FULL",
+        "PLAYER_DEAD",
+        "TRADE_FAILED",
       ]);
       assert.deepEqual(Object.values(TRADE_CANCEL_REASON), [
-        "declined", "cancelled", "timeout", "disconnected", "player_died", "moved_away", "invalid_items", "server_error",
+        "declined",
+        "cancelled",
+        "timeout",
+        "disconnected",
+        "player_died",
+        "moved_away",
+        "invalid_items",
+        "server_error",
       ]);
     });
   });
 
   describe("checkTradeRequest", () => {
     const base: TradeRequestCheck = {
-      requesterId: A.playerId, targetId: B.playerId, targetOnline: true,
-      requesterTile: { x: 0, z: 0 }, targetTile: { x: 2, z: -2 },
-      requesterInTrade: false, targetInTrade: false, requesterDead: false, targetDead: false, now: 10_000,
+      requesterId: A.playerId,
+      targetId: B.playerId,
+      targetOnline: true,
+      requesterTile: { x: 0, z: 0 },
+      targetTile: { x: 2, z: -2 },
+      requesterInTrade: false,
+      targetInTrade: false,
+      requesterDead: false,
+      targetDead: false,
+      now: 10_000,
     };
     const cases: [string, Partial<TradeRequestCheck>, string | undefined][] = [
       ["2 tiles apart", {}, undefined],
@@ -232,7 +259,12 @@ describe("domain/trade", () => {
       assert.equal(s.offers[A.playerId]!.coins, 0);
       assert.equal(s.revision, 3);
     });
-    for (const [name, coins] of [["more than held", 1_001], ["negative", -1], ["fractional", 1.5], ["NaN", NaN]] as const) {
+    for (const [name, coins] of [
+      ["more than held", 1_001],
+      ["negative", -1],
+      ["fractional", 1.5],
+      ["NaN", NaN],
+    ] as const) {
       it(`refuses ${name} coins with INVALID_QUANTITY`, () => {
         const clock = new FakeClock();
         assert.equal(codeOf(setOfferCoins(offerScreen(clock), { playerId: A.playerId, coins }, clock.now, standardWorld())), TRADE_ERROR.INVALID_QUANTITY);
@@ -537,7 +569,13 @@ describe("domain/trade", () => {
 
   describe("computeValues", () => {
     it("values items by manifest value × quantity and coins at 1, from each side", () => {
-      const mine = { items: [{ inventorySlot: 0, itemId: "bronze_axe", quantity: 1 }, { inventorySlot: 1, itemId: "feather", quantity: 10 }], coins: 5 };
+      const mine = {
+        items: [
+          { inventorySlot: 0, itemId: "bronze_axe", quantity: 1 },
+          { inventorySlot: 1, itemId: "feather", quantity: 10 },
+        ],
+        coins: 5,
+      };
       const theirs = { items: [{ inventorySlot: 4, itemId: "air_rune", quantity: 3 }], coins: 100 };
       assert.deepEqual(computeValues(mine, theirs, valueOf), { myOfferValue: 41, theirOfferValue: 130, wealthTransfer: 89 });
       assert.deepEqual(computeValues(theirs, mine, valueOf), { myOfferValue: 130, theirOfferValue: 41, wealthTransfer: -89 });
@@ -548,8 +586,16 @@ describe("domain/trade", () => {
     const line = (inventorySlot: number, itemId: string, quantity: number) => ({ inventorySlot, itemId, quantity });
 
     it("moves both offers: removals first, stackables merge, others take the lowest free slots", () => {
-      const a = { offer: { items: [line(0, "bronze_axe", 1), line(1, "feather", 30)], coins: 100 }, inventory: inv([0, "bronze_axe", 1], [1, "feather", 50], [2, "logs", 1]), coins: 150 };
-      const b = { offer: { items: [line(3, "logs", 1), line(4, "logs", 1), line(6, "air_rune", 7)], coins: 0 }, inventory: inv([1, "feather", 5], [3, "logs", 1], [4, "logs", 1], [6, "air_rune", 10]), coins: 9 };
+      const a = {
+        offer: { items: [line(0, "bronze_axe", 1), line(1, "feather", 30)], coins: 100 },
+        inventory: inv([0, "bronze_axe", 1], [1, "feather", 50], [2, "logs", 1]),
+        coins: 150,
+      };
+      const b = {
+        offer: { items: [line(3, "logs", 1), line(4, "logs", 1), line(6, "air_rune", 7)], coins: 0 },
+        inventory: inv([1, "feather", 5], [3, "logs", 1], [4, "logs", 1], [6, "air_rune", 10]),
+        coins: 9,
+      };
       const plan = unwrap(planSettlement(a, b, lookup));
       assert.deepEqual(inventoryToSlots(plan.a.inventory), [
         { slot: 0, itemId: "logs", quantity: 1 },
@@ -565,13 +611,24 @@ describe("domain/trade", () => {
       ]);
       assert.equal(plan.a.coins, 50);
       assert.equal(plan.b.coins, 109);
-      assert.deepEqual(plan.a.receivedItems, [{ itemId: "logs", quantity: 2 }, { itemId: "air_rune", quantity: 7 }]);
-      assert.deepEqual(plan.b.receivedItems, [{ itemId: "bronze_axe", quantity: 1 }, { itemId: "feather", quantity: 30 }, { itemId: "coins", quantity: 100 }]);
+      assert.deepEqual(plan.a.receivedItems, [
+        { itemId: "logs", quantity: 2 },
+        { itemId: "air_rune", quantity: 7 },
+      ]);
+      assert.deepEqual(plan.b.receivedItems, [
+        { itemId: "bronze_axe", quantity: 1 },
+        { itemId: "feather", quantity: 30 },
+        { itemId: "coins", quantity: 100 },
+      ]);
     });
 
     it("counts the slots a side's own offer empties", () => {
       const a = { offer: { items: [line(0, "logs", 1), line(1, "logs", 1)], coins: 0 }, inventory: fullExcept(), coins: 0 };
-      const two = { offer: { items: [line(0, "bronze_axe", 1), line(1, "bronze_axe", 1)], coins: 0 }, inventory: inv([0, "bronze_axe", 1], [1, "bronze_axe", 1], [2, "bronze_axe", 1]), coins: 0 };
+      const two = {
+        offer: { items: [line(0, "bronze_axe", 1), line(1, "bronze_axe", 1)], coins: 0 },
+        inventory: inv([0, "bronze_axe", 1], [1, "bronze_axe", 1], [2, "bronze_axe", 1]),
+        coins: 0,
+      };
       const plan = unwrap(planSettlement(a, two, lookup));
       assert.equal(freeSlots(plan.a.inventory), 0);
       assert.equal(countItem(plan.a.inventory, "bronze_axe"), 2);
@@ -613,7 +670,7 @@ describe("domain/trade", () => {
 
     it("conserves every item and coin over many random trades (invariant)", () => {
       let seed = 42;
-      const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+      const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
       const ids = ["bronze_axe", "logs", "feather", "air_rune"];
       const randomSide = () => {
         const entries: [number, string, number][] = [];

@@ -1,14 +1,29 @@
 import assert from "node:assert/strict";
 import { unwrap } from "../../../src/domain/errors.js";
 import {
-  addXp, addXpBatch, combatLevel, levelForXp, levelsOf, MAX_XP, skillsFromXp, startingSkills, XP_ERROR, xpForLevel,
+  addXp,
+  addXpBatch,
+  combatLevel,
+  levelForXp,
+  levelsOf,
+  MAX_XP,
+  skillsFromXp,
+  startingSkills,
+  XP_ERROR,
+  xpForLevel,
   type CombatSkillLevels,
 } from "../../../src/domain/xp.js";
 
 describe("domain/xp", () => {
   describe("xpForLevel", () => {
     const table: [number, number][] = [
-      [1, 0], [2, 83], [3, 174], [10, 1154], [50, 101_333], [92, 6_517_253], [99, 13_034_431],
+      [1, 0],
+      [2, 83],
+      [3, 174],
+      [10, 1154],
+      [50, 101_333],
+      [92, 6_517_253],
+      [99, 13_034_431],
     ];
     for (const [level, xp] of table) {
       it(`level ${level} needs ${xp} XP`, () => assert.equal(xpForLevel(level), xp));
@@ -23,8 +38,17 @@ describe("domain/xp", () => {
 
   describe("levelForXp", () => {
     const table: [number, number][] = [
-      [-5, 1], [0, 1], [82, 1], [83, 2], [1153, 9], [1154, 10], [101_332, 49], [101_333, 50],
-      [13_034_430, 98], [13_034_431, 99], [MAX_XP, 99],
+      [-5, 1],
+      [0, 1],
+      [82, 1],
+      [83, 2],
+      [1153, 9],
+      [1154, 10],
+      [101_332, 49],
+      [101_333, 50],
+      [13_034_430, 98],
+      [13_034_431, 99],
+      [MAX_XP, 99],
     ];
     for (const [xp, level] of table) {
       it(`${xp} XP is level ${level}`, () => assert.equal(levelForXp(xp), level));
@@ -94,7 +118,10 @@ describe("domain/xp", () => {
       const { skills, gains } = unwrap(addXpBatch(startingSkills(), { attack: 100, constitution: 33, mining: 0 }));
       assert.equal(skills.attack.xp, 100);
       assert.equal(skills.constitution.xp, 1187);
-      assert.deepEqual(gains.map((g) => g.skill), ["attack", "constitution"]);
+      assert.deepEqual(
+        gains.map((g) => g.skill),
+        ["attack", "constitution"],
+      );
     });
     it("is all or nothing", () => {
       const r = addXpBatch(startingSkills(), { attack: 100, strength: -1 });

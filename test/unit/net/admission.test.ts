@@ -201,25 +201,40 @@ describe("admission: joins, creations and storage failures", () => {
     const first = admission.join(() => hold.promise, { admitted: false });
     const second = track(admission.join(async () => "second", { admitted: false }));
     await settle();
-    await assert.rejects(admission.join(async () => "third", { admitted: false }), (e: ServerError) => {
-      assert.ok(e instanceof ServerError);
-      assert.equal(e.code, 503);
-      assert.match(e.message, /^SERVER_BUSY: server busy \(world join: too many waiting\); retry in \d+ s$/);
-      return true;
-    });
+    await assert.rejects(
+      admission.join(async () => "third", { admitted: false }),
+      (e: ServerError) => {
+        assert.ok(e instanceof ServerError);
+        assert.equal(e.code, 503);
+        assert.match(e.message, /^SERVER_BUSY: server busy \(world join: too many waiting\); retry in \d+ s$/);
+        return true;
+      },
+    );
     hold.resolve();
     await first;
     await settle();
     assert.equal(second.value, "second");
     await assert.rejects(
       admission.join(() => Promise.reject(poolTimeout()), { admitted: true }),
-      (e: ServerError) => e instanceof ServerError && e.code === 503 && e.message === `SERVER_BUSY: server busy (world join: storage unavailable); retry in ${STORAGE_RETRY_AFTER_S} s`,
+      (e: ServerError) =>
+        e instanceof ServerError &&
+        e.code === 503 &&
+        e.message === `SERVER_BUSY: server busy (world join: storage unavailable); retry in ${STORAGE_RETRY_AFTER_S} s`,
     );
     const notFound = new ServerError(404, "no such character");
-    await assert.rejects(admission.join(() => Promise.reject(notFound), { admitted: true }), (e) => e === notFound);
+    await assert.rejects(
+      admission.join(() => Promise.reject(notFound), { admitted: true }),
+      (e) => e === notFound,
+    );
     const bug = new TypeError("x is undefined");
-    await assert.rejects(admission.join(() => Promise.reject(bug), { admitted: true }), (e) => e === bug);
-    await assert.rejects(admission.guardJoin(() => Promise.reject(poolTimeout())), (e: ServerError) => e.code === 503);
+    await assert.rejects(
+      admission.join(() => Promise.reject(bug), { admitted: true }),
+      (e) => e === bug,
+    );
+    await assert.rejects(
+      admission.guardJoin(() => Promise.reject(poolTimeout())),
+      (e: ServerError) => e.code === 503,
+    );
     admission.close();
   });
 
@@ -227,15 +242,24 @@ describe("admission: joins, creations and storage failures", () => {
     const { logger, lines } = memoryLogger();
     const admission = new Admission(settings, { logger });
     for (let i = 0; i < 25; i++) {
-      await assert.rejects(admission.create(() => Promise.reject(poolTimeout())), (e: ServerBusyError) => e instanceof ServerBusyError && e.reason === "storage");
-      await assert.rejects(admission.join(() => Promise.reject(poolTimeout()), { admitted: false }), (e: ServerError) => e.code === 503);
+      await assert.rejects(
+        admission.create(() => Promise.reject(poolTimeout())),
+        (e: ServerBusyError) => e instanceof ServerBusyError && e.reason === "storage",
+      );
+      await assert.rejects(
+        admission.join(() => Promise.reject(poolTimeout()), { admitted: false }),
+        (e: ServerError) => e.code === 503,
+      );
     }
     const errors = lines.filter((l) => l.level >= 50);
     assert.equal(errors.length, 1, JSON.stringify(lines));
     assert.match(errors[0]!.msg, /storage unavailable/);
     // Successes between failures (flapping) do not end the burst.
     assert.equal(await admission.create(async () => 7), 7);
-    await assert.rejects(admission.create(() => Promise.reject(poolTimeout())), ServerBusyError);
+    await assert.rejects(
+      admission.create(() => Promise.reject(poolTimeout())),
+      ServerBusyError,
+    );
     assert.equal(lines.filter((l) => l.level >= 50).length, 1);
     admission.close();
   });
@@ -404,7 +428,9 @@ describe("admission settings", () => {
     assert.ok(configWarnings(c).some((w) => /exceed DB_POOL_MAX \(8\)/.test(w)));
     assert.throws(
       () => loadConfig({ ...base, JOIN_CONCURRENCY: "0", JOIN_QUEUE: "-1", DB_POOL_MAX: "x", JOIN_QUEUE_WAIT_MS: "1" }),
-      (e: ConfigError) => e.problems.length === 4 && ["JOIN_CONCURRENCY", "JOIN_QUEUE", "DB_POOL_MAX", "JOIN_QUEUE_WAIT_MS"].every((n) => e.problems.some((p) => p.startsWith(n))),
+      (e: ConfigError) =>
+        e.problems.length === 4 &&
+        ["JOIN_CONCURRENCY", "JOIN_QUEUE", "DB_POOL_MAX", "JOIN_QUEUE_WAIT_MS"].every((n) => e.problems.some((p) => p.startsWith(n))),
     );
   });
 });

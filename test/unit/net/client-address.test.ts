@@ -65,6 +65,7 @@ describe("net/address clientAddress", () => {
 describe("net/address isLoopback", () => {
   it("is this machine for 127.0.0.0/8 and ::1, also IPv4-mapped; nothing else", () => {
     for (const a of ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1", "::FFFF:127.0.0.9"]) assert.equal(isLoopback(a), true, a);
-    for (const a of [undefined, "", "10.0.0.1", "203.0.113.7", "::ffff:203.0.113.7", "::2", "1127.0.0.1", "127.0.0.1.evil", "fe80::1"]) assert.equal(isLoopback(a), false, String(a));
+    for (const a of [undefined, "", "10.0.0.1", "203.0.113.7", "::ffff:203.0.113.7", "::2", "1127.0.0.1", "127.0.0.1.evil", "fe80::1"])
+      assert.equal(isLoopback(a), false, String(a));
   });
 });

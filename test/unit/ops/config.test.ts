@@ -127,7 +127,10 @@ describe("config", () => {
     const all = problems({ NODE_ENV: "production", PORT: "abc", TICK_MS: "5", PUBLIC_WS_URL: "not a url" });
     assert.equal(all.length, 6, all.join("; "));
     for (const re of [/^PORT/, /^TICK_MS/, /^PUBLIC_WS_URL/, /DATABASE_URL/, /JWT_SECRET/, /ADMIN_CODE/]) {
-      assert.ok(all.some((l) => re.test(l)), `${re} in ${all.join("; ")}`);
+      assert.ok(
+        all.some((l) => re.test(l)),
+        `${re} in ${all.join("; ")}`,
+      );
     }
   });
 
@@ -162,7 +165,15 @@ describe("config", () => {
   describe("build steps (loadBuildEnv)", () => {
     it("parses WORLD and SKIP_ASSETS with the server's rules, into a frozen object", () => {
       const b = loadBuildEnv({});
-      assert.deepEqual(b, { worldDir: "world", manifestsDir: "world/manifests", skipAssets: false, cdnPort: 8080, cdnHost: undefined, cdnUrl: undefined, strict: false });
+      assert.deepEqual(b, {
+        worldDir: "world",
+        manifestsDir: "world/manifests",
+        skipAssets: false,
+        cdnPort: 8080,
+        cdnHost: undefined,
+        cdnUrl: undefined,
+        strict: false,
+      });
       assert.equal(loadBuildEnv({ PUBLIC_CDN_URL: "https://cdn.example.com/" }).cdnUrl, "https://cdn.example.com/");
       assert.equal(loadBuildEnv({ NODE_ENV: "production" }).strict, true);
       assert.equal(loadBuildEnv({ CI: "true" }).strict, true);
@@ -170,7 +181,14 @@ describe("config", () => {
       assert.ok(Object.isFrozen(b));
       assert.equal(loadBuildEnv({ WORLD: "/srv/realm/", SKIP_ASSETS: "" }).manifestsDir, "/srv/realm/manifests");
       assert.equal(loadConfig({ WORLD: "/srv/realm/" }).manifestsDir, loadBuildEnv({ WORLD: "/srv/realm/" }).manifestsDir);
-      for (const [v, skip] of [["true", true], ["1", true], ["yes", true], ["false", false], ["0", false], ["no", false]] as const)
+      for (const [v, skip] of [
+        ["true", true],
+        ["1", true],
+        ["yes", true],
+        ["false", false],
+        ["0", false],
+        ["no", false],
+      ] as const)
         assert.equal(loadBuildEnv({ SKIP_ASSETS: v }).skipAssets, skip, v);
     });
 

@@ -10,8 +10,7 @@ import type { Storage } from "../../../src/storage/orm.js";
 function controlledStorage() {
   const queries: { sql: string; params: unknown[]; answer: (rows: Record<string, unknown>[]) => void }[] = [];
   const connection = {
-    execute: (sql: string, params: unknown[]) =>
-      new Promise<Record<string, unknown>[]>((resolve) => queries.push({ sql, params, answer: resolve })),
+    execute: (sql: string, params: unknown[]) => new Promise<Record<string, unknown>[]>((resolve) => queries.push({ sql, params, answer: resolve })),
   };
   const storage = { orm: { em: { fork: () => ({ getConnection: () => connection }) } } } as unknown as Storage;
   return { storage, queries };

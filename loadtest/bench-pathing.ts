@@ -39,6 +39,7 @@ import WebSocket from "ws";
 import { signServerToken } from "../src/auth/tokens.js";
 import { loadContent } from "../src/content/load.js";
 import { Regions } from "../src/domain/pathing.js";
+import { frameText } from "../src/net/adapter.js";
 import { collectProbes, ROOT, startLoadServer, type Probe, type TickStats } from "./server.js";
 
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
@@ -143,7 +144,7 @@ async function connectClient(url: string) {
   const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`, { headers: { authorization: `Bearer ${token}` } });
   const state = { refusals: 0, synced: false, closed: undefined as number | undefined };
   ws.on("message", (raw) => {
-    const m = JSON.parse(raw.toString()) as { event: string; data: any };
+    const m = JSON.parse(frameText(raw)) as { event: string; data: any };
     if (m.event === "player:sync") state.synced = true;
     if (m.event === "chat:message" && m.data?.type === "system" && /can't reach/i.test(m.data.text)) state.refusals++;
   });

@@ -144,7 +144,11 @@ export class BenchBot {
     });
     room.onMessage("chat:message", (m: { type: string; text: string }) => {
       if (m?.type !== "system") return;
-      for (const w of [...this.systemWaiters]) if (w.re.test(m.text)) this.systemWaiters.splice(this.systemWaiters.indexOf(w), 1) && w.resolve();
+      for (const w of [...this.systemWaiters]) {
+        if (!w.re.test(m.text)) continue;
+        this.systemWaiters.splice(this.systemWaiters.indexOf(w), 1);
+        w.resolve();
+      }
     });
     room.onMessage("*", () => undefined);
     if (this.decode) room.onStateChange(() => this.onStateChange?.());
@@ -315,19 +319,11 @@ export class ProbePair {
 
 /** Reject when `p` takes longer than `ms`. */
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
+  let t: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    t = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
   });
+  return Promise.race([p, late]).finally(() => clearTimeout(t));
 }
 
 /** A small seeded generator (mulberry32) so runs place bots the same way. */

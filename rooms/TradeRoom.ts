@@ -10,7 +10,7 @@
  */
 import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import type { Principal } from "../src/auth/service.js";
-import { isParty, partnerOf, viewFor, type Trade, type TradeState, type TradeStep } from "../src/domain/trade.js";
+import { isParty, partnerOf, viewFor, type Trade, type TradeStep } from "../src/domain/trade.js";
 import { applyTradeAction, cancelTrade, completeTrade, failSettlement, tickTrade, type TradeAction } from "../src/domain/trade-transitions.js";
 import { computeValues } from "../src/domain/trade-offer.js";
 import { TRADE_ERROR } from "../src/domain/trade-errors.js";
@@ -110,7 +110,8 @@ export class TradeRoom extends Room implements TradeRoomHandle {
     // (`handleCreateRoom` calls `onCreate` synchronously from the service's `respond`, so nothing
     // can reach the trade before this.)
     if (!this.env.opened(this.trade.id, this)) throw new ServerError(403, "this trade already has a room");
-    this.setPrivate(true);
+    // Still being created: this only marks the listing (persisted with it), nothing to wait for.
+    this.setPrivate(true).catch((e: unknown) => this.env.logger.error({ err: e, tradeId: this.trade.id }, "hiding the trade room failed"));
     this.syncState();
     const { a, b } = this.trade;
     for (const [me, partner] of [

@@ -109,7 +109,6 @@ export class WorldRoom extends Room implements JsonWorld {
   private readonly world: World;
   private readonly mirror: SchemaMirror;
   private stopServingJson: (() => void) | undefined;
-
   /** Ends the subscription to the world's `playerRemoved` (onDispose). */
   private stopListening: (() => void) | undefined;
 
@@ -229,7 +228,7 @@ export class WorldRoom extends Room implements JsonWorld {
     if (!player) return;
     let frame: { event?: unknown; data?: unknown };
     try {
-      frame = JSON.parse(raw);
+      frame = JSON.parse(raw) as typeof frame;
     } catch {
       if (link.flood.count()) this.tooMany(link);
       else this.world.refuse(player, "INVALID_MESSAGE");
@@ -391,8 +390,7 @@ export class WorldRoom extends Room implements JsonWorld {
 
   /** The link of a player's connection (tests). */
   linkOf(playerId: string): ClientLink | undefined {
-    for (const link of this.links.values()) if (link.playerId === playerId) return link;
-    return undefined;
+    return [...this.links.values()].find((link) => link.playerId === playerId);
   }
 }
 

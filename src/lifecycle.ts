@@ -52,6 +52,7 @@ export function runProcess<T extends Stoppable>(opts: RunOptions<T>): void {
 
   let exitCode = 0;
   let stopping = false;
+  // eslint-disable-next-line prefer-const -- read by the handlers below, assigned once they are in place
   let starting!: Promise<T>;
 
   let started = false;

@@ -238,7 +238,8 @@ export async function runAgent(opts: AgentOptions): Promise<void> {
     ws.on("message", (raw) => {
       let frame: { event: string; data: any };
       try {
-        frame = JSON.parse(raw.toString());
+        // ws delivers a Buffer (its default binaryType).
+        frame = JSON.parse((raw as Buffer).toString());
       } catch {
         return log("ignored a frame that is not JSON");
       }

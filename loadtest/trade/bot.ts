@@ -67,7 +67,8 @@ export class Bot {
       ws.on("message", (raw) => {
         let f: { event: string; data: unknown };
         try {
-          f = JSON.parse(raw.toString());
+          // ws delivers a Buffer (its default binaryType).
+          f = JSON.parse((raw as Buffer).toString());
         } catch {
           return;
         }
@@ -293,7 +294,6 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
     const acceptedRevision = new Map<Bot, number>();
     const confirmAcceptAt = new Map<Bot, number>();
     const completedAt = new Map<Bot, number>();
-    let timer: NodeJS.Timeout | undefined;
 
     const finish = (r: TradeResult) => {
       if (finished) return;
@@ -371,7 +371,8 @@ export function tradeOnce(a: Bot, b: Bot, plan: TradePlan): Promise<TradeResult>
         }),
       );
     }
-    timer = setTimeout(() => {
+    // Set after the handlers, which run only once events arrive (finish clears it).
+    const timer = setTimeout(() => {
       if (tradeId) {
         a.send("tradeCancel", { tradeId });
         b.send("tradeCancel", { tradeId });

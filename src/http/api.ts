@@ -11,6 +11,9 @@ import type { Principal } from "../auth/service.js";
 
 extendZodWithOpenApi(z);
 
+/** The shape of an object schema without fields (the default params and query): `{}`. */
+export type NoFields = Record<never, never>;
+
 type Method = "get" | "post" | "put" | "patch" | "delete";
 type AuthMode = "none" | "optional" | "required";
 
@@ -42,8 +45,11 @@ export interface RouteContext<P, Q, B> {
   res: Response;
 }
 
-/** A handler returns the body to send as JSON with the first 2xx status, or sends the response itself. */
-export type RouteHandler<P, Q, B> = (ctx: RouteContext<P, Q, B>) => Promise<unknown> | unknown;
+/**
+ * A handler returns (or resolves to) the body to send as JSON with the first 2xx status, or sends
+ * the response itself.
+ */
+export type RouteHandler<P, Q, B> = (ctx: RouteContext<P, Q, B>) => unknown;
 
 /** Resolves the principal of a request. Installed by the app factory. */
 export type Authenticator = (req: Request, mode: AuthMode) => Promise<Principal | undefined>;
@@ -78,7 +84,7 @@ export class ApiBuilder {
   }
 
   /** Define one route on `router`. */
-  route<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodType<undefined>>(
+  route<P extends z.ZodType = z.ZodObject<NoFields>, Q extends z.ZodType = z.ZodObject<NoFields>, B extends z.ZodType = z.ZodType<undefined>>(
     router: Router,
     spec: RouteSpec<P, Q, B>,
     handler: RouteHandler<z.output<P>, z.output<Q>, z.output<B>>,

@@ -30,7 +30,7 @@ import { asyncApiDocument } from "../protocol/asyncapi.js";
 export const VERSION: string = (() => {
   for (let dir = new URL(".", import.meta.url); ; dir = new URL("..", dir)) {
     const file = new URL("package.json", dir);
-    if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")).version as string;
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
     if (dir.pathname === "/") throw new Error("package.json not found above " + import.meta.url);
   }
 })();

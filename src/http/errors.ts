@@ -50,8 +50,8 @@ export const unauthorized = (msg = "missing or invalid authentication token") =>
 /** 503 `SERVER_BUSY` with `Retry-After` (README "When the server is busy"). */
 export const serverBusy = (e: ServerBusyError) => new ApiError("SERVER_BUSY", e.message, undefined, { "Retry-After": String(e.retryAfterSeconds) });
 
-/** The JSON error body. */
-export function errorBody(code: ErrorCode | string, message: string, details?: ErrorDetail[]) {
+/** The JSON error body; `code` is an `ErrorCode` or another documented code (matchmaking's refusals). */
+export function errorBody(code: string, message: string, details?: ErrorDetail[]) {
   return { error: details ? { code, message, details } : { code, message } };
 }
 
@@ -60,19 +60,25 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError("NOT_FOUND", `no route for ${req.method} ${req.path}`));
 };
 
+/** A property of a thrown value of unknown shape (body-parser's and http-errors' `type`, `status`, `expose`). */
+function prop(err: unknown, key: string): unknown {
+  return typeof err === "object" && err !== null ? (err as Record<string, unknown>)[key] : undefined;
+}
+
 /** Turns typed errors into the error body; logs and hides everything else. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+  return (err: unknown, req, res, _next) => {
     if (res.headersSent) {
       res.destroy();
       return;
     }
     let apiError: ApiError;
+    const type = prop(err, "type");
+    const status = prop(err, "status");
     if (err instanceof ApiError) apiError = err;
-    else if (err?.type === "entity.parse.failed") apiError = new ApiError("INVALID_JSON", "request body is not valid JSON");
-    else if (err?.type === "entity.too.large") apiError = new ApiError("PAYLOAD_TOO_LARGE", "request body is too large");
-    else if (err?.type === "encoding.unsupported" || err?.type === "charset.unsupported")
-      apiError = new ApiError("INVALID_REQUEST", "unsupported body encoding");
+    else if (type === "entity.parse.failed") apiError = new ApiError("INVALID_JSON", "request body is not valid JSON");
+    else if (type === "entity.too.large") apiError = new ApiError("PAYLOAD_TOO_LARGE", "request body is too large");
+    else if (type === "encoding.unsupported" || type === "charset.unsupported") apiError = new ApiError("INVALID_REQUEST", "unsupported body encoding");
     // The router decodes path parameters and throws a URIError (status 400, not exposed) for
     // percent-encoding that does not decode, e.g. /api/character/%ff: the client's mistake.
     else if (err instanceof URIError) apiError = new ApiError("INVALID_REQUEST", "the URL has invalid percent-encoding");
@@ -81,7 +87,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     else if (isStorageUnavailable(err)) {
       storageFailureLog(logger).failure(err, { method: req.method, path: req.path });
       apiError = serverBusy(new ServerBusyError("storage", STORAGE_RETRY_AFTER_S, "request"));
-    } else if (typeof err?.status === "number" && err.status >= 400 && err.status < 500 && err.expose) {
+    } else if (typeof status === "number" && status >= 400 && status < 500 && prop(err, "expose")) {
       apiError = new ApiError("INVALID_REQUEST", "invalid request");
     } else {
       logger.error({ err, method: req.method, path: req.path }, "unhandled error in HTTP handler");

@@ -50,7 +50,8 @@ export interface Limits {
 /** Build the limiters. When disabled, every piece is a no-op. */
 export function createLimits(opts: LimitOptions): Limits {
   const noop: RequestHandler = (_req, _res, next) => next();
-  if (!opts.enabled) return { blockGuard: noop, rest: noop, auth: noop, countAuthFailure: async () => {}, countAuthAttempt: async () => false };
+  if (!opts.enabled)
+    return { blockGuard: noop, rest: noop, auth: noop, countAuthFailure: () => Promise.resolve(), countAuthAttempt: () => Promise.resolve(false) };
   const { blocklist, blockSeconds } = opts;
   const windowMs = 60_000;
 

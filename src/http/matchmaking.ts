@@ -113,9 +113,12 @@ function entersWorld(verb: string, target: string): boolean {
  * above, with `Retry-After`; any other answer passes unchanged.
  */
 function rewriteBusyAnswer(res: Response) {
+  // The originals, put back by `restore` and called with `this` = res.
+  /* eslint-disable @typescript-eslint/unbound-method -- kept to be restored and called with .call(res) */
   const writeHead = res.writeHead;
   const write = res.write;
   const end = res.end;
+  /* eslint-enable @typescript-eslint/unbound-method */
   let held: Buffer[] | undefined;
   const restore = () => Object.assign(res, { writeHead, write, end });
   res.writeHead = function (this: Response, status: number, ...rest: unknown[]) {

@@ -13,14 +13,18 @@ import { Router, type RequestHandler } from "express";
 /** Where the playground page is served. */
 export const PLAYGROUND_PATH = "/playground";
 
+/** `@colyseus/playground` loaded by `require` (CommonJS only; see `playgroundRouters`). */
+function requirePlayground(): typeof import("@colyseus/playground") {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a dynamic import would load a second @colyseus/core
+  return require("@colyseus/playground") as typeof import("@colyseus/playground");
+}
+
 /** Routers to mount: the page at PLAYGROUND_PATH and its API again under the matchmaking prefix. */
 export async function playgroundRouters(): Promise<{ path: string; router: Router }[]> {
   // The playground must share this process's `@colyseus/core` instance (its matchMaker and Room).
   // Where these modules run as CommonJS (the test runner's TypeScript hook), a dynamic import would
   // load the package's ES build and with it a second, unstarted core: require it there instead.
-  const { playground } = (
-    typeof require === "function" ? require("@colyseus/playground") : await import("@colyseus/playground")
-  ) as typeof import("@colyseus/playground");
+  const { playground } = typeof require === "function" ? requirePlayground() : await import("@colyseus/playground");
   const panel = playground() as unknown as RequestHandler;
   const page = Router();
   page.get("/", (req, res, next) => {

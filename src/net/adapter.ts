@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { ServerError } from "@colyseus/core";
 import { bearerToken } from "../auth/tokens.js";
 import type { Principal } from "../auth/service.js";
@@ -35,6 +35,15 @@ export const ADAPTER_HEARTBEAT_MS = 15_000;
  * so 1 MiB is minutes of backlog for a slow link and seconds for a client that stopped reading.
  */
 export const ADAPTER_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/**
+ * The text of a received frame. `ws` hands over a Buffer (its default binaryType); the array and
+ * ArrayBuffer shapes of its `RawData` type come from other binaryType settings.
+ */
+export function frameText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString();
+  return (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString();
+}
 
 export interface AdapterOptions {
   /** Honour the proxy's X-Forwarded-For when working out client addresses (TRUST_PROXY). */
@@ -112,7 +121,7 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
     // A listener must never throw: an exception here would escape the socket and end the process.
     ws.on("message", (data, isBinary) => {
       try {
-        const text = isBinary ? "" : data.toString();
+        const text = isBinary ? "" : frameText(data);
         if (link) link.receive(text);
         else if (early.length < MAX_EARLY_FRAMES) early.push(text);
       } catch (e) {

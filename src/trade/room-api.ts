@@ -22,15 +22,18 @@ export const CANCEL_MESSAGES: Record<TradeCancelReason, string> = {
   server_error: "The trade was cancelled by the server.",
 };
 
-/** What a TradeRoom needs from the process it lives in. */
+/**
+ * What a TradeRoom needs from the process it lives in. `now` and `send` are plain functions (no
+ * `this`): the service hands them on to its request handling.
+ */
 export interface TradeEnv {
   items: ItemLookup;
   itemValue(itemId: string): number;
   params: TradeParams;
-  now(): number;
+  now: () => number;
   holdingsOf(playerId: string): TradeHoldings;
   freeSlots(playerId: string): number;
-  send(playerId: string, event: string, data: unknown): void;
+  send: (playerId: string, event: string, data: unknown) => void;
   /** Send the player's `player:sync` (after a completed trade). */
   sync(playerId: string): void;
   /** The account owning a character, if it exists (who may watch a trade). */

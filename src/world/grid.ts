@@ -18,7 +18,7 @@ export class SpatialGrid<T extends { id: string }> {
     if (old === k) return;
     if (old !== undefined) this.cells.get(old)?.delete(entity.id);
     let cell = this.cells.get(k);
-    if (!cell) this.cells.set(k, (cell = new Map()));
+    if (!cell) this.cells.set(k, (cell = new Map<string, T>()));
     cell.set(entity.id, entity);
     this.where.set(entity.id, k);
   }

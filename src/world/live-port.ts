@@ -59,11 +59,13 @@ export class LivePort implements WorldPort {
    * it reads the new flag.
    */
   setAgentFlag(characterId: string, isAgent: boolean): void {
-    void this.d.queues.run(characterId, async () => {
+    void this.d.queues.run(characterId, () => {
       const p = this.d.players.get(characterId);
-      if (!p || p.isAgent === isAgent) return;
-      p.isAgent = isAgent;
-      p.sync();
+      if (p && p.isAgent !== isAgent) {
+        p.isAgent = isAgent;
+        p.sync();
+      }
+      return Promise.resolve();
     });
   }
 

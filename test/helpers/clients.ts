@@ -9,6 +9,7 @@ import { Client, type Room } from "@colyseus/sdk";
 import WebSocket from "ws";
 import { signServerToken } from "../../src/auth/tokens.js";
 import type { ChatMessage } from "../../src/events.js";
+import { frameText } from "../../src/net/adapter.js";
 import type { GameServer } from "../../src/server.js";
 import { TEST_ENV } from "./server.js";
 
@@ -320,7 +321,7 @@ export class RawPlayer implements PlayerLike {
     readonly token: string | undefined,
   ) {
     ws.on("message", (data) => {
-      const text = data.toString();
+      const text = frameText(data);
       this.frames.push(text);
       let frame: { event: string; data: any };
       try {
@@ -392,5 +393,5 @@ export class RawPlayer implements PlayerLike {
 
 /** Close every client given, ignoring failures (for `afterEach`). */
 export async function closeAll(players: (SdkPlayer | RawPlayer | undefined)[]): Promise<void> {
-  await Promise.all(players.map((p) => (p instanceof RawPlayer ? p.close() : p?.leave())));
+  await Promise.all(players.filter((p) => p !== undefined).map((p) => (p instanceof RawPlayer ? p.close() : p.leave())));
 }

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { Client, type Room } from "@colyseus/sdk";
 import WebSocket from "ws";
 import { signServerToken } from "../../src/auth/tokens.js";
+import { frameText } from "../../src/net/adapter.js";
 import { TEST_ENV } from "./server.js";
 import type { GameServer } from "../../src/server.js";
 
@@ -101,7 +102,7 @@ export async function jsonPlayer(server: GameServer, opts: { accountId?: string;
   const q = new URLSearchParams({ token, ...(opts.characterId ? { characterId: opts.characterId } : {}) });
   const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws?${q}`);
   ws.on("message", (d) => {
-    const f = JSON.parse(d.toString());
+    const f = JSON.parse(frameText(d));
     rec.push(f.event, f.data);
   });
   await new Promise((resolve, reject) => {

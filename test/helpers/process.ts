@@ -79,7 +79,8 @@ export function startProcess(env: NodeJS.ProcessEnv, script = "src/main.ts", nod
             resolve(l);
           },
         });
-        exited.then(() => {
+        // `exited` never rejects.
+        void exited.then(() => {
           clearTimeout(t);
           reject(new Error(`process exited before ${re}; output:\n${out}`));
         });

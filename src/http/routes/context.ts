@@ -27,7 +27,7 @@ import { ServiceError, SERVICE_ERROR } from "../../services/errors.js";
 import type { SocialService } from "../../services/social.js";
 import type { Storage } from "../../storage/orm.js";
 import type { WorldPort } from "../../world/port.js";
-import type { ApiBuilder, RouteHandler, RouteSpec } from "../api.js";
+import type { ApiBuilder, NoFields, RouteHandler, RouteSpec } from "../api.js";
 import { ApiError, forbidden, notFound, unauthorized } from "../errors.js";
 
 extendZodWithOpenApi(z);
@@ -73,12 +73,11 @@ function toApiError(e: unknown): unknown {
 }
 
 /** `api.route` with service errors mapped. */
-export function defineRoute<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodType<undefined>>(
-  api: ApiBuilder,
-  router: Router,
-  spec: RouteSpec<P, Q, B>,
-  handler: RouteHandler<z.output<P>, z.output<Q>, z.output<B>>,
-): void {
+export function defineRoute<
+  P extends z.ZodType = z.ZodObject<NoFields>,
+  Q extends z.ZodType = z.ZodObject<NoFields>,
+  B extends z.ZodType = z.ZodType<undefined>,
+>(api: ApiBuilder, router: Router, spec: RouteSpec<P, Q, B>, handler: RouteHandler<z.output<P>, z.output<Q>, z.output<B>>): void {
   api.route(router, spec, async (ctx) => {
     try {
       return await handler(ctx);

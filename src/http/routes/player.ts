@@ -5,7 +5,6 @@
 import { z } from "zod";
 import { dataResponses, WorldAreasResponseSchema } from "../../content/http.js";
 import type { RouteModule } from "../app.js";
-import { notFound } from "../errors.js";
 import { Access, admitCreation, CharacterName, defineRoute, Id, PlayerViewSchema, r, who, type ApiDeps } from "./context.js";
 
 const WorldSnapshotSchema = z

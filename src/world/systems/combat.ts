@@ -12,7 +12,6 @@ import { refuse } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { Deaths } from "./death.js";
 import type { Movement } from "./movement.js";
-import type { Npcs } from "./npcs.js";
 import type { Progress } from "./progress.js";
 import type { Visibility } from "./visibility.js";
 
@@ -33,6 +32,14 @@ export function combatantOf(p: Player, content: GameContent): Combatant {
   return equippedCombatant(p.skills, p.equipment, (id) => content.items.get(id), p.style);
 }
 
+/**
+ * What combat needs of the NPC system: an NPC brought to 0 health dies (loot, respawn). An interface
+ * here rather than the Npcs class, which itself uses this module's helpers (no import cycle).
+ */
+export interface NpcKiller {
+  kill(npc: Npc, killer: Player): void;
+}
+
 export interface CombatDeps {
   players: ReadonlyMap<string, Player>;
   npcs: ReadonlyMap<string, Npc>;
@@ -41,7 +48,7 @@ export interface CombatDeps {
   movement: Movement;
   visibility: Visibility;
   progress: Progress;
-  npcAi: Npcs;
+  npcAi: NpcKiller;
   deaths: Deaths;
 }
 

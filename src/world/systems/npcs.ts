@@ -13,7 +13,7 @@ import type { Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import type { PlayerQueues } from "../persistence.js";
 import type { Player } from "../player.js";
-import { combatantOf, inCombat } from "./combat.js";
+import { combatantOf, inCombat, type NpcKiller } from "./combat.js";
 import type { Deaths } from "./death.js";
 import type { Ground } from "./ground.js";
 import type { Movement } from "./movement.js";
@@ -36,7 +36,7 @@ export interface NpcsDeps {
   characters: CharacterRepository;
 }
 
-export class Npcs {
+export class Npcs implements NpcKiller {
   constructor(private readonly d: NpcsDeps) {}
 
   /** Place every NPC of the content at its spawns. */

@@ -82,7 +82,12 @@ describe("AsyncAPI document of the WebSocket protocol (/api/asyncapi.json)", fun
     const refs: string[] = [];
     const walk = (v: unknown) => {
       if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) k === "$ref" && typeof x === "string" ? refs.push(x) : walk(x);
+      else if (v && typeof v === "object") {
+        for (const [k, x] of Object.entries(v)) {
+          if (k === "$ref" && typeof x === "string") refs.push(x);
+          else walk(x);
+        }
+      }
     };
     walk(doc);
     assert.ok(refs.length > 100, `${refs.length} references`);

@@ -120,7 +120,7 @@ describe("build-time assets", function () {
     // Count the conditional requests the CDN sees, through a fetch wrapper.
     const conditional: string[] = [];
     const counting: typeof fetch = (input, init) => {
-      if ((init?.headers as Record<string, string>)["if-none-match"]) conditional.push(String(input));
+      if ((init?.headers as Record<string, string>)["if-none-match"]) conditional.push(input instanceof Request ? input.url : String(input));
       return fetch(input, init);
     };
     const second = await downloadAssets({ worldDir: target, cdnUrl, files, fetch: counting });

@@ -291,12 +291,10 @@ describe("fuzz: REST bodies from the OpenAPI document", function () {
       fc
         .tuple(jsonText, fc.constantFrom("gzip", "deflate", "br", "x-custom", "gzip, gzip"))
         .map(([body, enc]) => ({ req: { what: `content-encoding ${enc}`, body, headers: { "content-type": "application/json", "content-encoding": enc } } })),
-      fc
-        .integer({ min: 65 * 1024, max: 300 * 1024 })
-        .map((n) => ({
-          req: { what: `${n}-byte body`, body: JSON.stringify({ name: "z".repeat(n) }), headers: { "content-type": "application/json" } },
-          statuses: [413],
-        })),
+      fc.integer({ min: 65 * 1024, max: 300 * 1024 }).map((n) => ({
+        req: { what: `${n}-byte body`, body: JSON.stringify({ name: "z".repeat(n) }), headers: { "content-type": "application/json" } },
+        statuses: [413],
+      })),
     );
     for (const [i, route] of routes.entries()) {
       await check(

@@ -12,6 +12,7 @@ import { Writable } from "node:stream";
 import { Client, type Room } from "@colyseus/sdk";
 import WebSocket from "ws";
 import { createLogger } from "../../../src/logger.js";
+import { frameText } from "../../../src/net/adapter.js";
 import type { Release } from "../../../src/net/admission.js";
 import { startServer, type GameServer } from "../../../src/server.js";
 import { openStorage, type Storage } from "../../../src/storage/orm.js";
@@ -74,7 +75,7 @@ async function assertSdkBusy(join: Promise<unknown>, what: string, reason = /too
 async function assertWsBusy(server: GameServer, token: string, what: string, reason = /too many waiting|storage unavailable/) {
   const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws?token=${token}`);
   const frames: string[] = [];
-  ws.on("message", (d) => frames.push(d.toString()));
+  ws.on("message", (d) => frames.push(frameText(d)));
   const { code, reason: text } = await new Promise<{ code: number; reason: string }>((resolve, reject) => {
     ws.once("close", (c, r) => resolve({ code: c, reason: r.toString() }));
     ws.once("error", reject);
@@ -200,7 +201,7 @@ describe("admission control: a burst beyond the join and creation queues is refu
         const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws?token=${token}`);
         const closed = new Promise<void>((r) => ws.once("close", () => r()));
         ws.on("message", (d) => {
-          if (JSON.parse(d.toString()).event === "player:sync") resolve(() => (ws.close(), closed));
+          if (JSON.parse(frameText(d)).event === "player:sync") resolve(() => (ws.close(), closed));
         });
         ws.once("close", (code, reason) =>
           code === 4503 && /^SERVER_BUSY: /.test(reason.toString()) ? resolve("busy") : reject(new Error(`closed ${code} ${reason}`)),

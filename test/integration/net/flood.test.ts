@@ -9,6 +9,7 @@ import { matchMaker } from "@colyseus/core";
 import WebSocket from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
 import { CLOSE_CODES, MAX_MESSAGES_PER_SECOND } from "../../../src/events.js";
+import { frameText } from "../../../src/net/adapter.js";
 import type { GameServer } from "../../../src/server.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor, WAIT_MS } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
@@ -127,7 +128,7 @@ function rawWithHeaders(server: GameServer, token: string, headers: Record<strin
   const ws = new WebSocket(`${server.url.replace(/^http/, "ws")}/ws?token=${token}`, { headers });
   ws.on("error", () => undefined);
   return new Promise((resolve) => {
-    ws.once("message", (d) => resolve({ ws, first: JSON.parse(d.toString()).event }));
+    ws.once("message", (d) => resolve({ ws, first: JSON.parse(frameText(d)).event }));
     ws.once("close", (code) => resolve({ ws, first: code }));
   });
 }

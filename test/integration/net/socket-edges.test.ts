@@ -12,7 +12,7 @@ import { signServerToken } from "../../../src/auth/tokens.js";
 import { createLogger } from "../../../src/logger.js";
 import { startServer, type GameServer } from "../../../src/server.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
-import { startTestServer, TEST_ENV, testConfig } from "../../helpers/server.js";
+import { startTestServer, testConfig } from "../../helpers/server.js";
 import { pgliteStorage } from "../../helpers/storage.js";
 
 /** Matchmake a seat in the world room the way the SDK does (`join`), returning what the room socket needs. */

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
 import { signServerToken } from "../../../src/auth/tokens.js";
 import { CLOSE_CODES } from "../../../src/events.js";
+import { frameText } from "../../../src/net/adapter.js";
 import type { GameServer } from "../../../src/server.js";
 import { closeAll, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
@@ -87,7 +88,7 @@ describe("/ws plain-WebSocket adapter", function () {
       const { token } = tokenFor();
       const ws = new WebSocket(server.url.replace(/^http/, "ws") + `/ws?token=${token}`);
       const events: { event: string; data: any }[] = [];
-      ws.on("message", (d) => events.push(JSON.parse(d.toString())));
+      ws.on("message", (d) => events.push(JSON.parse(frameText(d))));
       ws.on("open", () => ws.send(JSON.stringify({ event: "player:chat", data: { text: "early bird" } })));
       const start = performance.now();
       while (!events.some((e) => e.event === "chat:message" && e.data.text === "early bird")) {

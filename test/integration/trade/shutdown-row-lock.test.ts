@@ -14,7 +14,7 @@ import { tempWorld, type Child } from "../../helpers/process.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { startServerProcess } from "../../helpers/server-process.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
-import { ADMIN_CODE, audits, becomeAdmin, holdCharacterLock, lockWaiters, openTrade, slotOf, teleport, totals, until } from "../../helpers/trade.js";
+import { audits, becomeAdmin, holdCharacterLock, lockWaiters, openTrade, slotOf, teleport, totals, until } from "../../helpers/trade.js";
 
 const SKIP_REASON = "needs PostgreSQL (TEST_DATABASE_URL): a held row lock needs a second connection";
 

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { burnChance, COOKING_ERROR, rollCook, type BurnCurve } from "../../../src/domain/cooking.js";
+import { burnChance, COOKING_ERROR, rollCook, type BurnCurve, type CookingErrorCode } from "../../../src/domain/cooking.js";
 import { seq } from "./fixtures.js";
 
 describe("domain/cooking rollCook", () => {
   const trout: BurnCurve = { requiredLevel: 15, stopBurnLevel: 50 };
   // [name, level, draw, outcome]: the default max burn chance 0.6 at the required level.
-  const cases: [string, number, number, "cooked" | "burnt" | string][] = [
+  const cases: [string, number, number, "cooked" | "burnt" | CookingErrorCode][] = [
     ["below the level", 14, 0, COOKING_ERROR.LEVEL_TOO_LOW],
     ["at the level, a draw under 0.6 burns", 15, 0.59, "burnt"],
     ["at the level, 0.6 cooks", 15, 0.6, "cooked"],

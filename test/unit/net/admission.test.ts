@@ -192,7 +192,7 @@ describe("admission gate", () => {
 
 describe("admission: joins, creations and storage failures", () => {
   const settings = { joins: limits(1, 1), creations: limits(1, 1), maxLoopDelayMs: 0 };
-  const poolTimeout = () => Object.assign(new Error("timeout exceeded when trying to connect"));
+  const poolTimeout = () => new Error("timeout exceeded when trying to connect");
 
   it("a join refused for the queue or failing on storage is a ServerError 503 `SERVER_BUSY: …`; other errors pass unchanged", async () => {
     const { logger } = memoryLogger();

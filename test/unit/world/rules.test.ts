@@ -20,7 +20,7 @@ import { inventoryFromSlots } from "../../../src/domain/inventory.js";
 import { MAX_STACK } from "../../../src/domain/types.js";
 import { createLogger } from "../../../src/logger.js";
 import { handleMove } from "../../../src/world/actions.js";
-import type { Connection, Player } from "../../../src/world/player.js";
+import type { Connection } from "../../../src/world/player.js";
 import { EventRouter } from "../../../rooms/world/event-table.js";
 import { COMBAT_LOGOUT_SECONDS, REFUSAL, World } from "../../../src/world/world.js";
 import { characterRecord, STARTER, until } from "../../helpers/records.js";

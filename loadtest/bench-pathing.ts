@@ -144,7 +144,7 @@ async function connectClient(url: string) {
   const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`, { headers: { authorization: `Bearer ${token}` } });
   const state = { refusals: 0, synced: false, closed: undefined as number | undefined };
   ws.on("message", (raw) => {
-    const m = JSON.parse(frameText(raw)) as { event: string; data: any };
+    const m = JSON.parse(frameText(raw)) as { event: string; data?: { type?: string; text: string } };
     if (m.event === "player:sync") state.synced = true;
     if (m.event === "chat:message" && m.data?.type === "system" && /can't reach/i.test(m.data.text)) state.refusals++;
   });

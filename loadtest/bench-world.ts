@@ -250,7 +250,7 @@ async function stopTarget(s: TargetServer) {
 
 class Worker {
   readonly proc: ChildProcess;
-  private waiting: { type: WorkerMessage["type"]; resolve: (m: any) => void }[] = [];
+  private waiting: { type: WorkerMessage["type"]; resolve: (m: WorkerMessage) => void }[] = [];
   constructor() {
     this.proc = fork(join(ROOT, "loadtest/bot-worker.ts"), [], { cwd: ROOT, execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
     children.add(this.proc);
@@ -269,7 +269,7 @@ class Worker {
         type,
         resolve: (m) => {
           clearTimeout(t);
-          res(m);
+          res(m as Extract<WorkerMessage, { type: T }>);
         },
       });
       this.send(c);

@@ -74,7 +74,7 @@ export interface BotCounters {
 }
 
 export class BenchBot {
-  room: Room<any, any> | undefined;
+  room: Room | undefined;
   /** The bot's own id in the state's players map (from `player:sync`). */
   id = "";
   /** Close code once the room is gone (not set by `leave`). */
@@ -116,7 +116,7 @@ export class BenchBot {
     }
   }
 
-  private attach(room: Room<any, any>) {
+  private attach(room: Room) {
     this.room = room;
     room.reconnection.enabled = false;
     // Count every payload from now on (the transport looks the handler up on each message); state

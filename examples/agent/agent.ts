@@ -32,7 +32,7 @@ export type AgentEvent =
   | { type: "ready"; agentId: string; characterId: string; name: string }
   | { type: "state"; from: AgentState; to: AgentState }
   | { type: "sent"; event: string; data: unknown }
-  | { type: "received"; event: string; data: any };
+  | { type: "received"; event: string; data: unknown };
 
 export interface AgentOptions {
   /** Server base URL, e.g. `http://localhost:5555`. */
@@ -236,7 +236,7 @@ export async function runAgent(opts: AgentOptions): Promise<void> {
     const stop = () => ws.close(1000, "agent stopped");
     opts.signal.addEventListener("abort", stop, { once: true });
     ws.on("message", (raw) => {
-      let frame: { event: string; data: any };
+      let frame: { event: string; data: unknown };
       try {
         // ws delivers a Buffer (its default binaryType).
         frame = JSON.parse((raw as Buffer).toString());
@@ -283,17 +283,19 @@ class Woodcutter {
     private readonly send: (event: string, data: unknown) => void,
   ) {}
 
-  receive(event: string, data: any) {
+  receive(event: string, data: unknown) {
     switch (event) {
       case "player:sync":
         this.me = data as PlayerSync;
         break;
       case "world:update":
-        this.world.apply(data);
+        this.world.apply(data as Parameters<WorldPicture["apply"]>[0]);
         break;
-      case "skill:xp":
-        this.log(`+${data.gained} ${data.skill} XP (level ${data.level}${data.leveledUp ? ", level up!" : ""})`);
+      case "skill:xp": {
+        const xp = data as { gained: number; skill: string; level: number; leveledUp: boolean };
+        this.log(`+${xp.gained} ${xp.skill} XP (level ${xp.level}${xp.leveledUp ? ", level up!" : ""})`);
         break;
+      }
       case "chat:message":
         this.onChat(data as ChatMessage);
         break;

@@ -206,7 +206,7 @@ export class SdkPlayer implements PlayerLike {
 
   constructor(
     readonly client: Client,
-    public room: Room<any, any>,
+    public room: Room,
     readonly accountId: string,
     readonly token: string,
   ) {
@@ -227,7 +227,7 @@ export class SdkPlayer implements PlayerLike {
   }
 
   /** Listen to a (new) room object: every message into the log, every patch re-checks waits. */
-  attach(room: Room<any, any>) {
+  attach(room: Room) {
     this.room = room;
     this.log.reopen();
     room.onMessage("*", (type: string | number, data: unknown) => this.log.push(String(type), data));
@@ -323,14 +323,14 @@ export class RawPlayer implements PlayerLike {
     ws.on("message", (data) => {
       const text = frameText(data);
       this.frames.push(text);
-      let frame: { event: string; data: any };
+      let frame: { event: string; data: unknown };
       try {
         frame = JSON.parse(text);
       } catch {
         this.log.push("<non-json>", text);
         return;
       }
-      if (frame.event === "world:update") this.apply(frame.data);
+      if (frame.event === "world:update") this.apply(frame.data as Record<string, unknown>);
       this.log.push(frame.event, frame.data);
     });
     ws.on("close", (code, reason) => this.log.closed(code, reason.toString()));
@@ -355,7 +355,7 @@ export class RawPlayer implements PlayerLike {
     return p;
   }
 
-  private apply(update: Record<string, any>) {
+  private apply(update: Record<string, unknown>) {
     for (const kind of Object.keys(this.world)) {
       const delta = update[kind] as Record<string, Record<string, unknown> | null> | undefined;
       if (!delta) continue;

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
-import { CLOSE_CODES } from "../../../src/events.js";
+import { CLOSE_CODES, type ChatMessage } from "../../../src/events.js";
 import { createLogger } from "../../../src/logger.js";
 import { startServer, type GameServer } from "../../../src/server.js";
 import { RECONNECT_SECONDS } from "../../../src/world/world.js";
@@ -198,7 +198,7 @@ describe("world sockets: connections the server let go of", function () {
     await s.until(() => s.ended, "the server to close the stale socket");
     fresh.send("player:chat", { text: "marker" });
     await fresh.log.waitFor("chat:message", (c) => c.text === "marker", { since: m });
-    const lines = fresh.log.all("chat:message", m).map((c: any) => c.text);
+    const lines = fresh.log.all<ChatMessage>("chat:message", m).map((c) => c.text);
     assert.deepEqual(lines, ["marker"], "no system lines or chat caused by the old socket");
     assert.deepEqual({ x: server.world.player(fresh.id)!.x, z: server.world.player(fresh.id)!.z }, { x: 0, z: 0 });
     assert.equal(server.world.player(fresh.id)!.path.length, 0, "the old socket's move was ignored");

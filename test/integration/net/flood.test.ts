@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
 import WebSocket from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
-import { CLOSE_CODES, MAX_MESSAGES_PER_SECOND } from "../../../src/events.js";
+import { CLOSE_CODES, MAX_MESSAGES_PER_SECOND, type ChatMessage } from "../../../src/events.js";
 import { frameText } from "../../../src/net/adapter.js";
 import type { GameServer } from "../../../src/server.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor, WAIT_MS } from "../../helpers/clients.js";
@@ -51,15 +51,15 @@ describe("message flood control", function () {
     // Once a later message gets through, a new window has started and the burst is settled.
     let marker = 0;
     const start = performance.now();
-    while (!p.log.all("chat:message", m).some((c: any) => c.text.startsWith("marker-"))) {
+    while (!p.log.all<ChatMessage>("chat:message", m).some((c) => c.text.startsWith("marker-"))) {
       assert.ok(performance.now() - start < WAIT_MS && marker < 40, "no message got through after the burst");
       p.send("player:chat", { text: `marker-${marker++}` });
       await p.log.waitFor("chat:message", (c) => c.text.startsWith("marker-"), { since: m, timeoutMs: 250 }).catch(() => undefined);
     }
     const echoed = p.log
-      .all("chat:message", m)
-      .filter((c: any) => c.text.startsWith("burst-"))
-      .map((c: any) => c.text);
+      .all<ChatMessage>("chat:message", m)
+      .filter((c) => c.text.startsWith("burst-"))
+      .map((c) => c.text);
     assert.equal(echoed.length, MAX_MESSAGES_PER_SECOND);
     assert.deepEqual(
       echoed,

@@ -14,6 +14,7 @@ import { startServer, type GameServer } from "../../../src/server.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer, testConfig } from "../../helpers/server.js";
 import { pgliteStorage } from "../../helpers/storage.js";
+import type { ChatMessage } from "../../../src/events.js";
 
 /** Matchmake a seat in the world room the way the SDK does (`join`), returning what the room socket needs. */
 async function reserveSeat(server: GameServer, token: string, headers: Record<string, string> = {}) {
@@ -150,7 +151,7 @@ describe("socket edges", function () {
       // The rest of the world is fine: the other player still gets answers.
       const m = other.log.mark();
       other.send("player:chat", { text: "still here" });
-      await other.log.waitFor("chat:message", (c: any) => c.text === "still here", { since: m });
+      await other.log.waitFor<ChatMessage>("chat:message", (c) => c.text === "still here", { since: m });
     });
   });
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
 import { signServerToken } from "../../../src/auth/tokens.js";
-import { CLOSE_CODES } from "../../../src/events.js";
+import { CLOSE_CODES, type WorldUpdate } from "../../../src/events.js";
 import { frameText } from "../../../src/net/adapter.js";
 import type { GameServer } from "../../../src/server.js";
 import { closeAll, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
@@ -148,7 +148,7 @@ describe("/ws plain-WebSocket adapter", function () {
     it("does not send updates when nothing in view changed", async () => {
       const p = await raw();
       await p.waitWorld((w) => w.players.has(p.id), "myself");
-      const ticks = p.log.all("world:update").map((u: any) => u.tick);
+      const ticks = p.log.all<WorldUpdate>("world:update").map((u) => u.tick);
       // Wait for 20 server ticks to pass (observed through another client's patches).
       const watcher = await sdk();
       const t0 = watcher.state.tick;

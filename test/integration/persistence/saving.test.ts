@@ -14,6 +14,7 @@ import { admin, becomeAdmin, eventually, invCount, lastSync, SdkPlayer, tokenFor
 import { tempWorld, type Child } from "../../helpers/process.js";
 import { startServerProcess } from "../../helpers/server-process.js";
 import { TEST_DATABASE_URL } from "../../helpers/storage.js";
+import type { PlayerSync } from "../../../src/events.js";
 
 const TICK_MS = 50;
 
@@ -69,7 +70,7 @@ describe("world persistence (real process)", function () {
     const m = p.log.mark();
     p.send("player:action", { action: "gather", targetId: "lumbrook_tree_1" });
     await p.log.waitFor("skill:xp", (x) => x.skill === "woodcutting", { since: m, timeoutMs: 20_000 });
-    await p.log.waitFor("player:sync", (s) => s.inventory.some((i: any) => i.itemId === "logs"), { since: m });
+    await p.log.waitFor<PlayerSync>("player:sync", (s) => s.inventory.some((i) => i.itemId === "logs"), { since: m });
     p.send("player:move", to);
     await p.waitAt(to.x, to.z);
   }

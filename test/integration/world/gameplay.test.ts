@@ -9,6 +9,7 @@ import type { GameServer } from "../../../src/server.js";
 import type { SocialPort } from "../../../src/world/world.js";
 import { admin, becomeAdmin, closeAll, invCount, lastSync, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
+import type { ChatMessage, PlayerSync } from "../../../src/events.js";
 
 describe("WorldRoom gameplay (SDK clients)", function () {
   this.timeout(60_000);
@@ -113,7 +114,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       // Anything the server sends b from now on comes after "hello all" would have.
       c.send("player:chat", { text: "after" });
       await b.log.waitFor("chat:message", (m) => m.text === "after", { since: mb });
-      assert.equal(b.log.all("chat:message", mb).filter((m: any) => m.text === "hello all").length, 0);
+      assert.equal(b.log.all<ChatMessage>("chat:message", mb).filter((m) => m.text === "hello all").length, 0);
     });
 
     it("private chat from an ignored friend is not delivered; a friend not ignored gets through", async () => {
@@ -133,7 +134,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       c.send("player:chat", { text: "hi friend", to: b.id });
       const got = await b.log.waitFor("chat:message", (m) => m.text === "hi friend", { since: mb });
       assert.equal(got.type, "private");
-      assert.equal(b.log.all("chat:message", mb).filter((m: any) => m.text === "psst").length, 0);
+      assert.equal(b.log.all<ChatMessage>("chat:message", mb).filter((m) => m.text === "psst").length, 0);
     });
   });
 
@@ -154,7 +155,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       m = p.log.mark();
       p.send("inventory:use", { slot: slotOf(p, "raw_shrimp"), targetId: fire.id });
       const line = await p.log.system(/You cook the shrimp|You accidentally burn the shrimp/, m);
-      await p.log.waitFor("player:sync", (s) => s.inventory.filter((i: any) => i.itemId === "raw_shrimp").length === 1, { since: m });
+      await p.log.waitFor<PlayerSync>("player:sync", (s) => s.inventory.filter((i) => i.itemId === "raw_shrimp").length === 1, { since: m });
       if (/cook/.test(line.text)) {
         assert.equal(invCount(p, "shrimp"), 3, "the starter kit's 2 and the one just cooked");
         assert.equal((await p.log.waitFor("skill:xp", (x) => x.skill === "cooking", { since: m })).gained, 28);

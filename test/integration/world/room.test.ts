@@ -8,7 +8,7 @@ import { matchMaker } from "@colyseus/core";
 import type { WebSocket } from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
 import { SKILLS } from "../../../src/domain/types.js";
-import { CLOSE_CODES } from "../../../src/events.js";
+import { CLOSE_CODES, type ChatMessage, type PlayerSync } from "../../../src/events.js";
 import type { GameServer } from "../../../src/server.js";
 import { VIEW_RADIUS } from "../../../src/world/world.js";
 import { admin, becomeAdmin, closeAll, eventually, invCount, lastSync, SdkPlayer, tokenFor } from "../../helpers/clients.js";
@@ -198,7 +198,7 @@ describe("WorldRoom (SDK clients)", function () {
       const before = invCount(p, "bones");
       const m2 = p.log.mark();
       p.send("player:action", { action: "pickup", targetId: bones.id });
-      await p.log.waitFor("player:sync", (s) => s.inventory.some((i: any) => i.itemId === "bones"), { since: m2 });
+      await p.log.waitFor<PlayerSync>("player:sync", (s) => s.inventory.some((i) => i.itemId === "bones"), { since: m2 });
       assert.equal(invCount(p, "bones"), before + 1);
       await p.waitState((s) => s.groundItems.get(bones.id) === undefined, "picked-up bones gone");
     });
@@ -260,7 +260,7 @@ describe("WorldRoom (SDK clients)", function () {
       const xp = await p.log.waitFor("skill:xp", (x) => x.skill === "woodcutting", { since: m, timeoutMs: 20_000 });
       assert.equal(xp.gained, 24);
       assert.equal(xp.xp, 24);
-      await p.log.waitFor("player:sync", (s) => s.inventory.some((i: any) => i.itemId === "logs"), { since: m });
+      await p.log.waitFor<PlayerSync>("player:sync", (s) => s.inventory.some((i) => i.itemId === "logs"), { since: m });
       assert.equal(invCount(p, "logs"), 1);
       assert.ok(Math.max(Math.abs(p.me.x - tree.x), Math.abs(p.me.z - tree.z)) <= 1, "standing next to the tree");
       await p.waitState((s) => s.resources.get(tree.id)?.depleted === true, "tree depleted");
@@ -272,7 +272,7 @@ describe("WorldRoom (SDK clients)", function () {
       // Drop the net first: the starter kit's only fishing tool.
       const m = p.log.mark();
       p.send("inventory:use", { slot: slotOf(p, "small_fishing_net"), targetId: "drop" });
-      await p.log.waitFor("player:sync", (s) => !s.inventory.some((i: any) => i.itemId === "small_fishing_net"), { since: m });
+      await p.log.waitFor<PlayerSync>("player:sync", (s) => !s.inventory.some((i) => i.itemId === "small_fishing_net"), { since: m });
       p.send("player:action", { action: "gather", targetId: rock.id });
       await p.log.system(/suitable tool|too far/, m);
     });
@@ -286,7 +286,7 @@ describe("WorldRoom (SDK clients)", function () {
       const axeSlot = slotOf(p, "bronze_axe");
       m = p.log.mark();
       p.send("bank:deposit", { slot: axeSlot });
-      await p.log.waitFor("player:sync", (s) => s.bank.some((b: any) => b.itemId === "bronze_axe"), { since: m });
+      await p.log.waitFor<PlayerSync>("player:sync", (s) => s.bank.some((b) => b.itemId === "bronze_axe"), { since: m });
       let row = await stored(p.id);
       assert.deepEqual(row!.bank, [{ itemId: "bronze_axe", quantity: 1 }]);
       assert.ok(!row!.inventory.some((i) => i.itemId === "bronze_axe"));
@@ -297,7 +297,7 @@ describe("WorldRoom (SDK clients)", function () {
       await p.log.system(/doesn't have 2/, m);
       m = p.log.mark();
       p.send("bank:withdraw", { itemId: "bronze_axe", quantity: 1 });
-      await p.log.waitFor("player:sync", (s) => s.inventory.some((i: any) => i.itemId === "bronze_axe"), { since: m });
+      await p.log.waitFor<PlayerSync>("player:sync", (s) => s.inventory.some((i) => i.itemId === "bronze_axe"), { since: m });
       row = await stored(p.id);
       assert.deepEqual(row!.bank, []);
       assert.equal(row!.inventory.filter((i) => i.itemId === "bronze_axe").length, 1);
@@ -359,7 +359,7 @@ describe("WorldRoom (SDK clients)", function () {
       // The far player's own line comes back after anything already sent to it.
       far.send("player:chat", { text: "anyone?" });
       await far.log.waitFor("chat:message", (c) => c.text === "anyone?", { since: mf });
-      assert.equal(far.log.all("chat:message", mf).filter((c: any) => c.text === "hello lumbrook").length, 0);
+      assert.equal(far.log.all<ChatMessage>("chat:message", mf).filter((c) => c.text === "hello lumbrook").length, 0);
     });
 
     it("private chat goes to the friend only", async () => {
@@ -375,7 +375,7 @@ describe("WorldRoom (SDK clients)", function () {
       assert.equal(got.fromId, a.id);
       c.send("player:chat", { text: "me too" });
       await c.log.waitFor("chat:message", (m) => m.text === "me too", { since: mc });
-      assert.equal(c.log.all("chat:message", mc).filter((m: any) => m.text === "psst").length, 0);
+      assert.equal(c.log.all<ChatMessage>("chat:message", mc).filter((m) => m.text === "psst").length, 0);
     });
 
     it("refuses messages over 200 characters and private messages to offline players", async () => {

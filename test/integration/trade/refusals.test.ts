@@ -217,7 +217,6 @@ describe("trade: refusals (docs/trading.md)", function () {
       const b = await join();
       const { tradeId } = await openTrade(a, b);
       const axe = slotOf(a, "bronze_axe");
-      // 1e400 is Infinity on purpose (not a safe integer).
       // eslint-disable-next-line no-loss-of-precision -- the literal is meant to overflow to Infinity
       for (const quantity of [null, "NaN", "1", 0, -3, 1.25, 2, 1e400])
         await expectError(a, "tradeAddItem", { tradeId, inventorySlot: axe, quantity }, "INVALID_QUANTITY");

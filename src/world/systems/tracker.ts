@@ -1,0 +1,114 @@
+/**
+ * What a viewer tracks of one collection (players, NPCs, resources or ground items): the candidates
+ * within the view radius gathered from the spatial grid, and the domain's selection rule applied
+ * (src/domain/interest.ts). Gathering costs about the bound, not the crowd: while the grid cells
+ * around the viewer hold at most SCAN_FACTOR × the bound, they are scanned; beyond, the tiles are
+ * walked ring by ring outward until the bound is filled and the ring is complete.
+ */
+import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
+import type { SpatialGrid } from "../grid.js";
+import type { Player } from "../player.js";
+
+/** Scan the cells around a viewer while they hold at most this many times the bound; walk rings beyond. */
+export const SCAN_FACTOR = 4;
+
+interface Placed {
+  readonly id: string;
+  readonly x: number;
+  readonly z: number;
+}
+
+export class Tracker<T extends Placed> {
+  /** The candidates of the current viewer (buffers reused from one viewer to the next). */
+  private readonly c: { ids: string[]; distances: Int32Array; count: number } = { ids: [], distances: new Int32Array(256), count: 0 };
+  /** The occupied tiles of the ring being walked. */
+  private readonly ring: ReadonlyMap<string, T>[] = [];
+  private ringSize = 0;
+
+  constructor(
+    private readonly grid: SpatialGrid<T>,
+    private readonly all: ReadonlyMap<string, T>,
+    readonly bound: number,
+    readonly radius: number,
+    /** Whether the viewer may see the entity at all (not itself, not a dead NPC, not someone else's drop). */
+    private readonly accept: (e: T, viewer: Player) => boolean,
+  ) {}
+
+  /** Add to `out` what `viewer` tracks of this collection: `priority` first, `previous` wins ties at the cut-off. */
+  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): void {
+    const { grid, radius } = this;
+    this.c.count = 0;
+    for (const id of priority) {
+      const e = this.all.get(id);
+      if (e) this.consider(e, viewer);
+    }
+    if (grid.countNear(viewer.x, viewer.z, radius) <= SCAN_FACTOR * this.bound) {
+      for (const e of grid.near(viewer.x, viewer.z, radius)) if (!priority.has(e.id)) this.consider(e, viewer);
+    } else this.walkRings(viewer, priority, previous);
+    selectInterest(this.c as InterestCandidates, { bound: this.bound, priority, previous }, out);
+  }
+
+  /** A candidate if within the radius and acceptable. */
+  private consider(e: T, viewer: Player): void {
+    const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
+    if (d <= this.radius && this.accept(e, viewer)) this.push(e.id, d);
+  }
+
+  private push(id: string, distance: number): void {
+    const c = this.c;
+    if (c.count === c.distances.length) {
+      const grown = new Int32Array(c.distances.length * 2);
+      grown.set(c.distances);
+      c.distances = grown;
+    }
+    c.ids[c.count] = id;
+    c.distances[c.count++] = distance;
+  }
+
+  /**
+   * Rings of tiles around the viewer, nearest first, until the bound is filled by a complete ring.
+   * A ring that may fill it (the cut-off) offers what the viewer tracked before first, then the rest
+   * only until the bound: the selection takes exactly these, so nothing beyond is looked at.
+   */
+  private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined): void {
+    const { bound } = this;
+    let others = 0;
+    for (let r = 0; r <= this.radius && others < bound; r++) {
+      const population = this.collectRing(viewer.x, viewer.z, r);
+      if (population === 0) continue;
+      const cutOff = others + population >= bound;
+      if (cutOff && previous)
+        for (const id of previous) {
+          const e = priority.has(id) ? undefined : this.all.get(id);
+          if (e && Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z)) === r && this.accept(e, viewer)) {
+            this.push(id, r);
+            others++;
+          }
+        }
+      for (let i = 0; i < this.ringSize && !(cutOff && others >= bound); i++)
+        for (const e of this.ring[i]!.values()) {
+          if (cutOff && others >= bound) break;
+          if (priority.has(e.id) || (cutOff && previous?.has(e.id)) || !this.accept(e, viewer)) continue;
+          this.push(e.id, r);
+          others++;
+        }
+    }
+  }
+
+  /** Gather the occupied tiles at Chebyshev distance `r` from (x, z); returns how many entities stand on them. */
+  private collectRing(x: number, z: number, r: number): number {
+    this.ringSize = 0;
+    if (r === 0) return this.tile(x, z);
+    let n = 0;
+    for (let dx = -r; dx <= r; dx++) n += this.tile(x + dx, z - r) + this.tile(x + dx, z + r);
+    for (let dz = -r + 1; dz < r; dz++) n += this.tile(x - r, z + dz) + this.tile(x + r, z + dz);
+    return n;
+  }
+
+  private tile(x: number, z: number): number {
+    const bucket = this.grid.at(x, z);
+    if (!bucket) return 0;
+    this.ring[this.ringSize++] = bucket;
+    return bucket.size;
+  }
+}

@@ -19,15 +19,22 @@ export class SpatialGrid<T extends { id: string }> {
     const cell = this.cellKey(x, z);
     const tile = key(x, z);
     const old = this.where.get(entity.id);
-    if (old?.tile === tile && old.cell === cell) return;
-    if (old) {
+    if (!old) {
+      this.where.set(entity.id, { cell, tile });
+      add(this.cells, cell, entity);
+      add(this.tiles, tile, entity);
+      return;
+    }
+    if (old.cell !== cell) {
       remove(this.cells, old.cell, entity.id);
-      remove(this.tiles, old.tile, entity.id);
+      add(this.cells, cell, entity);
       old.cell = cell;
+    }
+    if (old.tile !== tile) {
+      remove(this.tiles, old.tile, entity.id);
+      add(this.tiles, tile, entity);
       old.tile = tile;
-    } else this.where.set(entity.id, { cell, tile });
-    add(this.cells, cell, entity);
-    add(this.tiles, tile, entity);
+    }
   }
 
   delete(id: string): void {

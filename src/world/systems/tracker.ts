@@ -10,7 +10,7 @@ import type { SpatialGrid } from "../grid.js";
 import type { Player } from "../player.js";
 
 /** Scan the cells around a viewer while they hold at most this many times the bound; walk rings beyond. */
-export const SCAN_FACTOR = 4;
+export const SCAN_FACTOR = 2;
 
 interface Placed {
   readonly id: string;
@@ -24,15 +24,23 @@ export class Tracker<T extends Placed> {
   /** The occupied tiles of the ring being walked. */
   private readonly ring: ReadonlyMap<string, T>[] = [];
   private ringSize = 0;
+  /** What the viewer tracked, counted by the rank it competes at (ring walks). */
+  private readonly trackedRanks: Uint32Array;
 
   constructor(
     private readonly grid: SpatialGrid<T>,
     private readonly all: ReadonlyMap<string, T>,
     readonly bound: number,
     readonly radius: number,
+    /** Tiles of advantage of what the viewer already tracks (`InterestRule.margin`). */
+    readonly margin: number,
     /** Whether the viewer may see the entity at all (not itself, not a dead NPC, not someone else's drop). */
     private readonly accept: (e: T, viewer: Player) => boolean,
-  ) {}
+    /** At most this many it did not track come in per selection (`InterestRule.maxAdds`). */
+    readonly maxAdds: number,
+  ) {
+    this.trackedRanks = new Uint32Array(radius + 1);
+  }
 
   /** Add to `out` what `viewer` tracks of this collection: `priority` first, `previous` wins ties at the cut-off. */
   select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): void {
@@ -45,7 +53,7 @@ export class Tracker<T extends Placed> {
     if (grid.countNear(viewer.x, viewer.z, radius) <= SCAN_FACTOR * this.bound) {
       for (const e of grid.near(viewer.x, viewer.z, radius)) if (!priority.has(e.id)) this.consider(e, viewer);
     } else this.walkRings(viewer, priority, previous);
-    selectInterest(this.c as InterestCandidates, { bound: this.bound, priority, previous }, out);
+    selectInterest(this.c as InterestCandidates, { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds }, out);
   }
 
   /** A candidate if within the radius and acceptable. */
@@ -66,31 +74,37 @@ export class Tracker<T extends Placed> {
   }
 
   /**
-   * Rings of tiles around the viewer, nearest first, until the bound is filled by a complete ring.
-   * A ring that may fill it (the cut-off) offers what the viewer tracked before first, then the rest
-   * only until the bound: the selection takes exactly these, so nothing beyond is looked at.
+   * A crowd: what the viewer tracked is offered whole (looked up by id), then the others ring by
+   * ring outward, nearest first, only as many as can still get in: the selection ranks what it
+   * tracked `margin` tiles nearer and first at a tie, so once those of rank up to r and the others
+   * within r pass the bound, nothing farther could be chosen.
    */
   private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined): void {
-    const { bound } = this;
-    let others = 0;
-    for (let r = 0; r <= this.radius && others < bound; r++) {
-      const population = this.collectRing(viewer.x, viewer.z, r);
-      if (population === 0) continue;
-      const cutOff = others + population >= bound;
-      if (cutOff && previous)
-        for (const id of previous) {
-          const e = priority.has(id) ? undefined : this.all.get(id);
-          if (e && Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z)) === r && this.accept(e, viewer)) {
-            this.push(id, r);
-            others++;
-          }
-        }
-      for (let i = 0; i < this.ringSize && !(cutOff && others >= bound); i++)
+    const { radius, margin } = this;
+    const room = this.bound - this.c.count;
+    const ranks = this.trackedRanks.fill(0);
+    if (previous)
+      for (const id of previous) {
+        const e = priority.has(id) ? undefined : this.all.get(id);
+        if (!e) continue;
+        const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
+        if (d > radius || !this.accept(e, viewer)) continue;
+        this.push(id, d);
+        ranks[Math.max(0, d - margin)]!++;
+      }
+    // One more than fits, when there is one: the selection then knows that not all fit.
+    let filled = 0;
+    for (let r = 0; r <= radius; r++) {
+      filled += ranks[r]!;
+      let need = room + 1 - filled;
+      if (need <= 0) return;
+      this.collectRing(viewer.x, viewer.z, r);
+      for (let i = 0; i < this.ringSize && need > 0; i++)
         for (const e of this.ring[i]!.values()) {
-          if (cutOff && others >= bound) break;
-          if (priority.has(e.id) || (cutOff && previous?.has(e.id)) || !this.accept(e, viewer)) continue;
+          if (priority.has(e.id) || previous?.has(e.id) || !this.accept(e, viewer)) continue;
           this.push(e.id, r);
-          others++;
+          filled++;
+          if (--need === 0) break;
         }
     }
   }

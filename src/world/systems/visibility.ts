@@ -5,7 +5,14 @@
  * thing, who sees a tile, and what lies around a player for agents.
  */
 import type { GameContent } from "../../content/load.js";
-import { MAX_TRACKED_GROUND_ITEMS, MAX_TRACKED_NPCS, MAX_TRACKED_PLAYERS, MAX_TRACKED_RESOURCES } from "../../domain/interest.js";
+import {
+  MAX_NEW_PER_TICK,
+  MAX_TRACKED_GROUND_ITEMS,
+  MAX_TRACKED_NPCS,
+  MAX_TRACKED_PLAYERS,
+  MAX_TRACKED_RESOURCES,
+  TRACKING_MARGIN,
+} from "../../domain/interest.js";
 import { chebyshev } from "../../domain/movement.js";
 import type { Tile } from "../../domain/types.js";
 import type { CombatHit } from "../../events.js";
@@ -69,10 +76,10 @@ export class Visibility {
   constructor(private readonly d: VisibilityDeps) {
     const tick = () => d.clock.tick;
     this.trackers = {
-      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, (o, p) => o !== p),
-      npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, (n) => n.respawnTick === undefined),
-      resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, () => true),
-      groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, (g, p) => canSeeGroundItem(p, g, tick())),
+      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK),
+      npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, TRACKING_MARGIN, (n) => n.respawnTick === undefined, MAX_NEW_PER_TICK),
+      resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, TRACKING_MARGIN, () => true, MAX_NEW_PER_TICK),
+      groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, TRACKING_MARGIN, (g, p) => canSeeGroundItem(p, g, tick()), MAX_NEW_PER_TICK),
     };
   }
 

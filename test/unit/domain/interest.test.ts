@@ -3,17 +3,33 @@ import assert from "node:assert/strict";
 import { MAX_TRACKED_PLAYERS, selectInterest } from "../../../src/domain/interest.js";
 
 /** Candidates written as "id@distance". */
-function select(candidates: string[], bound: number, priority: string[] = [], previous?: string[]): string[] {
+function select(candidates: string[], bound: number, priority: string[] = [], previous?: string[], more: { margin?: number; maxAdds?: number } = {}): string[] {
   const ids = candidates.map((c) => c.split("@")[0]!);
   const distances = candidates.map((c) => Number(c.split("@")[1]));
   const out = new Set<string>();
-  const n = selectInterest({ ids, distances, count: ids.length }, { bound, priority: new Set(priority), previous: previous && new Set(previous) }, out);
+  const n = selectInterest(
+    { ids, distances, count: ids.length },
+    { bound, priority: new Set(priority), previous: previous && new Set(previous), ...more },
+    out,
+  );
   assert.equal(n, out.size, "returns how many it chose");
   return [...out].sort();
 }
 
 describe("domain/interest (selectInterest)", () => {
-  const cases: { name: string; candidates: string[]; bound: number; priority?: string[]; previous?: string[]; want: string[] }[] = [
+  const news = Array.from({ length: 10 }, (_, i) => `n${i}@0`);
+  const olds = Array.from({ length: 10 }, (_, i) => `o${i}@5`);
+  const oldIds = olds.map((c) => c.split("@")[0]!);
+  const cases: {
+    name: string;
+    candidates: string[];
+    bound: number;
+    priority?: string[];
+    previous?: string[];
+    margin?: number;
+    maxAdds?: number;
+    want: string[];
+  }[] = [
     { name: "fewer candidates than the bound: all of them", candidates: ["a@3", "b@0", "c@24"], bound: 5, want: ["a", "b", "c"] },
     { name: "no candidates: nothing", candidates: [], bound: 5, priority: ["x"], want: [] },
     { name: "a bound of 0: nothing", candidates: ["a@1"], bound: 0, priority: ["a"], want: [] },
@@ -76,8 +92,74 @@ describe("domain/interest (selectInterest)", () => {
       previous: ["p", "c"],
       want: ["a", "b", "p"],
     },
+    {
+      name: "a margin: what it tracks counts nearer (a tie at 4 - 2 = 2, won by history)",
+      candidates: ["a@1", "new@2", "old@4"],
+      bound: 2,
+      previous: ["a", "old"],
+      margin: 2,
+      want: ["a", "old"],
+    },
+    {
+      name: "a margin: a newcomer more than the margin nearer takes the place",
+      candidates: ["a@1", "new@1", "old@4"],
+      bound: 2,
+      previous: ["a", "old"],
+      margin: 2,
+      want: ["a", "new"],
+    },
+    {
+      name: "a margin never makes what it tracks win over a priority",
+      candidates: ["p@9", "old@1"],
+      bound: 1,
+      priority: ["p"],
+      previous: ["old"],
+      margin: 2,
+      want: ["p"],
+    },
+    {
+      name: "at most maxAdds newcomers; the rest of the room keeps the nearest of what it tracked",
+      candidates: [...olds, ...news],
+      bound: 10,
+      previous: oldIds,
+      maxAdds: 3,
+      want: ["n0", "n1", "n2", "o0", "o1", "o2", "o3", "o4", "o5", "o6"],
+    },
+    {
+      name: "maxAdds does not hold back the first view (no history)",
+      candidates: [...olds, ...news],
+      bound: 10,
+      maxAdds: 3,
+      want: news.map((c) => c.split("@")[0]!),
+    },
+    {
+      name: "maxAdds does not hold back what fits anyway",
+      candidates: [...olds, ...news],
+      bound: 20,
+      previous: oldIds,
+      maxAdds: 3,
+      want: [...oldIds, ...news.map((c) => c.split("@")[0]!)].sort(),
+    },
+    {
+      name: "maxAdds does not hold back priorities",
+      candidates: ["p1@9", "p2@9", "a@0", "b@0"],
+      bound: 3,
+      priority: ["p1", "p2"],
+      previous: ["a"],
+      maxAdds: 0,
+      want: ["a", "p1", "p2"],
+    },
+    {
+      name: "maxAdds of newcomers when what it tracked left: the view stays short a while",
+      candidates: news,
+      bound: 5,
+      previous: ["gone"],
+      maxAdds: 2,
+      want: ["n0", "n1"],
+    },
   ];
-  for (const c of cases) it(c.name, () => assert.deepEqual(select(c.candidates, c.bound, c.priority, c.previous), c.want));
+  for (const c of cases)
+    it(c.name, () => assert.deepEqual(select(c.candidates, c.bound, c.priority, c.previous, { margin: c.margin, maxAdds: c.maxAdds }), c.want));
 
   it("in a crowd of many more than the bound, exactly the bound, and the ring inside the cut-off whole", () => {
     // 5 candidates on each ring 0..39; bound MAX_TRACKED_PLAYERS = 100: rings 0..19 exactly.

@@ -1,12 +1,13 @@
 /**
  * Interest management in a crowd (README "In a crowd"), on the real World with fake storage: each
  * view holds exactly the bound, nearest first, always with the trade partner, the attack target, the
- * attackers and the friends it chats with; what a client tracks does not churn at the cut-off.
+ * attackers and the friends it chats with; what a client tracks does not churn at the cut-off, and
+ * only a few newcomers come in per tick.
  */
 import assert from "node:assert/strict";
 import type { CharacterRepository } from "../../../entities/character-repository.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
-import { MAX_TRACKED_GROUND_ITEMS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
+import { MAX_NEW_PER_TICK, MAX_TRACKED_GROUND_ITEMS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
 import { chebyshev } from "../../../src/domain/movement.js";
 import { createLogger } from "../../../src/logger.js";
 import { PUBLIC_VIEWS } from "../../../src/protocol/player.js";
@@ -148,6 +149,24 @@ describe("world interest management in a crowd", () => {
       assert.equal(fresh.players.size, MAX_TRACKED_PLAYERS + 1);
     });
   }
+
+  it(`in a crowd at most ${MAX_NEW_PER_TICK} newcomers a tick come into view, and the view catches up with the nearest`, () => {
+    const viewer = join(0, 0, "viewer");
+    const far = Array.from({ length: MAX_TRACKED_PLAYERS + 10 }, (_, i) => join(10, (i % 9) - 4, `far-${i}`));
+    let view = world.visibleFor(viewer);
+    assert.equal(others(view, viewer).length, MAX_TRACKED_PLAYERS);
+    const near = Array.from({ length: 35 }, (_, i) => join(1, (i % 3) - 1, `near-${i}`));
+    const counts: number[] = [];
+    for (let tick = 0; tick < 5; tick++) {
+      const next = world.visibleFor(viewer, undefined, view);
+      counts.push(others(next, viewer).filter((id) => !view.players.has(id)).length);
+      assert.equal(others(next, viewer).length, MAX_TRACKED_PLAYERS, "still full");
+      view = next;
+    }
+    assert.deepEqual(counts, [MAX_NEW_PER_TICK, MAX_NEW_PER_TICK, MAX_NEW_PER_TICK, 5, 0]);
+    assert.ok(near.every((p) => view.players.has(p.id)));
+    assert.equal(far.filter((p) => view.players.has(p.id)).length, MAX_TRACKED_PLAYERS - near.length);
+  });
 
   it("ground items are bounded too, with the pile it is picking up kept", () => {
     const p = join();

@@ -66,8 +66,8 @@ let untracked = new Uint32Array(64);
  * candidate (the nearest of them if they alone pass the bound), then the others by rank — the
  * distance, less `margin` for what the client tracked until now — taking at equal rank what it
  * tracked first, then the rest in candidate order, and (when not all fit) at most `maxAdds` it did
- * not track. Linear in
- * `count` (ranks are bucketed; nothing is sorted unless priorities pass the bound).
+ * not track. Linear in `count` (ranks are bucketed; nothing is sorted unless priorities pass the
+ * bound).
  */
 export function selectInterest(c: InterestCandidates, rule: InterestRule, out: Set<string>): number {
   const { ids, distances, count } = c;

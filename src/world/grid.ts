@@ -6,7 +6,8 @@
  */
 export class SpatialGrid<T extends { id: string }> {
   private readonly cells = new Map<number, Map<string, T>>();
-  private readonly tiles = new Map<number, Map<string, T>>();
+  /** Small arrays (a tile holds few entities, or a crowd): iterated by index, nothing allocated. */
+  private readonly tiles = new Map<number, T[]>();
   private readonly where = new Map<string, { cell: number; tile: number }>();
   constructor(readonly cellSize = 16) {}
 
@@ -22,7 +23,7 @@ export class SpatialGrid<T extends { id: string }> {
     if (!old) {
       this.where.set(entity.id, { cell, tile });
       add(this.cells, cell, entity);
-      add(this.tiles, tile, entity);
+      addToTile(this.tiles, tile, entity);
       return;
     }
     if (old.cell !== cell) {
@@ -31,8 +32,8 @@ export class SpatialGrid<T extends { id: string }> {
       old.cell = cell;
     }
     if (old.tile !== tile) {
-      remove(this.tiles, old.tile, entity.id);
-      add(this.tiles, tile, entity);
+      removeFromTile(this.tiles, old.tile, entity.id);
+      addToTile(this.tiles, tile, entity);
       old.tile = tile;
     }
   }
@@ -41,7 +42,7 @@ export class SpatialGrid<T extends { id: string }> {
     const old = this.where.get(id);
     if (old === undefined) return;
     remove(this.cells, old.cell, id);
-    remove(this.tiles, old.tile, id);
+    removeFromTile(this.tiles, old.tile, id);
     this.where.delete(id);
   }
 
@@ -69,7 +70,7 @@ export class SpatialGrid<T extends { id: string }> {
   }
 
   /** The entities standing on the tile (x, z), if any. */
-  at(x: number, z: number): ReadonlyMap<string, T> | undefined {
+  at(x: number, z: number): readonly T[] | undefined {
     return this.tiles.get(key(x, z));
   }
 
@@ -93,4 +94,20 @@ function remove<T>(index: Map<number, Map<string, T>>, k: number, id: string): v
   if (!bucket) return;
   bucket.delete(id);
   if (bucket.size === 0) index.delete(k);
+}
+
+function addToTile<T>(tiles: Map<number, T[]>, k: number, entity: T): void {
+  const bucket = tiles.get(k);
+  if (bucket) bucket.push(entity);
+  else tiles.set(k, [entity]);
+}
+
+function removeFromTile<T extends { id: string }>(tiles: Map<number, T[]>, k: number, id: string): void {
+  const bucket = tiles.get(k);
+  if (!bucket) return;
+  const i = bucket.findIndex((e) => e.id === id);
+  if (i < 0) return;
+  bucket[i] = bucket[bucket.length - 1]!;
+  bucket.pop();
+  if (bucket.length === 0) tiles.delete(k);
 }

@@ -2,8 +2,9 @@
  * What a viewer tracks of one collection (players, NPCs, resources or ground items): the candidates
  * within the view radius gathered from the spatial grid, and the domain's selection rule applied
  * (src/domain/interest.ts). Gathering costs about the bound, not the crowd: while the grid cells
- * around the viewer hold at most SCAN_FACTOR × the bound, they are scanned; beyond, the tiles are
- * walked ring by ring outward until the bound is filled and the ring is complete.
+ * around the viewer hold at most SCAN_FACTOR × the bound, they are scanned; beyond, what the viewer
+ * tracked is looked up by id and the tiles are walked ring by ring outward only until the bound is
+ * passed (a per-tile index of the grid).
  */
 import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
 import type { SpatialGrid } from "../grid.js";
@@ -22,7 +23,7 @@ export class Tracker<T extends Placed> {
   /** The candidates of the current viewer (buffers reused from one viewer to the next). */
   private readonly c: { ids: string[]; distances: Int32Array; count: number } = { ids: [], distances: new Int32Array(256), count: 0 };
   /** The occupied tiles of the ring being walked. */
-  private readonly ring: ReadonlyMap<string, T>[] = [];
+  private readonly ring: (readonly T[])[] = [];
   private ringSize = 0;
   /** What the viewer tracked, counted by the rank it competes at (ring walks). */
   private readonly trackedRanks: Uint32Array;
@@ -42,7 +43,7 @@ export class Tracker<T extends Placed> {
     this.trackedRanks = new Uint32Array(radius + 1);
   }
 
-  /** Add to `out` what `viewer` tracks of this collection: `priority` first, `previous` wins ties at the cut-off. */
+  /** Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous` its history. */
   select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): void {
     const { grid, radius } = this;
     this.c.count = 0;
@@ -99,30 +100,35 @@ export class Tracker<T extends Placed> {
       let need = room + 1 - filled;
       if (need <= 0) return;
       this.collectRing(viewer.x, viewer.z, r);
-      for (let i = 0; i < this.ringSize && need > 0; i++)
-        for (const e of this.ring[i]!.values()) {
+      for (let i = 0; i < this.ringSize && need > 0; i++) {
+        const tile = this.ring[i]!;
+        for (let j = 0; j < tile.length && need > 0; j++) {
+          const e = tile[j]!;
           if (priority.has(e.id) || previous?.has(e.id) || !this.accept(e, viewer)) continue;
           this.push(e.id, r);
           filled++;
-          if (--need === 0) break;
+          need--;
         }
+      }
     }
   }
 
-  /** Gather the occupied tiles at Chebyshev distance `r` from (x, z); returns how many entities stand on them. */
-  private collectRing(x: number, z: number, r: number): number {
+  /** Gather the occupied tiles at Chebyshev distance `r` from (x, z) into `ring`. */
+  private collectRing(x: number, z: number, r: number): void {
     this.ringSize = 0;
     if (r === 0) return this.tile(x, z);
-    let n = 0;
-    for (let dx = -r; dx <= r; dx++) n += this.tile(x + dx, z - r) + this.tile(x + dx, z + r);
-    for (let dz = -r + 1; dz < r; dz++) n += this.tile(x - r, z + dz) + this.tile(x + r, z + dz);
-    return n;
+    for (let dx = -r; dx <= r; dx++) {
+      this.tile(x + dx, z - r);
+      this.tile(x + dx, z + r);
+    }
+    for (let dz = -r + 1; dz < r; dz++) {
+      this.tile(x - r, z + dz);
+      this.tile(x + r, z + dz);
+    }
   }
 
-  private tile(x: number, z: number): number {
+  private tile(x: number, z: number): void {
     const bucket = this.grid.at(x, z);
-    if (!bucket) return 0;
-    this.ring[this.ringSize++] = bucket;
-    return bucket.size;
+    if (bucket) this.ring[this.ringSize++] = bucket;
   }
 }

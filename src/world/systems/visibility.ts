@@ -31,14 +31,16 @@ import {
 } from "../objects.js";
 import type { Player } from "../player.js";
 import type { Surroundings } from "../port.js";
-import { COMBAT_LOGOUT_SECONDS } from "./combat.js";
 import { canSeeGroundItem } from "./ground.js";
 import { Tracker } from "./tracker.js";
 
 /** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
 export const VIEW_RADIUS = 24;
-/** Seconds a player or NPC that hit a player stays in that player's view first (its combat logout window). */
-export const RECENT_ATTACKER_SECONDS = COMBAT_LOGOUT_SECONDS;
+/**
+ * Seconds a player or NPC that hit a player stays in that player's view first: its combat logout
+ * window, COMBAT_LOGOUT_SECONDS (a test keeps them equal; not imported, combat already depends on this).
+ */
+export const RECENT_ATTACKER_SECONDS = 10;
 /** Seconds a friend it exchanged private messages with stays in a player's view first. */
 export const RECENT_CHAT_SECONDS = 60;
 
@@ -50,7 +52,7 @@ export interface VisibleSet {
   groundItems: Set<string>;
 }
 
-export const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() });
+const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() });
 
 export interface VisibilityDeps {
   players: ReadonlyMap<string, Player>;

@@ -14,7 +14,7 @@ import { PUBLIC_VIEWS } from "../../../src/protocol/player.js";
 import { handleChat } from "../../../src/world/actions/chat.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { SCAN_FACTOR } from "../../../src/world/systems/tracker.js";
-import { VIEW_RADIUS, World, type VisibleSet } from "../../../src/world/world.js";
+import { COMBAT_LOGOUT_SECONDS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, VIEW_RADIUS, World, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
 
 /** An open PvP spot in the Ashlands, 60 tiles from any NPC. */
@@ -102,7 +102,8 @@ describe("world interest management in a crowd", () => {
     assert.ok(world.visibleFor(victim).players.has(attacker.id), "the victim sees its attacker");
     assert.ok(world.visibleFor(attacker).players.has(victim.id), "the attacker sees its target");
     attacker.action = null;
-    clock.t += 10_000;
+    assert.equal(RECENT_ATTACKER_SECONDS, COMBAT_LOGOUT_SECONDS, "the combat logout window");
+    clock.t += RECENT_ATTACKER_SECONDS * 1000;
     world.step();
     assert.ok(!world.visibleFor(victim).players.has(attacker.id), "forgotten after the combat window");
   });
@@ -114,8 +115,8 @@ describe("world interest management in a crowd", () => {
     await handleChat(world, a!, { text: "meet me at the bank", to: friend.id });
     assert.ok(world.visibleFor(a!).players.has(friend.id), "the sender sees the friend");
     assert.ok(world.visibleFor(friend).players.has(a!.id), "the friend sees the sender");
-    clock.t += 61_000;
-    assert.ok(!world.visibleFor(a!).players.has(friend.id), "forgotten a minute later");
+    clock.t += RECENT_CHAT_SECONDS * 1000;
+    assert.ok(!world.visibleFor(a!).players.has(friend.id), "forgotten after RECENT_CHAT_SECONDS");
   });
 
   it("a priority out of view radius stays out", () => {

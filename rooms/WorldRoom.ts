@@ -384,7 +384,7 @@ export class WorldRoom extends Room implements JsonWorld {
 
   /** Send a plain-WebSocket client the changes in what it sees (`world:update`). */
   private sendWorldUpdate(link: ClientLink, p: Player, full: boolean) {
-    const update = link.updates?.next(this.world, p, full);
+    const update = link.updates?.next(this.world, this.mirror, p, full);
     if (update) link.send("world:update", update);
   }
 

@@ -1,7 +1,7 @@
 /**
  * Synchronised world state (Colyseus schema). Drawing data only: no rules, never the source of
- * truth for items or coins. Every collection is filtered per client by a StateView holding what is
- * within the client's view radius.
+ * truth for items or coins. Every collection is filtered per client by a StateView holding what the
+ * client tracks (within its view radius, bounded in a crowd: docs/protocol.md#interest-management).
  */
 import { schema, t, type SchemaType } from "@colyseus/schema";
 

@@ -1,12 +1,13 @@
 /**
  * What each client sees of the world, kept in step every tick (docs/protocol.md#interest-management):
- * the world's public views mirrored into schema objects, with a `StateView` per SDK client holding
- * the visible ones, and `world:update` deltas of the same views for `/ws` clients.
+ * the world's public views mirrored into schema objects (refreshed in place, nothing rebuilt when
+ * nothing changed), with a `StateView` per SDK client holding what its player tracks, and
+ * `world:update` deltas of the same selection for `/ws` clients.
  */
 import type { StateView } from "@colyseus/schema";
 import type { PublicViewOf, ViewKind, WorldUpdate } from "../../src/events.js";
 import type { Player } from "../../src/world/player.js";
-import type { VisibleSet, World } from "../../src/world/world.js";
+import type { ViewFields, VisibleSet, World } from "../../src/world/world.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, type WorldState } from "../../schema/world.js";
 
 export const KINDS: readonly ViewKind[] = ["players", "npcs", "resources", "groundItems"];
@@ -22,14 +23,26 @@ type Fits<K extends ViewKind> = PublicViewOf<K> extends Pick<SchemaOf<K>, keyof 
 const viewsFitSchema: { [K in ViewKind]: Fits<K> } = { players: true, npcs: true, resources: true, groundItems: true };
 void viewsFitSchema;
 
+/** One mirrored entity: its schema object, its public view kept in step, and a version bumped on every change. */
+export interface Mirrored<K extends ViewKind = ViewKind> {
+  readonly obj: SchemaOf<K>;
+  readonly view: ViewFields;
+  version: number;
+  /** The last `syncAll` that found it in the world. */
+  seen: number;
+}
+
 /** The world's public state as schema objects (the room's synchronised state). */
 export class SchemaMirror {
-  private readonly objects: { [K in ViewKind]: Map<string, SchemaOf<K>> } = {
+  private readonly entries: { [K in ViewKind]: Map<string, Mirrored<K>> } = {
     players: new Map(),
     npcs: new Map(),
     resources: new Map(),
     groundItems: new Map(),
   };
+  /** Versions of all entities come from one counter, so a re-created entity never reuses one. */
+  private versions = 0;
+  private sweep = 0;
 
   constructor(
     private readonly state: WorldState,
@@ -37,63 +50,65 @@ export class SchemaMirror {
   ) {}
 
   get<K extends ViewKind>(kind: K, id: string): SchemaOf<K> | undefined {
-    return this.objects[kind].get(id);
+    return this.entries[kind].get(id)?.obj;
   }
 
-  /** Copy every entity's public view into its schema object (unchanged values send nothing); drop the gone. */
+  /** The mirrored entity, if any. */
+  entry<K extends ViewKind>(kind: K, id: string): Mirrored<K> | undefined {
+    return this.entries[kind].get(id);
+  }
+
+  /**
+   * Bring every entity's schema object in step with the world: fields are compared in place and only
+   * changed ones assigned (unchanged values send nothing, nothing is allocated); drop the gone.
+   */
   syncAll(views: () => Iterable<StateView>) {
-    const world = this.world;
-    const live: Record<ViewKind, Iterable<string>> = {
-      players: world.players.keys(),
-      npcs: world.npcs.keys(),
-      resources: world.resources.keys(),
-      groundItems: world.groundItems.keys(),
-    };
+    const mark = ++this.sweep;
     for (const kind of KINDS) {
-      const seen = new Set<string>();
-      for (const id of live[kind]) {
-        seen.add(id);
-        this.upsert(kind, id);
-      }
-      for (const id of [...this.objects[kind].keys()]) if (!seen.has(id)) this.remove(kind, id, views());
+      const live: ReadonlyMap<string, unknown> = this.world[kind];
+      for (const id of live.keys()) this.upsert(kind, id, mark);
+      for (const [id, e] of this.entries[kind]) if (e.seen !== mark) this.remove(kind, id, views());
     }
   }
 
   /** Create or update the schema object of one entity. */
-  upsert<K extends ViewKind>(kind: K, id: string) {
-    const view = this.world.publicView(kind, id);
-    if (!view) return;
-    const objects = this.objects[kind] as Map<string, SchemaOf<K>>;
-    const obj = objects.get(id);
-    if (!obj) {
-      const created = Object.assign(new SCHEMA[kind](), view) as SchemaOf<K>;
-      objects.set(id, created);
-      (this.state[kind] as unknown as Map<string, SchemaOf<K>>).set(id, created);
+  upsert<K extends ViewKind>(kind: K, id: string, mark = this.sweep) {
+    const entries = this.entries[kind] as Map<string, Mirrored<K>>;
+    const e = entries.get(id);
+    if (!e) {
+      const view: ViewFields = {};
+      if (this.world.writeView(kind, id, view) === undefined) return;
+      const obj = Object.assign(new SCHEMA[kind](), view) as SchemaOf<K>;
+      entries.set(id, { obj, view, version: ++this.versions, seen: mark });
+      (this.state[kind] as unknown as Map<string, SchemaOf<K>>).set(id, obj);
       return;
     }
-    const fields = obj as unknown as Record<string, unknown>;
-    for (const [k, v] of Object.entries(view)) if (fields[k] !== v) fields[k] = v;
+    e.seen = mark;
+    if (!this.world.writeView(kind, id, e.view)) return;
+    e.version = ++this.versions;
+    const fields = e.obj as unknown as ViewFields;
+    for (const k in e.view) if (fields[k] !== e.view[k]) fields[k] = e.view[k]!;
   }
 
   /** Remove an entity's schema object, from the state and from every client's view. */
   remove(kind: ViewKind, id: string, views: Iterable<StateView>) {
-    const obj = this.objects[kind].get(id);
+    const obj = this.entries[kind].get(id)?.obj;
     if (!obj) return;
     for (const view of views) if (view.has(obj)) view.remove(obj);
-    this.objects[kind].delete(id);
+    this.entries[kind].delete(id);
     (this.state[kind] as unknown as Map<string, unknown>).delete(id);
   }
 }
 
-/** What an SDK client's `StateView` holds: the visible ids, double-buffered (swapped every tick). */
+/** What a client tracks: the visible ids, double-buffered (swapped every tick; the last one is the next one's `previous`). */
 export interface SdkVisibility {
   visible?: VisibleSet;
   spare?: VisibleSet;
 }
 
-/** Keep an SDK client's `StateView` equal to what its player can see. */
+/** Keep an SDK client's `StateView` equal to what its player tracks. */
 export function refreshView(world: World, mirror: SchemaMirror, view: StateView, seen: SdkVisibility, p: Player) {
-  const next = world.visibleFor(p, seen.spare);
+  const next = world.visibleFor(p, seen.spare, seen.visible);
   const prev = seen.visible;
   for (const kind of KINDS) {
     for (const id of next[kind]) {
@@ -116,49 +131,65 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
 
 /** What a `/ws` client has been told, to send it only the changes (`world:update`). */
 export class WorldUpdates {
-  private readonly sent: Record<ViewKind, Map<string, Record<string, unknown>>> = {
+  /** Per entity sent: the mirror's version it was last told, and the fields as told. */
+  private readonly sent: Record<ViewKind, Map<string, { version: number; fields: ViewFields }>> = {
     players: new Map(),
     npcs: new Map(),
     resources: new Map(),
     groundItems: new Map(),
   };
+  private readonly seen: SdkVisibility = {};
 
   /**
    * The next `world:update` for `p`: entities that came into view whole, the changed fields of the
    * others, null for those that left. Undefined when nothing changed, unless `full` (the first one).
+   * Fields are compared only for entities whose mirror version moved since they were last sent.
    */
-  next(world: World, p: Player, full: boolean): WorldUpdate | undefined {
-    const visible = world.visibleFor(p);
+  next(world: World, mirror: SchemaMirror, p: Player, full: boolean): WorldUpdate | undefined {
+    const visible = world.visibleFor(p, this.seen.spare, this.seen.visible);
+    this.seen.spare = this.seen.visible;
+    this.seen.visible = visible;
     const update: WorldUpdate = { tick: world.tick, players: {}, npcs: {}, resources: {}, groundItems: {} };
     let changed = full;
     for (const kind of KINDS) {
       const sent = this.sent[kind];
       const delta: Record<string, Record<string, unknown> | null> = update[kind];
+      let any = false;
       for (const id of visible[kind]) {
-        const view = world.publicView(kind, id);
-        if (!view) continue;
-        const before = sent.get(id);
-        if (!before) {
-          delta[id] = view;
-          sent.set(id, { ...view });
+        const e = mirror.entry(kind, id);
+        // Not mirrored yet: left out, so a later update sends it whole.
+        if (!e) {
+          visible[kind].delete(id);
           continue;
         }
+        const before = sent.get(id);
+        if (!before) {
+          delta[id] = { ...e.view };
+          sent.set(id, { version: e.version, fields: { ...e.view } });
+          any = true;
+          continue;
+        }
+        if (before.version === e.version) continue;
+        before.version = e.version;
         const fields: Record<string, unknown> = {};
-        let any = false;
-        for (const [k, v] of Object.entries(view))
-          if (before[k] !== v) {
-            fields[k] = v;
-            before[k] = v;
-            any = true;
+        let differs = false;
+        for (const k in e.view)
+          if (before.fields[k] !== e.view[k]) {
+            fields[k] = before.fields[k] = e.view[k]!;
+            differs = true;
           }
-        if (any) delta[id] = fields;
+        if (differs) {
+          delta[id] = fields;
+          any = true;
+        }
       }
-      for (const id of [...sent.keys()])
+      for (const id of sent.keys())
         if (!visible[kind].has(id)) {
           delta[id] = null;
           sent.delete(id);
+          any = true;
         }
-      if (Object.keys(delta).length > 0) changed = true;
+      if (any) changed = true;
     }
     return changed ? update : undefined;
   }

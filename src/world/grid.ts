@@ -1,32 +1,48 @@
 /**
  * A uniform spatial hash for interest management: entities are bucketed by cell so a view query
- * touches only the cells around the viewer, whatever the size of the world.
+ * touches only the cells around the viewer, whatever the size of the world; and by tile, so the
+ * nearest ones can be found ring by ring in a crowd without looking at the whole crowd.
+ * Coordinates are whole tiles within ±32,767.
  */
 export class SpatialGrid<T extends { id: string }> {
-  private readonly cells = new Map<string, Map<string, T>>();
-  private readonly where = new Map<string, string>();
+  private readonly cells = new Map<number, Map<string, T>>();
+  /** Small arrays (a tile holds few entities, or a crowd): iterated by index, nothing allocated. */
+  private readonly tiles = new Map<number, T[]>();
+  private readonly where = new Map<string, { cell: number; tile: number }>();
   constructor(readonly cellSize = 16) {}
 
-  private key(x: number, z: number) {
-    return `${Math.floor(x / this.cellSize)},${Math.floor(z / this.cellSize)}`;
+  private cellKey(x: number, z: number): number {
+    return key(Math.floor(x / this.cellSize), Math.floor(z / this.cellSize));
   }
 
   /** Insert or move an entity. */
   set(entity: T, x: number, z: number): void {
-    const k = this.key(x, z);
+    const cell = this.cellKey(x, z);
+    const tile = key(x, z);
     const old = this.where.get(entity.id);
-    if (old === k) return;
-    if (old !== undefined) this.cells.get(old)?.delete(entity.id);
-    let cell = this.cells.get(k);
-    if (!cell) this.cells.set(k, (cell = new Map<string, T>()));
-    cell.set(entity.id, entity);
-    this.where.set(entity.id, k);
+    if (!old) {
+      this.where.set(entity.id, { cell, tile });
+      add(this.cells, cell, entity);
+      addToTile(this.tiles, tile, entity);
+      return;
+    }
+    if (old.cell !== cell) {
+      remove(this.cells, old.cell, entity.id);
+      add(this.cells, cell, entity);
+      old.cell = cell;
+    }
+    if (old.tile !== tile) {
+      removeFromTile(this.tiles, old.tile, entity.id);
+      addToTile(this.tiles, tile, entity);
+      old.tile = tile;
+    }
   }
 
   delete(id: string): void {
     const old = this.where.get(id);
     if (old === undefined) return;
-    this.cells.get(old)?.delete(id);
+    remove(this.cells, old.cell, id);
+    removeFromTile(this.tiles, old.tile, id);
     this.where.delete(id);
   }
 
@@ -39,12 +55,59 @@ export class SpatialGrid<T extends { id: string }> {
     const z1 = Math.floor((z + radius) / cs);
     for (let cx = x0; cx <= x1; cx++)
       for (let cz = z0; cz <= z1; cz++) {
-        const cell = this.cells.get(`${cx},${cz}`);
+        const cell = this.cells.get(key(cx, cz));
         if (cell) yield* cell.values();
       }
+  }
+
+  /** How many entities `near` would yield (cheap: the cells' sizes). */
+  countNear(x: number, z: number, radius: number): number {
+    const cs = this.cellSize;
+    let n = 0;
+    for (let cx = Math.floor((x - radius) / cs); cx <= Math.floor((x + radius) / cs); cx++)
+      for (let cz = Math.floor((z - radius) / cs); cz <= Math.floor((z + radius) / cs); cz++) n += this.cells.get(key(cx, cz))?.size ?? 0;
+    return n;
+  }
+
+  /** The entities standing on the tile (x, z), if any. */
+  at(x: number, z: number): readonly T[] | undefined {
+    return this.tiles.get(key(x, z));
   }
 
   get size(): number {
     return this.where.size;
   }
+}
+
+function key(a: number, b: number): number {
+  return (a + 32768) * 65536 + (b + 32768);
+}
+
+function add<T extends { id: string }>(index: Map<number, Map<string, T>>, k: number, entity: T): void {
+  let bucket = index.get(k);
+  if (!bucket) index.set(k, (bucket = new Map<string, T>()));
+  bucket.set(entity.id, entity);
+}
+
+function remove<T>(index: Map<number, Map<string, T>>, k: number, id: string): void {
+  const bucket = index.get(k);
+  if (!bucket) return;
+  bucket.delete(id);
+  if (bucket.size === 0) index.delete(k);
+}
+
+function addToTile<T>(tiles: Map<number, T[]>, k: number, entity: T): void {
+  const bucket = tiles.get(k);
+  if (bucket) bucket.push(entity);
+  else tiles.set(k, [entity]);
+}
+
+function removeFromTile<T extends { id: string }>(tiles: Map<number, T[]>, k: number, id: string): void {
+  const bucket = tiles.get(k);
+  if (!bucket) return;
+  const i = bucket.findIndex((e) => e.id === id);
+  if (i < 0) return;
+  bucket[i] = bucket[bucket.length - 1]!;
+  bucket.pop();
+  if (bucket.length === 0) tiles.delete(k);
 }

@@ -4,7 +4,7 @@
  */
 import type { GatheringNode, NpcDef } from "../content/schemas.js";
 import type { Tile } from "../domain/types.js";
-import type { GroundItemPublic, NpcPublic, PublicViewOf, ResourcePublic, ViewKind } from "../protocol/player.js";
+import type { PublicViewOf, ViewKind } from "../protocol/player.js";
 
 export interface Npc {
   readonly id: string;
@@ -53,24 +53,39 @@ export interface GroundItem {
 /** An entity as clients see it (schema fields / world:update), by collection (src/protocol/player.ts). */
 export type PublicView<K extends ViewKind = ViewKind> = PublicViewOf<K>;
 
-export function npcView(n: Npc): NpcPublic {
-  return {
-    id: n.id,
-    npcId: n.def.id,
-    name: n.def.name,
-    x: n.x,
-    z: n.z,
-    health: n.health,
-    maxHealth: n.maxHealth,
-    combatLevel: n.def.combatLevel,
-    targetId: n.targetId ?? "",
-  };
+/** A public view kept across ticks and refreshed in place (`write*View`): field → value. */
+export type ViewFields = Record<string, string | number | boolean>;
+
+/** Set `v[k]` to `value`; 1 when it changed, else 0 (summed with `|` so every field is written). */
+export function put(v: ViewFields, k: string, value: string | number | boolean): number {
+  if (v[k] === value) return 0;
+  v[k] = value;
+  return 1;
 }
 
-export function resourceView(r: ResourceInstance, tick: number): ResourcePublic {
-  return { id: r.id, type: r.type, skill: r.skill, x: r.x, z: r.z, depleted: r.respawnTick !== undefined && r.respawnTick > tick };
+/** Write an NPC's public fields into `v` (see `NpcPublic`); true when any changed. */
+export function writeNpcView(n: Npc, v: ViewFields): boolean {
+  return (
+    (put(v, "id", n.id) |
+      put(v, "npcId", n.def.id) |
+      put(v, "name", n.def.name) |
+      put(v, "x", n.x) |
+      put(v, "z", n.z) |
+      put(v, "health", n.health) |
+      put(v, "maxHealth", n.maxHealth) |
+      put(v, "combatLevel", n.def.combatLevel) |
+      put(v, "targetId", n.targetId ?? "")) !==
+    0
+  );
 }
 
-export function groundItemView(g: GroundItem): GroundItemPublic {
-  return { id: g.id, itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z };
+/** Write a resource node's or fire's public fields into `v` (see `ResourcePublic`); true when any changed. */
+export function writeResourceView(r: ResourceInstance, tick: number, v: ViewFields): boolean {
+  const depleted = r.respawnTick !== undefined && r.respawnTick > tick;
+  return (put(v, "id", r.id) | put(v, "type", r.type) | put(v, "skill", r.skill) | put(v, "x", r.x) | put(v, "z", r.z) | put(v, "depleted", depleted)) !== 0;
+}
+
+/** Write a ground item's public fields into `v` (see `GroundItemPublic`); true when any changed. */
+export function writeGroundItemView(g: GroundItem, v: ViewFields): boolean {
+  return (put(v, "id", g.id) | put(v, "itemId", g.itemId) | put(v, "quantity", g.quantity) | put(v, "x", g.x) | put(v, "z", g.z)) !== 0;
 }

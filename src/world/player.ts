@@ -84,6 +84,10 @@ export class Player {
   lastCombatAt: number | undefined;
   /** Set when the player left while in combat: the reason it leaves with once out of combat. */
   leaving: string | undefined;
+  /** Who hit this player (players and NPCs), and when (ms): kept in its view a while (interest management). */
+  readonly attackedBy = new Map<string, number>();
+  /** Players it exchanged private messages with, and when (ms): kept in its view a while. */
+  readonly chattedWith = new Map<string, number>();
 
   constructor(record: CharacterRecord) {
     const c = record.character;

@@ -10,7 +10,7 @@ import type { GameContent } from "../content/load.js";
 import type { MoveTickReport, Regions } from "../domain/pathing.js";
 import { WorldClock } from "./clock.js";
 import type { WorldDeps } from "./deps.js";
-import type { GroundItem, Npc, PublicView, ResourceInstance } from "./objects.js";
+import type { GroundItem, Npc, PublicView, ResourceInstance, ViewFields } from "./objects.js";
 import { SpatialGrid } from "./grid.js";
 import { LivePort } from "./live-port.js";
 import { OutOfWorldGate } from "./out-of-world.js";
@@ -31,7 +31,8 @@ import { WorldEvents, type InterruptReason } from "./world-events.js";
 export { COMBAT_LOGOUT_SECONDS } from "./systems/combat.js";
 export { GATHER_INTERVAL_TICKS } from "./systems/gathering.js";
 export { GROUND_ITEM_LIFETIME_TICKS, GROUND_ITEM_PRIVATE_TICKS } from "./systems/ground.js";
-export { VIEW_RADIUS, playerView, type VisibleSet } from "./systems/visibility.js";
+export { VIEW_RADIUS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, playerView, type VisibleSet } from "./systems/visibility.js";
+export type { ViewFields } from "./objects.js";
 export { REFUSAL, type RefusalCode } from "./refusals.js";
 export { chatMessage } from "./messages.js";
 export type { TradeHooks } from "./world-events.js";
@@ -323,11 +324,14 @@ export class World {
   itemsHeld(characterId: string): boolean {
     return this.saving.itemsHeld(characterId);
   }
-  visibleFor(p: Player, out?: VisibleSet): VisibleSet {
-    return this.visibility.visibleFor(p, out);
+  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet): VisibleSet {
+    return this.visibility.visibleFor(p, out, previous);
   }
   publicView(kind: keyof VisibleSet, id: string): PublicView | undefined {
     return this.visibility.publicView(kind, id);
+  }
+  writeView(kind: keyof VisibleSet, id: string, into: ViewFields): boolean | undefined {
+    return this.visibility.writeView(kind, id, into);
   }
   viewersOf(x: number, z: number): Generator<Player> {
     return this.visibility.viewersOf(x, z);

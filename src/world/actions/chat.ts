@@ -21,6 +21,9 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
     const msg = chatMessage("private", text, p.id, p.name);
     target.send("chat:message", msg);
     p.send("chat:message", msg);
+    // Each keeps the other in view a while (interest management).
+    target.chattedWith.set(p.id, w.now());
+    p.chattedWith.set(target.id, w.now());
     return;
   }
   const msg = chatMessage("public", text, p.id, p.name);

@@ -85,7 +85,10 @@ export class Combat {
     if (clock.tick < p.nextAttackTick) return;
     const weapon = p.equipment.weapon ? content.items.get(p.equipment.weapon.itemId) : undefined;
     p.lastCombatAt = clock.now();
-    if (victim) victim.lastCombatAt = p.lastCombatAt;
+    if (victim) {
+      victim.lastCombatAt = p.lastCombatAt;
+      victim.attackedBy.set(p.id, p.lastCombatAt); // kept in the victim's view (interest management)
+    }
     p.nextAttackTick = clock.tick + (weapon?.attackSpeed ?? DEFAULT_ATTACK_SPEED);
     const attacker = combatantOf(p, content);
     if (npc) {

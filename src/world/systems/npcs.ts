@@ -137,6 +137,7 @@ export class Npcs implements NpcKiller {
     target.health = res.health;
     target.safety.progressChanged();
     target.lastCombatAt = clock.now();
+    target.attackedBy.set(n.id, target.lastCombatAt); // kept in the target's view (interest management)
     this.d.visibility.emitHit({ attackerId: n.id, targetId: target.id, damage: res.dealt, targetHealth: target.health, targetMaxHealth: target.maxHealth }, target);
     if (res.dead) {
       n.targetId = undefined;

@@ -1,20 +1,48 @@
 /**
- * Interest management: what each player sees (within VIEW_RADIUS, through the spatial grids), the
- * public view of each thing, who sees a tile, and what lies around a player for agents.
+ * Interest management: what each player sees (README "In a crowd"): the things within VIEW_RADIUS,
+ * bounded per collection, nearest first with priorities (src/domain/interest.ts), gathered from the
+ * spatial grids at a cost that grows with the bound, not with the crowd; the public view of each
+ * thing, who sees a tile, and what lies around a player for agents.
  */
 import type { GameContent } from "../../content/load.js";
+import {
+  MAX_NEW_PER_TICK,
+  MAX_TRACKED_GROUND_ITEMS,
+  MAX_TRACKED_NPCS,
+  MAX_TRACKED_PLAYERS,
+  MAX_TRACKED_RESOURCES,
+  TRACKING_MARGIN,
+} from "../../domain/interest.js";
 import { chebyshev } from "../../domain/movement.js";
 import type { Tile } from "../../domain/types.js";
 import type { CombatHit } from "../../events.js";
 import type { WorldClock } from "../clock.js";
-import { groundItemView, npcView, resourceView, type GroundItem, type Npc, type PublicView, type ResourceInstance } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
+import {
+  put,
+  writeGroundItemView,
+  writeNpcView,
+  writeResourceView,
+  type GroundItem,
+  type Npc,
+  type PublicView,
+  type ResourceInstance,
+  type ViewFields,
+} from "../objects.js";
 import type { Player } from "../player.js";
 import type { Surroundings } from "../port.js";
 import { canSeeGroundItem } from "./ground.js";
+import { Tracker } from "./tracker.js";
 
 /** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
 export const VIEW_RADIUS = 24;
+/**
+ * Seconds a player or NPC that hit a player stays in that player's view first: its combat logout
+ * window, COMBAT_LOGOUT_SECONDS (a test keeps them equal; not imported, combat already depends on this).
+ */
+export const RECENT_ATTACKER_SECONDS = 10;
+/** Seconds a friend it exchanged private messages with stays in a player's view first. */
+export const RECENT_CHAT_SECONDS = 60;
 
 /** Visible entity ids per collection. */
 export interface VisibleSet {
@@ -23,6 +51,8 @@ export interface VisibleSet {
   resources: Set<string>;
   groundItems: Set<string>;
 }
+
+const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() });
 
 export interface VisibilityDeps {
   players: ReadonlyMap<string, Player>;
@@ -38,46 +68,102 @@ export interface VisibilityDeps {
 }
 
 export class Visibility {
-  constructor(private readonly d: VisibilityDeps) {}
+  private readonly trackers: { players: Tracker<Player>; npcs: Tracker<Npc>; resources: Tracker<ResourceInstance>; groundItems: Tracker<GroundItem> };
+  /** Ids a viewer keeps in view first, per collection (refilled for each viewer). */
+  private readonly priority = emptyVisibleSet();
+  /** The players of each trade (built once per tick, for trade partners). */
+  private trades = new Map<string, Player[]>();
+  private tradesTick = -1;
+
+  constructor(private readonly d: VisibilityDeps) {
+    const tick = () => d.clock.tick;
+    this.trackers = {
+      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK),
+      npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, TRACKING_MARGIN, (n) => n.respawnTick === undefined, MAX_NEW_PER_TICK),
+      resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, TRACKING_MARGIN, () => true, MAX_NEW_PER_TICK),
+      groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, TRACKING_MARGIN, (g, p) => canSeeGroundItem(p, g, tick()), MAX_NEW_PER_TICK),
+    };
+  }
 
   /**
-   * Everything within VIEW_RADIUS of the player. Pass `out` to refill existing sets instead of
-   * allocating new ones (the room double-buffers them: this runs for every client every tick).
+   * What the player tracks: itself, and per collection at most its bound of what lies within
+   * VIEW_RADIUS, priorities first, then nearest first; `previous` (what it tracked until now) wins
+   * ties at the cut-off. Pass `out` to refill existing sets instead of allocating new ones (the room
+   * double-buffers them: this runs for every client every tick).
    */
-  visibleFor(p: Player, out?: VisibleSet): VisibleSet {
-    const d = this.d;
-    const v: VisibleSet = out ?? { players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() };
-    v.players.clear();
-    v.npcs.clear();
-    v.resources.clear();
-    v.groundItems.clear();
-    const near = (e: { x: number; z: number }) => Math.max(Math.abs(e.x - p.x), Math.abs(e.z - p.z)) <= VIEW_RADIUS;
-    for (const o of d.playerGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(o)) v.players.add(o.id);
-    v.players.add(p.id);
-    for (const n of d.npcGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(n) && n.respawnTick === undefined) v.npcs.add(n.id);
-    for (const r of d.resourceGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(r)) v.resources.add(r.id);
-    const tick = d.clock.tick;
-    for (const g of d.itemGrid.near(p.x, p.z, VIEW_RADIUS)) if (near(g) && canSeeGroundItem(p, g, tick)) v.groundItems.add(g.id);
+  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet): VisibleSet {
+    const v = out ?? emptyVisibleSet();
+    const priority = this.priorities(p);
+    for (const kind of KINDS) {
+      v[kind].clear();
+      if (kind === "players") v.players.add(p.id);
+      this.trackers[kind].select(p, priority[kind], previous?.[kind], v[kind]);
+    }
     return v;
+  }
+
+  /** Ids `p` keeps in view before any other: its trade partner, what it fights, who hit it, its recent chats. */
+  private priorities(p: Player): VisibleSet {
+    const pr = this.priority;
+    for (const kind of KINDS) pr[kind].clear();
+    const now = this.d.clock.now();
+    if (p.tradeId) for (const o of this.tradesNow().get(p.tradeId) ?? []) if (o !== p) pr.players.add(o.id);
+    const a = p.action;
+    if (a?.kind === "attack") (this.d.npcs.has(a.targetId) ? pr.npcs : pr.players).add(a.targetId);
+    else if (a?.kind === "gather") pr.resources.add(a.nodeId);
+    else if (a?.kind === "pickup") pr.groundItems.add(a.groundItemId);
+    for (const [id, at] of p.attackedBy) {
+      if (now - at >= RECENT_ATTACKER_SECONDS * 1000) p.attackedBy.delete(id);
+      else (this.d.npcs.has(id) ? pr.npcs : pr.players).add(id);
+    }
+    for (const [id, at] of p.chattedWith) {
+      if (now - at >= RECENT_CHAT_SECONDS * 1000) p.chattedWith.delete(id);
+      else pr.players.add(id);
+    }
+    pr.players.delete(p.id);
+    return pr;
+  }
+
+  /** Trades in progress: trade id → its players present in the world. */
+  private tradesNow(): Map<string, Player[]> {
+    if (this.tradesTick === this.d.clock.tick) return this.trades;
+    this.tradesTick = this.d.clock.tick;
+    this.trades = new Map();
+    for (const p of this.d.players.values()) {
+      if (!p.tradeId) continue;
+      const list = this.trades.get(p.tradeId);
+      if (list) list.push(p);
+      else this.trades.set(p.tradeId, [p]);
+    }
+    return this.trades;
   }
 
   /** Public view of an entity by collection and id. */
   publicView(kind: keyof VisibleSet, id: string): PublicView | undefined {
+    const v: ViewFields = {};
+    return this.writeView(kind, id, v) === undefined ? undefined : (v as PublicView);
+  }
+
+  /**
+   * Write an entity's public fields into `v`, a view the caller keeps across ticks (no allocation):
+   * true when a field changed, undefined when the entity is gone.
+   */
+  writeView(kind: keyof VisibleSet, id: string, v: ViewFields): boolean | undefined {
     const d = this.d;
     if (kind === "players") {
       const p = d.players.get(id);
-      return p ? playerView(p) : undefined;
+      return p ? writePlayerView(p, v) : undefined;
     }
     if (kind === "npcs") {
       const n = d.npcs.get(id);
-      return n ? npcView(n) : undefined;
+      return n ? writeNpcView(n, v) : undefined;
     }
     if (kind === "resources") {
       const r = d.resources.get(id);
-      return r ? resourceView(r, d.clock.tick) : undefined;
+      return r ? writeResourceView(r, d.clock.tick, v) : undefined;
     }
     const g = d.groundItems.get(id);
-    return g ? groundItemView(g) : undefined;
+    return g ? writeGroundItemView(g, v) : undefined;
   }
 
   /** Players who can see the tile. */
@@ -112,21 +198,33 @@ export class Visibility {
   }
 }
 
+const KINDS = ["players", "npcs", "resources", "groundItems"] as const;
+
 /** Public fields of a player, as the schema and `world:update` carry them. */
 export function playerView(p: Player): PublicView {
-  return {
-    id: p.id,
-    name: p.name,
-    x: p.x,
-    z: p.z,
-    health: p.health,
-    maxHealth: p.maxHealth,
-    combatLevel: p.combatLevel,
-    moving: p.path.length > 0,
-    running: p.running,
-    isAgent: p.isAgent,
-    activity: p.dead ? "dead" : p.tradeId ? "trading" : (p.action?.kind ?? (p.path.length > 0 ? "walking" : "idle")),
-    targetId: p.action?.kind === "attack" ? p.action.targetId : p.action?.kind === "gather" ? p.action.nodeId : "",
-    weapon: p.equipment.weapon?.itemId ?? "",
-  };
+  const v: ViewFields = {};
+  writePlayerView(p, v);
+  return v as PublicView;
+}
+
+/** Write a player's public fields into `v` (see `PlayerPublic`); true when any changed. */
+export function writePlayerView(p: Player, v: ViewFields): boolean {
+  const a = p.action;
+  const walking = p.path.length > 0;
+  return (
+    (put(v, "id", p.id) |
+      put(v, "name", p.name) |
+      put(v, "x", p.x) |
+      put(v, "z", p.z) |
+      put(v, "health", p.health) |
+      put(v, "maxHealth", p.maxHealth) |
+      put(v, "combatLevel", p.combatLevel) |
+      put(v, "moving", walking) |
+      put(v, "running", p.running) |
+      put(v, "isAgent", p.isAgent) |
+      put(v, "activity", p.dead ? "dead" : p.tradeId ? "trading" : (a?.kind ?? (walking ? "walking" : "idle"))) |
+      put(v, "targetId", a?.kind === "attack" ? a.targetId : a?.kind === "gather" ? a.nodeId : "") |
+      put(v, "weapon", p.equipment.weapon?.itemId ?? "")) !==
+    0
+  );
 }

@@ -1,0 +1,96 @@
+/**
+ * Interest-management micro benchmark (README "Benchmarks"): the per-tick cost of keeping every
+ * client's view in step, in one process without sockets or storage. `--players` bots join at the
+ * spawn and, like `bench:world --crowd`'s, run to a random tile within 8 tiles about once a second;
+ * each tick runs `World.step`, `SchemaMirror.syncAll`, `refreshView` for every client (the selection
+ * and its StateView changes) and the Colyseus encoding of the patch for every view, as `WorldRoom`
+ * does. Prints the milliseconds of each part per tick and the patch bytes per client per tick.
+ *
+ *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50]
+ *
+ * A figure to compare between commits on the same machine, not a test: the real measurement is
+ * `npm run bench:world`.
+ */
+import { parseArgs } from "node:util";
+import { Encoder, StateView } from "@colyseus/schema";
+import type { CharacterRepository } from "../entities/character-repository.js";
+import { refreshView, SchemaMirror, type SdkVisibility } from "../rooms/world/views.js";
+import { WorldState } from "../schema/world.js";
+import { loadContent } from "../src/content/load.js";
+import { createLogger } from "../src/logger.js";
+import type { Player } from "../src/world/player.js";
+import { World } from "../src/world/world.js";
+import { characterRecord } from "../test/helpers/records.js";
+
+const { values: args } = parseArgs({ options: { players: { type: "string", default: "1000" }, ticks: { type: "string", default: "50" } } });
+const players = Number(args.players);
+const ticks = Number(args.ticks);
+const WARMUP = Math.floor(ticks / 3);
+
+Encoder.BUFFER_SIZE = 16 * 1024 * 1024;
+const content = await loadContent("world/manifests");
+let now = 1_000_000;
+let seed = 1;
+const rng = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+const noStorage = { save: async () => undefined, recordKill: async () => undefined, recordLogout: async () => undefined };
+const world = new World({
+  content,
+  characters: noStorage as unknown as CharacterRepository,
+  logger: createLogger("silent"),
+  saveIntervalSeconds: 1e6,
+  checkAdminCode: () => "wrong",
+  rng,
+  now: () => now,
+});
+const state = new WorldState();
+const encoder = new Encoder(state);
+const mirror = new SchemaMirror(state, world);
+const clients: { p: Player; view: StateView; seen: SdkVisibility; nextMove: number }[] = [];
+for (let i = 0; i < players; i++) {
+  const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+  const { player } = world.join(characterRecord(id, { at: content.spawn }), { id: `c${i}`, kind: "sdk", send: () => undefined, close: () => undefined }, 4009);
+  mirror.upsert("players", player.id);
+  clients.push({ p: player, view: new StateView(), seen: {}, nextMove: 0 });
+}
+
+const ms = { step: 0, mirror: 0, views: 0, encode: 0 };
+let bytes = 0;
+const roam = () => Math.floor(rng() * 17) - 8;
+for (let tick = 0; tick < ticks; tick++) {
+  now += 600;
+  for (const c of clients) {
+    if (c.nextMove > tick) continue;
+    c.nextMove = tick + 1 + Math.floor(rng() * 2);
+    const x = content.spawn.x + roam();
+    const z = content.spawn.z + roam();
+    if (!content.isBlocked(x, z)) world.movement.request(c.p, { x, z, run: true });
+  }
+  const measured = tick >= WARMUP;
+  let t0 = performance.now();
+  const lap = (part: keyof typeof ms) => {
+    const t = performance.now();
+    if (measured) ms[part] += t - t0;
+    t0 = t;
+  };
+  world.step();
+  state.tick = world.tick;
+  lap("step");
+  mirror.syncAll(() => clients.map((c) => c.view));
+  lap("mirror");
+  for (const c of clients) refreshView(world, mirror, c.view, c.seen, c.p);
+  lap("views");
+  const it = { offset: 1 };
+  encoder.encode(it);
+  const shared = it.offset;
+  for (const c of clients) {
+    const patch = encoder.encodeView(c.view, shared, it);
+    if (measured) bytes += patch.length;
+  }
+  encoder.discardChanges();
+  lap("encode");
+}
+const per = (v: number) => Math.round((v / (ticks - WARMUP)) * 100) / 100;
+console.log(
+  `${players} players, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, views ${per(ms.views)}, ` +
+    `encode ${per(ms.encode)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick`,
+);

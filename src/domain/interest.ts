@@ -1,0 +1,152 @@
+/**
+ * Interest management's selection rule (README "In a crowd"): of the things within a client's view,
+ * which ones it tracks. Priority ids first, then nearest first up to the bound, where what the
+ * client already tracks counts a little nearer and wins ties, and only a few newcomers get in per
+ * tick (no churn in a crowd).
+ */
+
+/**
+ * Other players a client tracks at most. RuneScape's client keeps at most 255 local players; 100
+ * fills a screen at a bank (about a 10-tile square of a one-player-a-tile crowd) while keeping each
+ * client's share of a tick's sync, and its bandwidth, flat however large the crowd grows.
+ */
+export const MAX_TRACKED_PLAYERS = 100;
+/** NPCs a client tracks at most (the bundled map has at most 10 within any view). */
+export const MAX_TRACKED_NPCS = 100;
+/** Ground item piles a client tracks at most (a crowd dropping things at a bank). */
+export const MAX_TRACKED_GROUND_ITEMS = 100;
+/** Resource nodes and fires a client tracks at most: nodes are static, so generous (fires in a crowd). */
+export const MAX_TRACKED_RESOURCES = 200;
+/**
+ * Tiles of advantage of what a client already tracks: something new takes its place only when more
+ * than this much nearer, so a crowd milling around the edge of the tracked set does not churn it.
+ */
+export const TRACKING_MARGIN = 2;
+/**
+ * Things a client starts tracking per tick at most, per collection (priorities aside). In a crowd
+ * on the move the nearest set changes all the time, and every newcomer is sent whole: this keeps
+ * each client's share of a tick, and its bandwidth, bounded; the view catches up over a few ticks.
+ */
+export const MAX_NEW_PER_TICK = 10;
+
+/**
+ * What a selection chooses from. `ids[i]` lies `distances[i]` whole tiles away (0 or more); only the
+ * first `count` entries count (buffers are reused from one client to the next). Every candidate is
+ * within view; an id appears once.
+ */
+export interface InterestCandidates {
+  readonly ids: readonly string[];
+  readonly distances: ArrayLike<number>;
+  readonly count: number;
+}
+
+export interface InterestRule {
+  /** How many to choose at most. */
+  readonly bound: number;
+  /** Ids chosen before any other candidate (trade partner, attack target, attackers…). */
+  readonly priority: ReadonlySet<string>;
+  /** What the client tracked until now: it wins ties, and counts `margin` tiles nearer. */
+  readonly previous?: ReadonlySet<string>;
+  /** Tiles of advantage of what the client tracked until now (0 by default). */
+  readonly margin?: number;
+  /** With `previous`, when not everything fits: at most this many it did not track come in (priorities aside). */
+  readonly maxAdds?: number;
+}
+
+// Scratch buffers, reused from one selection to the next.
+const OTHER = 0;
+const TRACKED = 1;
+const PRIORITY = 2;
+let kinds = new Uint8Array(256);
+let tracked = new Uint32Array(64);
+let untracked = new Uint32Array(64);
+
+/**
+ * Add the chosen candidates to `out` (not cleared first) and return how many: every priority
+ * candidate (the nearest of them if they alone pass the bound), then the others by rank — the
+ * distance, less `margin` for what the client tracked until now — taking at equal rank what it
+ * tracked first, then the rest in candidate order, and (when not all fit) at most `maxAdds` it did
+ * not track. Linear in `count` (ranks are bucketed; nothing is sorted unless priorities pass the
+ * bound).
+ */
+export function selectInterest(c: InterestCandidates, rule: InterestRule, out: Set<string>): number {
+  const { ids, distances, count } = c;
+  const { bound, priority, previous } = rule;
+  if (bound <= 0) return 0;
+  const margin = rule.margin ?? 0;
+  // Each candidate's kind, looked up once: a priority, tracked until now, or not.
+  if (kinds.length < count) kinds = new Uint8Array(Math.max(count, 2 * kinds.length));
+  let prio = 0;
+  let far = 0;
+  for (let i = 0; i < count; i++) {
+    const id = ids[i]!;
+    const kind = priority.has(id) ? PRIORITY : previous?.has(id) ? TRACKED : OTHER;
+    kinds[i] = kind;
+    if (kind === PRIORITY) prio++;
+    else if (distances[i]! > far) far = distances[i]!;
+  }
+  if (prio > bound) return nearestPriorities(c, rule, out);
+  if (count <= bound) {
+    // Everything fits: no ranking, no limit on newcomers.
+    for (let i = 0; i < count; i++) out.add(ids[i]!);
+    return count;
+  }
+  if (tracked.length <= far) [tracked, untracked] = [new Uint32Array(far + 1), new Uint32Array(far + 1)];
+  tracked.fill(0, 0, far + 1);
+  untracked.fill(0, 0, far + 1);
+  for (let i = 0; i < count; i++) {
+    const kind = kinds[i];
+    if (kind === PRIORITY) out.add(ids[i]!);
+    else if (kind === TRACKED) tracked[Math.max(0, distances[i]! - margin)]!++;
+    else untracked[distances[i]!]!++;
+  }
+  // Rank by rank, what it tracked first, until the room is full: where each kind is cut, and how
+  // many of that kind are taken at its cut (everything of a lower rank is).
+  let left = bound - prio;
+  let adds = previous ? (rule.maxAdds ?? Infinity) : Infinity;
+  let cutT = -1;
+  let atT = 0;
+  let cutU = -1;
+  let atU = 0;
+  let r = 0;
+  for (; r <= far && left > 0; r++) {
+    const t = Math.min(tracked[r]!, left);
+    left -= t;
+    if (t < tracked[r]! && cutT < 0) {
+      cutT = r;
+      atT = t;
+    }
+    const u = Math.min(untracked[r]!, left, adds);
+    left -= u;
+    adds -= u;
+    if (u < untracked[r]! && cutU < 0) {
+      cutU = r;
+      atU = u;
+    }
+  }
+  // A kind never cut is taken up to the last rank looked at.
+  if (cutT < 0) cutT = r;
+  if (cutU < 0) cutU = r;
+  for (let i = 0; i < count; i++) {
+    const kind = kinds[i];
+    if (kind === PRIORITY) continue;
+    if (kind === TRACKED) {
+      const rank = Math.max(0, distances[i]! - margin);
+      if (rank < cutT || (rank === cutT && atT-- > 0)) out.add(ids[i]!);
+    } else {
+      const rank = distances[i]!;
+      if (rank < cutU || (rank === cutU && atU-- > 0)) out.add(ids[i]!);
+    }
+  }
+  return bound - left;
+}
+
+/** More priority candidates than the bound: the nearest of them (previously tracked first at a tie). */
+function nearestPriorities(c: InterestCandidates, rule: InterestRule, out: Set<string>): number {
+  const order: number[] = [];
+  for (let i = 0; i < c.count; i++) if (rule.priority.has(c.ids[i]!)) order.push(i);
+  const prev = (i: number) => (rule.previous?.has(c.ids[i]!) ? 0 : 1);
+  order.sort((a, b) => c.distances[a]! - c.distances[b]! || prev(a) - prev(b) || a - b);
+  for (const i of order.slice(0, rule.bound)) out.add(c.ids[i]!);
+  return rule.bound;
+}

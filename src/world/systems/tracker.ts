@@ -1,0 +1,134 @@
+/**
+ * What a viewer tracks of one collection (players, NPCs, resources or ground items): the candidates
+ * within the view radius gathered from the spatial grid, and the domain's selection rule applied
+ * (src/domain/interest.ts). Gathering costs about the bound, not the crowd: while the grid cells
+ * around the viewer hold at most SCAN_FACTOR × the bound, they are scanned; beyond, what the viewer
+ * tracked is looked up by id and the tiles are walked ring by ring outward only until the bound is
+ * passed (a per-tile index of the grid).
+ */
+import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
+import type { SpatialGrid } from "../grid.js";
+import type { Player } from "../player.js";
+
+/** Scan the cells around a viewer while they hold at most this many times the bound; walk rings beyond. */
+export const SCAN_FACTOR = 2;
+
+interface Placed {
+  readonly id: string;
+  readonly x: number;
+  readonly z: number;
+}
+
+export class Tracker<T extends Placed> {
+  /** The candidates of the current viewer (buffers reused from one viewer to the next). */
+  private readonly c: { ids: string[]; distances: Int32Array; count: number } = { ids: [], distances: new Int32Array(256), count: 0 };
+  /** The occupied tiles of the ring being walked. */
+  private readonly ring: (readonly T[])[] = [];
+  private ringSize = 0;
+  /** What the viewer tracked, counted by the rank it competes at (ring walks). */
+  private readonly trackedRanks: Uint32Array;
+
+  constructor(
+    private readonly grid: SpatialGrid<T>,
+    private readonly all: ReadonlyMap<string, T>,
+    readonly bound: number,
+    readonly radius: number,
+    /** Tiles of advantage of what the viewer already tracks (`InterestRule.margin`). */
+    readonly margin: number,
+    /** Whether the viewer may see the entity at all (not itself, not a dead NPC, not someone else's drop). */
+    private readonly accept: (e: T, viewer: Player) => boolean,
+    /** At most this many it did not track come in per selection (`InterestRule.maxAdds`). */
+    readonly maxAdds: number,
+  ) {
+    this.trackedRanks = new Uint32Array(radius + 1);
+  }
+
+  /** Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous` its history. */
+  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): void {
+    const { grid, radius } = this;
+    this.c.count = 0;
+    for (const id of priority) {
+      const e = this.all.get(id);
+      if (e) this.consider(e, viewer);
+    }
+    if (grid.countNear(viewer.x, viewer.z, radius) <= SCAN_FACTOR * this.bound) {
+      for (const e of grid.near(viewer.x, viewer.z, radius)) if (!priority.has(e.id)) this.consider(e, viewer);
+    } else this.walkRings(viewer, priority, previous);
+    selectInterest(this.c as InterestCandidates, { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds }, out);
+  }
+
+  /** A candidate if within the radius and acceptable. */
+  private consider(e: T, viewer: Player): void {
+    const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
+    if (d <= this.radius && this.accept(e, viewer)) this.push(e.id, d);
+  }
+
+  private push(id: string, distance: number): void {
+    const c = this.c;
+    if (c.count === c.distances.length) {
+      const grown = new Int32Array(c.distances.length * 2);
+      grown.set(c.distances);
+      c.distances = grown;
+    }
+    c.ids[c.count] = id;
+    c.distances[c.count++] = distance;
+  }
+
+  /**
+   * A crowd: what the viewer tracked is offered whole (looked up by id), then the others ring by
+   * ring outward, nearest first, only as many as can still get in: the selection ranks what it
+   * tracked `margin` tiles nearer and first at a tie, so once those of rank up to r and the others
+   * within r pass the bound, nothing farther could be chosen.
+   */
+  private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined): void {
+    const { radius, margin } = this;
+    const room = this.bound - this.c.count;
+    const ranks = this.trackedRanks.fill(0);
+    if (previous)
+      for (const id of previous) {
+        const e = priority.has(id) ? undefined : this.all.get(id);
+        if (!e) continue;
+        const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
+        if (d > radius || !this.accept(e, viewer)) continue;
+        this.push(id, d);
+        ranks[Math.max(0, d - margin)]!++;
+      }
+    // One more than fits, when there is one: the selection then knows that not all fit.
+    let filled = 0;
+    for (let r = 0; r <= radius; r++) {
+      filled += ranks[r]!;
+      let need = room + 1 - filled;
+      if (need <= 0) return;
+      this.collectRing(viewer.x, viewer.z, r);
+      for (let i = 0; i < this.ringSize && need > 0; i++) {
+        const tile = this.ring[i]!;
+        for (let j = 0; j < tile.length && need > 0; j++) {
+          const e = tile[j]!;
+          if (priority.has(e.id) || previous?.has(e.id) || !this.accept(e, viewer)) continue;
+          this.push(e.id, r);
+          filled++;
+          need--;
+        }
+      }
+    }
+  }
+
+  /** Gather the occupied tiles at Chebyshev distance `r` from (x, z) into `ring`. */
+  private collectRing(x: number, z: number, r: number): void {
+    this.ringSize = 0;
+    if (r === 0) return this.tile(x, z);
+    for (let dx = -r; dx <= r; dx++) {
+      this.tile(x + dx, z - r);
+      this.tile(x + dx, z + r);
+    }
+    for (let dz = -r + 1; dz < r; dz++) {
+      this.tile(x - r, z + dz);
+      this.tile(x + r, z + dz);
+    }
+  }
+
+  private tile(x: number, z: number): void {
+    const bucket = this.grid.at(x, z);
+    if (bucket) this.ring[this.ringSize++] = bucket;
+  }
+}

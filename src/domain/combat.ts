@@ -13,6 +13,12 @@ import type { EquipSlot, ItemBonuses, ItemDef, SkillName } from "./types.js";
 export const HEALTH_PER_LEVEL = 10;
 /** Ticks between attacks when a weapon or NPC does not say. */
 export const DEFAULT_ATTACK_SPEED = 4;
+/**
+ * Seconds after its last combat action (a hit it dealt or took) during which a player cannot leave
+ * the world: its connection may go, the player stays, can be attacked and can die (README "Combat
+ * logout").
+ */
+export const COMBAT_LOGOUT_SECONDS = 10;
 /** Invisible level bonus of the chosen stance (OSRS accurate/aggressive/defensive). */
 export const STANCE_BONUS = 3;
 /** XP in the trained style per point of damage dealt. */

@@ -3,7 +3,7 @@
  * who counts as in combat (no logging out of a fight, README "Combat logout").
  */
 import type { GameContent } from "../../content/load.js";
-import { applyDamage, combatXp, DEFAULT_ATTACK_SPEED, equippedCombatant, npcCombatant, rollAttack, type Combatant } from "../../domain/combat.js";
+import { applyDamage, COMBAT_LOGOUT_SECONDS, combatXp, DEFAULT_ATTACK_SPEED, equippedCombatant, npcCombatant, rollAttack, type Combatant } from "../../domain/combat.js";
 import { canStep, chebyshev, NEIGHBOURS } from "../../domain/movement.js";
 import type { Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
@@ -15,12 +15,7 @@ import type { Movement } from "./movement.js";
 import type { Progress } from "./progress.js";
 import type { Visibility } from "./visibility.js";
 
-/**
- * Seconds after its last combat action (a hit it dealt or took) during which a player cannot leave
- * the world: its connection may go, the player stays, can be attacked and can die (README "Combat
- * logout").
- */
-export const COMBAT_LOGOUT_SECONDS = 10;
+export { COMBAT_LOGOUT_SECONDS };
 
 /** Did the player deal or take a hit within the last COMBAT_LOGOUT_SECONDS (at `now`, ms)? */
 export function inCombat(p: Player, now: number): boolean {

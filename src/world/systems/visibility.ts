@@ -4,6 +4,7 @@
  * spatial grids at a cost that grows with the bound, not with the crowd; the public view of each
  * thing, who sees a tile, and what lies around a player for agents.
  */
+import { COMBAT_LOGOUT_SECONDS } from "../../domain/combat.js";
 import type { GameContent } from "../../content/load.js";
 import {
   MAX_NEW_PER_TICK,
@@ -36,11 +37,8 @@ import { Tracker } from "./tracker.js";
 
 /** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
 export const VIEW_RADIUS = 24;
-/**
- * Seconds a player or NPC that hit a player stays in that player's view first: its combat logout
- * window, COMBAT_LOGOUT_SECONDS (a test keeps them equal; not imported, combat already depends on this).
- */
-export const RECENT_ATTACKER_SECONDS = 10;
+/** Seconds a player or NPC that hit a player stays in that player's view first: its combat logout window. */
+export const RECENT_ATTACKER_SECONDS = COMBAT_LOGOUT_SECONDS;
 /** Seconds a friend it exchanged private messages with stays in a player's view first. */
 export const RECENT_CHAT_SECONDS = 60;
 

@@ -33,6 +33,9 @@ describe("matchmaker: only the server creates rooms, only traders join a trade r
   afterEach(async () => {
     await Promise.all(players.map((p) => p.close()));
     players = [];
+    // A trade ends when a trader leaves, and its room is disposed after that: each test counts rooms
+    // from a clean slate, not from the rooms an earlier test is still closing.
+    await until(async () => (await matchMaker.query({ name: "trade" })).length === 0, "the trade rooms of the test disposed");
   });
 
   /** POST /ws/matchmake/<verb>/<target> as a plain HTTP client. */

@@ -6,6 +6,7 @@ export * from "./activity.js";
 export * from "./social.js";
 export * from "./trade.js";
 export * from "./agent.js";
+export * from "./lease.js";
 
 import { AccountEntity } from "./account.js";
 import { CharacterEntity, InventoryItemEntity, EquipmentItemEntity, BankItemEntity } from "./character.js";
@@ -14,6 +15,7 @@ import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity } from "./activity.
 import { FriendshipEntity, FriendRequestEntity, IgnoreEntryEntity } from "./social.js";
 import { TradeAuditEntity } from "./trade.js";
 import { AgentMappingEntity } from "./agent.js";
+import { CharacterLeaseEntity } from "./lease.js";
 
 export const ALL_ENTITIES = [
   AccountEntity,
@@ -31,4 +33,5 @@ export const ALL_ENTITIES = [
   IgnoreEntryEntity,
   TradeAuditEntity,
   AgentMappingEntity,
+  CharacterLeaseEntity,
 ];

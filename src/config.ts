@@ -60,6 +60,14 @@ const int = (def: number, min: number, max: number) =>
     )
     .pipe(z.number().int().min(min).max(max));
 
+/** `WORLDS`: the worlds this process hosts, comma-separated positive integers, each once (README "Worlds"); ascending. */
+const worldList = optionalString
+  .transform((v) => v ?? "1")
+  .pipe(z.string().regex(/^[1-9]\d{0,5}( *, *[1-9]\d{0,5})*$/, "must be a comma-separated list of world numbers from 1, e.g. 1,2"))
+  .transform((v) => v.split(",").map((n) => Number(n.trim())))
+  .refine((ns) => new Set(ns).size === ns.length, "lists a world more than once")
+  .transform((ns) => [...ns].sort((a, b) => a - b));
+
 /** `WORLD`: the world directory (manifests, models, the embedded database). */
 const world = z.string().min(1).default("world");
 
@@ -106,6 +114,8 @@ const envSchema = z.object({
   RATE_LIMIT_BLOCK_SECONDS: int(60, 1, 86400),
   TICK_MS: int(600, 10, 10_000),
   MAX_SOCKETS_PER_ADDRESS: int(10, 1, 100_000),
+  WORLDS: worldList,
+  WORLD_MAX_PLAYERS: int(5_000, 1, 100_000),
   REDIS_URL: optionalUrl,
   TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
@@ -164,6 +174,10 @@ export interface Config {
   readonly tickMs: number;
   /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
   readonly maxSocketsPerAddress: number;
+  /** `WORLDS`: the world numbers this process hosts, ascending (README "Worlds"). */
+  readonly worlds: readonly number[];
+  /** `WORLD_MAX_PLAYERS`: connections one world room takes; a full world refuses joins (503 WORLD_FULL). */
+  readonly worldMaxPlayers: number;
   readonly redisUrl?: string;
   /** A pending trade request expires after this long (docs/trading.md#rules: 30 s). */
   readonly tradeRequestTimeoutMs: number;
@@ -276,6 +290,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     skipManifests: v.SKIP_MANIFESTS,
     tickMs: v.TICK_MS,
     maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
+    worlds: v.WORLDS,
+    worldMaxPlayers: v.WORLD_MAX_PLAYERS,
     redisUrl: v.REDIS_URL,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,

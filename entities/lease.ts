@@ -1,0 +1,20 @@
+/** Storage: which world plays each character now (README "Worlds": one character, one world). */
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { CharacterEntity } from "./character.js";
+
+/**
+ * The lease of a character to the world that plays it: the process (`owner`) and world number, until
+ * `expiresAt` (renewed while the character is in that world, released when it leaves). An expired
+ * lease is free: a process that died frees its characters within the lease's lifetime.
+ */
+export const CharacterLeaseEntity = defineEntity({
+  name: "CharacterLease",
+  tableName: "character_leases",
+  properties: {
+    characterId: () => p.oneToOne(CharacterEntity).primary().mapToPk().joinColumn("character_id").deleteRule("cascade"),
+    owner: p.string().index(),
+    world: p.integer(),
+    expiresAt: p.datetime(),
+  },
+});
+export type CharacterLease = InferEntity<typeof CharacterLeaseEntity>;

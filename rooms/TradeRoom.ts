@@ -48,11 +48,12 @@ export function toTradeAction(playerId: string, { event, data }: TradeEvent): Tr
 /** What a trade room works with, given once when the server defines the room type. */
 export interface TradeRoomDeps {
   /**
-   * The trade service of the world in this process. A trade room works on that world's players in
-   * memory, so it is always created in the world's process (`matchMaker.handleCreateRoom`); only
-   * watchers may connect to it from elsewhere.
+   * The trade service of each world in this process, by world number. A trade room works on its
+   * world's players in memory, so it is always created in the world's process by the world's trade
+   * service (`matchMaker.handleCreateRoom` with the world's number); only watchers may connect to
+   * it from elsewhere.
    */
-  env: TradeEnv;
+  envs: ReadonlyMap<number, TradeEnv>;
   /** Authentication of watchers. */
   gate: Pick<SocketGate, "authenticate">;
 }
@@ -63,8 +64,11 @@ export function tradeRoomType(deps: TradeRoomDeps) {
     static override onAuth(token: string, _options: { characterId?: string }, ctx: AuthContext): Promise<Principal> {
       return authorizeWatcher(deps.gate, token, ctx);
     }
-    constructor() {
-      super(deps.env);
+    override onCreate(options: { tradeId?: unknown; world?: unknown }) {
+      const env = typeof options?.world === "number" ? deps.envs.get(options.world) : undefined;
+      if (!env) throw new ServerError(403, "trade rooms are created by the server");
+      this.env = env;
+      super.onCreate(options);
     }
   };
 }
@@ -90,9 +94,8 @@ export class TradeRoom extends Room implements TradeRoomHandle {
   /** Resolves once the trade has ended and its audit record is written. */
   readonly ended = new Promise<void>((resolve) => (this.markEnded = resolve));
 
-  protected constructor(private readonly env: TradeEnv) {
-    super();
-  }
+  /** The trade service of the world that created the room (set before `onCreate` runs). */
+  protected env!: TradeEnv;
 
   /**
    * Only the trade service creates trade rooms (`matchMaker.handleCreateRoom` with the trade's id

@@ -16,7 +16,6 @@ import type { Logger } from "../src/logger.js";
 import type { Metrics } from "../src/metrics.js";
 import type { Adapter, JsonClientLink, JsonSocket, JsonWorld } from "../src/net/adapter.js";
 import type { Admission } from "../src/net/admission.js";
-import { CLIENT_ADDRESS_HEADER } from "../src/net/colyseus.js";
 import { FloodMeter } from "../src/net/flood.js";
 import type { SocketGate } from "../src/net/socket-gate.js";
 import type { CharacterResolver } from "../src/world/character-resolver.js";
@@ -24,8 +23,8 @@ import type { Connection, Player } from "../src/world/player.js";
 import type { World } from "../src/world/world.js";
 import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
+import { asServerError, authorizeJoin, type WorldAuth } from "./world/join-auth.js";
 import { refreshView, SchemaMirror, WorldUpdates, type SdkVisibility } from "./world/views.js";
-import { WorldError } from "../src/world/errors.js";
 
 /** A connected client, SDK or plain WebSocket: the player's `Connection` plus what the room keeps for it. */
 export interface ClientLink extends Connection, SdkVisibility {
@@ -42,14 +41,17 @@ export interface ClientLink extends Connection, SdkVisibility {
 
 interface JoinOptions {
   characterId?: string;
+  /** The world to join: the matchmaking guard checks it and routes the join (src/cluster/routing.ts). */
+  world?: number;
 }
-
-/** What `onAuth` hands `onJoin`: the principal and the address it was checked against. */
-type WorldAuth = Principal & { address?: string };
 
 /** What the world room works with, given once when the server defines the room type. */
 export interface WorldRoomDeps {
   world: World;
+  /** The world's number (README "Worlds"). */
+  worldNumber: number;
+  /** Connections the room takes (WORLD_MAX_PLAYERS). */
+  maxPlayers: number;
   /** Authentication and blocks of every WebSocket path. */
   gate: SocketGate;
   /** Which character a join plays, read in its storage queue. */
@@ -58,7 +60,7 @@ export interface WorldRoomDeps {
   characters: Pick<CharacterRepository, "recordLogin">;
   /** The event table's dispatcher. */
   events: EventRouter;
-  /** The `/ws` adapter: the room registers as its world while it exists. */
+  /** The `/ws` adapter: the room registers as its world (by number) while it exists. */
   adapter: Pick<Adapter, "serve">;
   /** Admission control of joins (src/net/admission.ts); joins are unbounded without it. */
   admission?: Admission;
@@ -68,36 +70,17 @@ export interface WorldRoomDeps {
 }
 
 /**
- * The `world` room type for `matchMaker.defineRoomType`, bound to its dependencies. Colyseus calls
- * the static `onAuth` detached from the class, so the binding is a closure, not a static field.
+ * The `world` room type for `matchMaker.defineRoomType`: one type for every world of the process,
+ * filtered by the `world` option (each room is created with its number, which becomes its listing's
+ * `metadata.world`). Colyseus calls the static `onAuth` detached from the class, so its shared
+ * dependencies are a closure; each room gets its own world's through its creation permit.
  */
-export function worldRoomType(deps: WorldRoomDeps) {
+export function worldRoomType(shared: Pick<WorldRoomDeps, "gate" | "admission">) {
   return class BoundWorldRoom extends WorldRoom {
     static override onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<WorldAuth> {
-      return authorizeJoin(deps, token, context);
-    }
-    constructor() {
-      super(deps);
+      return authorizeJoin(shared, token, context);
     }
   };
-}
-
-/**
- * Matchmaking authentication: the SDK's `client.auth.token`. In anonymous mode a client without
- * a token gets a temporary identity. Blocked accounts and addresses are refused (429); an invalid
- * token and an anonymous identity count as authentication attempts of the address.
- */
-async function authorizeJoin({ gate, admission }: Pick<WorldRoomDeps, "gate" | "admission">, token: string, context: AuthContext): Promise<WorldAuth> {
-  // The matchmaking middleware puts the address here (never Colyseus's header-trusting context.ip).
-  const address = context.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
-  const left = gate.blockedFor(undefined, address);
-  if (left > 0) throw new ServerError(429, `temporarily blocked; try again in ${left} s`);
-  const authenticate = () => gate.authenticate(token, address);
-  // Inside the matchmaking request's admission slot; a storage failure is a 503 SERVER_BUSY refusal.
-  const principal = await (admission ? admission.guardJoin(authenticate) : authenticate());
-  if (!principal) throw new ServerError(401, "missing or invalid token");
-  if (gate.blockedFor(principal.accountId) > 0) throw new ServerError(429, "temporarily blocked for flooding");
-  return { ...principal, address };
 }
 
 export class WorldRoom extends Room implements JsonWorld {
@@ -106,36 +89,39 @@ export class WorldRoom extends Room implements JsonWorld {
   override state = new WorldState();
   /** Connected clients by Colyseus session id (SDK) or link id (`/ws`). */
   private readonly links = new Map<string, ClientLink>();
-  private readonly world: World;
-  private readonly mirror: SchemaMirror;
+  private deps!: WorldRoomDeps;
+  private world!: World;
+  private mirror!: SchemaMirror;
   private stopServingJson: (() => void) | undefined;
+  /** Players online last published in the listing's metadata (`publishPopulation`). */
+  private published = -1;
   /** Ends the subscription to the world's `playerRemoved` (onDispose). */
   private stopListening: (() => void) | undefined;
 
-  protected constructor(private readonly deps: WorldRoomDeps) {
-    super();
-    this.world = deps.world;
-    this.mirror = new SchemaMirror(this.state, deps.world);
-  }
-
-  /** Unused creation permits (see `permitCreation`). */
-  private static readonly permits = new Set<string>();
+  /** Unused creation permits, each with the dependencies of the room it creates (see `permitCreation`). */
+  private static readonly permits = new Map<string, WorldRoomDeps>();
 
   /**
-   * A one-time permit to create a world room, for the server's own `matchMaker.createRoom("world",
-   * { permit })` at start-up. Each world room runs the simulation of the one shared `World`, so a
-   * second one would tick it again: a room created without a permit the server issued (a client's
+   * A one-time permit to create the room of one world, for the server's own `matchMaker.createRoom(
+   * "world", { permit, world })` at start-up. Each world room runs the simulation of its `World`, so
+   * a second one would tick it again: a room created without a permit the server issued (a client's
    * `create`/`joinOrCreate`, refused before by the matchmaking middleware) fails in `onCreate`
-   * before anything starts.
+   * before anything starts. The permit carries the room's dependencies: no client option reaches them.
    */
-  static permitCreation(): string {
+  static permitCreation(deps: WorldRoomDeps): string {
     const permit = randomUUID();
-    WorldRoom.permits.add(permit);
+    WorldRoom.permits.set(permit, deps);
     return permit;
   }
 
-  override onCreate(options: { permit?: unknown }) {
-    if (typeof options?.permit !== "string" || !WorldRoom.permits.delete(options.permit)) throw new ServerError(403, "rooms are created by the server");
+  override onCreate(options: { permit?: unknown; world?: unknown }) {
+    const deps = typeof options?.permit === "string" ? WorldRoom.permits.get(options.permit) : undefined;
+    if (!deps || options.world !== deps.worldNumber) throw new ServerError(403, "rooms are created by the server");
+    WorldRoom.permits.delete(options.permit as string);
+    this.deps = deps;
+    this.world = deps.world;
+    this.mirror = new SchemaMirror(this.state, deps.world);
+    this.maxClients = deps.maxPlayers;
     this.setSimulationInterval(() => this.onTick(), this.deps.tickMs);
     // Patches leave at the end of each tick (onTick). A separate patch timer at the same rate fires
     // just before the tick and would show every change one whole tick late.
@@ -151,7 +137,8 @@ export class WorldRoom extends Room implements JsonWorld {
       if (link) this.dispatch(link, String(type), undefined);
     });
     this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViews()));
-    this.stopServingJson = this.deps.adapter.serve(this);
+    this.stopServingJson = this.deps.adapter.serve(deps.worldNumber, this);
+    this.publishPopulation();
   }
 
   override onDispose() {
@@ -374,7 +361,24 @@ export class WorldRoom extends Room implements JsonWorld {
       else if (link.updates) this.sendWorldUpdate(link, p, false);
     }
     this.broadcastPatch();
+    if (world.tick % 5 === 0) this.publishPopulation();
     this.deps.metrics?.tick((performance.now() - started) / 1000);
+  }
+
+  /** Is the world full (WORLD_MAX_PLAYERS connected players, SDK and `/ws`)? */
+  isFull(): boolean {
+    return this.world.playersOnline() >= this.deps.maxPlayers;
+  }
+
+  /**
+   * The listing's metadata: `world` (what joins filter by) and `players` online, both transports
+   * (what GET /api/v1/worlds reports). Persisted only when the number changed, every 5 ticks at most.
+   */
+  publishPopulation() {
+    const players = this.world.playersOnline();
+    if (players === this.published) return;
+    this.published = players;
+    this.setMetadata({ world: this.deps.worldNumber, players }).catch((e: unknown) => this.deps.logger.warn({ err: e }, "world room: listing update failed"));
   }
 
   /** The StateView of every SDK client. */
@@ -392,9 +396,4 @@ export class WorldRoom extends Room implements JsonWorld {
   linkOf(playerId: string): ClientLink | undefined {
     return [...this.links.values()].find((link) => link.playerId === playerId);
   }
-}
-
-/** A world refusal (`WorldError`) as the Colyseus error the matchmaker and the SDK expect. */
-function asServerError(e: unknown): never {
-  throw e instanceof WorldError ? new ServerError(e.status, e.message) : e;
 }

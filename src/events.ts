@@ -98,5 +98,14 @@ export const JSON_ONLY_SERVER_EVENTS: readonly ServerEventName[] = ["world:updat
 export const MAX_MESSAGES_PER_SECOND = 60;
 /** Seconds of continuous flooding before the connection is closed. */
 export const FLOOD_SECONDS_BEFORE_CLOSE = 3;
-/** Close codes. */
-export const CLOSE_CODES = { BAD_TOKEN: 4001, FLOOD: 4029, REPLACED: 4009, REVOKED: 4003, SHUTDOWN: 4000, SERVER_BUSY: 4503 } as const;
+/** Close codes (docs/protocol.md#close-codes). UNKNOWN_WORLD, WORLD_FULL: `/ws?world=N` names a world that is not hosted, or is full. */
+export const CLOSE_CODES = {
+  BAD_TOKEN: 4001,
+  FLOOD: 4029,
+  REPLACED: 4009,
+  REVOKED: 4003,
+  SHUTDOWN: 4000,
+  SERVER_BUSY: 4503,
+  UNKNOWN_WORLD: 4014,
+  WORLD_FULL: 4015,
+} as const;

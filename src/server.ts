@@ -22,12 +22,10 @@ import { createDataRouter, createManifestRouter, SkillUnlocksResponseSchema, Wor
 import { syncItemDefinitions } from "../entities/item-definitions.js";
 import { matchMaker } from "@colyseus/core";
 import { worldRoomType } from "../rooms/WorldRoom.js";
-import { EventRouter } from "../rooms/world/event-table.js";
-import { World } from "./world/world.js";
-import { CharacterResolver } from "./world/character-resolver.js";
+import type { World } from "./world/world.js";
 import { ADAPTER_MAX_BUFFERED_BYTES, createAdapter, type AdapterOptions } from "./net/adapter.js";
 import { SocketCap } from "./net/socket-cap.js";
-import { TradeService } from "./trade/service.js";
+import type { TradeService } from "./trade/service.js";
 import { TradeRoom, tradeRoomType } from "../rooms/TradeRoom.js";
 import type { CharacterRepository } from "../entities/character-repository.js";
 import { adminRoutes, monitorRedirect, monitorRouter, MONITOR_PATH, OLD_MONITOR_PATH } from "./http/admin.js";
@@ -40,6 +38,12 @@ import { SocialService } from "./services/social.js";
 import { createApiModules } from "./http/routes/index.js";
 import { Admission } from "./net/admission.js";
 import { DbWorkLimiter } from "./storage/limiter.js";
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import { LeaseStore } from "./cluster/leases.js";
+import { hostWorlds, type HostedWorld, type LocalWorlds } from "./cluster/worlds.js";
+import { WorldsPort } from "./cluster/worlds-port.js";
+import { worldsRoutes } from "./http/routes/worlds.js";
 
 /** Shutdown: how long saving every player may take (after the trades, at most 3 s). */
 const SHUTDOWN_SAVE_MS = 4_500;
@@ -74,11 +78,16 @@ export interface StartOptions {
 }
 
 export interface GameServer {
+  /** The default world (1 when hosted, else the lowest); `worlds` has every hosted world. */
   world: World;
+  worlds: LocalWorlds;
+  /** What routes see of every world. */
+  worldPort: WorldsPort;
   /** Authentication and blocks of every WebSocket path. */
   gate: SocketGate;
   /** Stored characters (the repository the world saves through). */
   characters: CharacterRepository;
+  /** The default world's trade service. */
   trades: TradeService;
   content: GameContent;
   config: Config;
@@ -175,13 +184,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   await characters.closeStaleLogins();
   // Database work by priority: joins and creations (interactive) before batched saves (background).
   const dbWork = new DbWorkLimiter({ max: config.dbPool.max, background: config.saveConcurrency });
-  const world = new World({
+  const leases = new LeaseStore(storage.orm, `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`);
+  const worlds = hostWorlds({
+    numbers: config.worlds,
     content,
+    storage,
     characters,
+    createCharacter: (accountId, preferredName) => characterService.createForJoin(accountId, preferredName),
     social,
     logger,
-    saveIntervalSeconds: config.saveIntervalSeconds,
     metrics,
+    leases,
+    saveIntervalSeconds: config.saveIntervalSeconds,
+    tickMs: config.tickMs,
+    trade: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
     backgroundWork: (work) => dbWork.background(work),
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
@@ -190,38 +206,31 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       if (address && (await limits.countAuthAttempt(address))) return "blocked";
       return "wrong";
     },
+    // Called only once the worlds run (a chat line), after worldPort below exists.
+    otherWorlds: () => worldPort,
   });
-  const resolver = new CharacterResolver({
-    world,
-    characters,
-    createCharacter: (accountId, preferredName) => characterService.createForJoin(accountId, preferredName),
-  });
+  const worldPort = new WorldsPort(worlds, leases);
+  const { world, trades } = worlds.default;
   const admission = new Admission(config.admission, { logger, db: dbWork });
-  const trades = new TradeService({
-    world,
-    orm: storage.orm,
-    characters,
-    social,
-    params: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
-    logger,
-    tickMs: config.tickMs,
-    metrics,
-  });
   const adapter = createAdapter({ gate, logger, metrics, admission }, { trustProxy: config.trustProxy, ...opts.adapter });
-  // The room types, bound to what their rooms use (defined with Colyseus in stage 6).
-  const WorldRoomType = worldRoomType({
-    world,
+  // The room types, bound to what their rooms use (defined with Colyseus in stage 6); each world's
+  // room gets its own world's dependencies through its creation permit (cluster/worlds.ts).
+  const WorldRoomType = worldRoomType({ gate, admission });
+  const roomDeps = (h: HostedWorld) => ({
+    world: h.world,
+    worldNumber: h.number,
+    maxPlayers: config.worldMaxPlayers,
     gate,
-    resolver,
+    resolver: h.resolver,
     characters,
-    events: new EventRouter({ world, trades }, logger),
+    events: h.events,
     adapter,
     admission,
     tickMs: config.tickMs,
     logger,
     metrics,
   });
-  const TradeRoomType = tradeRoomType({ env: trades.env, gate });
+  const TradeRoomType = tradeRoomType({ envs: new Map(worlds.all().map((h) => [h.number, h.trades.env])), gate });
 
   // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
   const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
@@ -234,14 +243,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   metrics.watch({
     world: basename(resolve(config.worldDir)),
-    playersOnline: () => world.playersOnline(),
+    playersOnline: () => worlds.playersOnline(),
     rooms: async () => {
       const byType: Record<string, number> = {};
       for (const r of await matchMaker.driver.query({})) byType[r.name] = (byType[r.name] ?? 0) + 1;
       return byType;
     },
     dbPool: () => poolStats(storage),
-    saveQueueDepth: () => world.queues.depth,
+    saveQueueDepth: () => worlds.all().reduce((n, h) => n + h.world.queues.depth, 0),
     admission: () => ({ join: admission.joins, creation: admission.creations }),
   });
   const { app } = createApp({
@@ -251,7 +260,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     limits,
     cors,
     storagePing: () => storage.ping(1_000),
-    playersOnline: () => world.playersOnline(),
+    playersOnline: () => worlds.playersOnline(),
     matchmaking: colyseus.matchmaking,
     onMatchmakeRefused: (status) => metrics.joinRefusals.inc({ transport: "sdk", code: String(status) }),
     admission,
@@ -276,7 +285,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
-      ...createApiModules({ storage, content, auth, world: world.port, characters: characterService, social, config, admission }),
+      ...createApiModules({ storage, content, auth, world: worldPort, characters: characterService, social, config, admission }),
+      worldsRoutes(config),
       adminRoutes({ orm: storage.orm, auth, limits }),
       (api) => {
         api.document({
@@ -309,12 +319,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   await colyseus.accept();
   logger.info("stage 5/6 WebSocket handlers ready (/ws adapter, Colyseus rooms under /ws/)");
 
-  matchMaker.defineRoomType("world", WorldRoomType);
+  // One room per hosted world, found by its `world` option (metadata.world of its listing).
+  matchMaker.defineRoomType("world", WorldRoomType).filterBy(["world"]);
   matchMaker.defineRoomType("trade", TradeRoomType);
-  // The only world room: created by the server with a permit no client can forge (WorldRoom.onCreate).
+  // Each world room: created by the server with a permit no client can forge (WorldRoom.onCreate).
   // It registers with the /ws adapter as it is created.
-  await matchMaker.createRoom("world", { permit: WorldRoomType.permitCreation() });
-  logger.info({ npcs: world.npcs.size, resources: world.resources.size, tickMs: config.tickMs }, "stage 6/6 world started");
+  await worlds.createRooms(roomDeps);
+  logger.info({ worlds: worlds.numbers(), npcs: world.npcs.size, resources: world.resources.size, tickMs: config.tickMs }, "stage 6/6 worlds started");
 
   const port = opts.port ?? config.port;
   await new Promise<void>((resolve, reject) => {
@@ -347,13 +358,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       admission.close();
       metricsServer?.close();
       metricsServer?.closeAllConnections();
-      await trades.cancelAll();
-      trades.close();
+      await worlds.cancelTrades();
       adapter.close();
-      // Each player is saved once (with its play session closed), in parallel batches.
-      if (!(await settlesWithin(world.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
+      // Each player of every world is saved once (with its play session closed), in parallel batches;
+      // then this process's character leases go.
+      if (!(await settlesWithin(worlds.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
         logger.error({ waitedMs: SHUTDOWN_SAVE_MS }, "shutdown: saving players did not finish in time; closing storage anyway");
-      }
+      } else await leases.releaseAll().catch((e: unknown) => logger.error({ err: e }, "shutdown: releasing character leases failed"));
       if (!(await settlesWithin(colyseus.shutdown(), SHUTDOWN_ROOMS_MS))) logger.error("shutdown: closing the rooms did not finish in time");
       httpServer.closeAllConnections();
       // A connection still busy (a save waiting on a row lock another transaction holds) ends at its
@@ -367,6 +378,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     storage,
     world,
+    worlds,
+    worldPort,
     gate,
     characters,
     trades,

@@ -21,6 +21,7 @@ import express, { type Request, type RequestHandler, type Response } from "expre
 import { bearerToken } from "../auth/tokens.js";
 import { retryAfterOf, SERVER_BUSY, ServerBusyError, type Admission } from "../net/admission.js";
 import { ApiError, errorBody } from "./errors.js";
+import { routeWorldJoin, WORLD_FULL_RETRY_SECONDS, type WorldRoute } from "../cluster/routing.js";
 
 /** Largest matchmaking body accepted (join options are a few hundred bytes). */
 export const MATCHMAKE_BODY_LIMIT = 16 * 1024;
@@ -88,6 +89,12 @@ export async function matchmakeRefusal(
  */
 function refuse(res: Response, refusal: MatchmakeRefusal) {
   res.status(403).json({ ...errorBody(refusal.code, refusal.message), message: refusal.message });
+}
+
+/** Answer a world join that can't be routed (400 INVALID_WORLD, 404 WORLD_NOT_FOUND, 503 WORLD_FULL with Retry-After). */
+function refuseWorld(res: Response, route: Extract<WorldRoute, { ok: false }>) {
+  if (route.status === 503) res.set("Retry-After", String(WORLD_FULL_RETRY_SECONDS));
+  res.status(route.status).json({ ...errorBody(route.code, route.message), message: `${route.code}: ${route.message}` });
 }
 
 /**
@@ -210,6 +217,13 @@ export function guardedMatchmaking(
       const [verb = "", target = ""] = normalPath(req).slice("/matchmake/".length).split("/").map(decodeSegment);
       const refusal = await matchmakeRefusal(verb, target, bearerToken(req.headers.authorization), options as Record<string, unknown>, policy);
       if (refusal) return refuse(res, refusal);
+      // A world join goes to the world asked for (src/cluster/routing.ts): its number put in the options.
+      let body = raw;
+      if (verb === "join" && target === "world") {
+        const route = await routeWorldJoin(options as Record<string, unknown>);
+        if (!route.ok) return refuseWorld(res, route);
+        body = Buffer.from(JSON.stringify(route.options));
+      }
       if (admission && entersWorld(verb, target)) {
         let gone = false;
         const onGone = () => (gone = true);
@@ -232,7 +246,7 @@ export function guardedMatchmaking(
       // Colyseus reads the body from the request stream, which is consumed: hand it a request that
       // replays the same bytes (it uses the URL, method, headers and body of the request; `ip` is
       // the client address that the world's `onAuth` counts and blocks by).
-      const replay = Object.assign(Readable.from(raw.length > 0 ? [raw] : []), {
+      const replay = Object.assign(Readable.from(body.length > 0 ? [body] : []), {
         url: req.url,
         method: req.method,
         headers: req.headers,

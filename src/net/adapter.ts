@@ -2,8 +2,11 @@
  * The plain-WebSocket adapter at exactly `/ws` (docs/protocol.md#plain-websocket), for agents and tools without
  * the Colyseus SDK: `ws://host:5555/ws?token=<token>` (or `Authorization: Bearer`), every frame
  * UTF-8 JSON `{ "event": "<name>", "data": {...} }` both ways. It joins the world on the client's
- * behalf and feeds frames to the same event table as the SDK path. The world room registers itself
- * here (`serve`) when it is created; until then a join is answered 1013.
+ * behalf and feeds frames to the same event table as the SDK path. Each world room registers itself
+ * here (`serve`, by world number) when it is created; `/ws?world=N` joins world N (without it the
+ * default world: 1 if hosted, else the lowest), a world not hosted is refused with 4014
+ * UNKNOWN_WORLD naming the worlds available, a full one with 4015 WORLD_FULL. Before any world room
+ * exists a join is answered 1013.
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -72,6 +75,8 @@ export interface JsonWorld {
    * status becomes the close code (`closeCodeFor`) when the join is refused.
    */
   attachJson(principal: Principal, characterId: string | undefined, socket: JsonSocket): Promise<JsonClientLink>;
+  /** Has the world as many players as it takes? */
+  isFull(): boolean;
 }
 
 export interface AdapterDeps {
@@ -85,14 +90,14 @@ export interface AdapterDeps {
 
 export interface Adapter {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** The world to join from now on (the world room, once created); returns the undo. */
-  serve(world: JsonWorld): () => void;
+  /** World `n` to join from now on (its room, once created); returns the undo. */
+  serve(n: number, world: JsonWorld): () => void;
   close(): void;
 }
 
 export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Adapter {
   const { gate, logger, metrics } = deps;
-  let world: JsonWorld | undefined;
+  const worlds = new Map<number, JsonWorld>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_PAYLOAD, perMessageDeflate: false });
   const maxBuffered = opts.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES;
   const answered = new WeakMap<WebSocket, boolean>();
@@ -152,8 +157,11 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
         return refuse(401, CLOSE_CODES.BAD_TOKEN, "invalid token");
       }
       if (gate.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
-      const w = world;
-      if (!w) return ws.close(1013, "world not ready");
+      if (worlds.size === 0) return ws.close(1013, "world not ready");
+      const picked = pickWorld(url.searchParams.get("world"), worlds);
+      if (typeof picked === "string") return refuse(404, CLOSE_CODES.UNKNOWN_WORLD, picked);
+      const w = picked.world;
+      if (w.isFull()) return refuse(503, CLOSE_CODES.WORLD_FULL, `WORLD_FULL: world ${picked.n} is full; try another world`);
       const joined = await admit(
         () =>
           w.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
@@ -191,10 +199,10 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
     handleUpgrade(req, socket, head) {
       wss.handleUpgrade(req, socket, head, (ws) => void onConnection(ws, req));
     },
-    serve(next) {
-      world = next;
+    serve(n, next) {
+      worlds.set(n, next);
       return () => {
-        if (world === next) world = undefined;
+        if (worlds.get(n) === next) worlds.delete(n);
       };
     },
     close() {
@@ -210,4 +218,17 @@ function closeCodeFor(status: number): number {
   if (status === 403) return CLOSE_CODES.REVOKED;
   if (status === 429) return CLOSE_CODES.FLOOD;
   return 4000 + (status % 1000);
+}
+
+/**
+ * The world a `/ws?world=N` join goes to: N when hosted here; without `world`, world 1 if hosted,
+ * else the lowest. Otherwise the close reason (UNKNOWN_WORLD), naming the worlds available.
+ */
+function pickWorld(asked: string | null, worlds: ReadonlyMap<number, JsonWorld>): { n: number; world: JsonWorld } | string {
+  const hosted = [...worlds.keys()].sort((a, b) => a - b);
+  const n = asked === null || asked === "" ? (worlds.has(1) ? 1 : hosted[0]!) : /^[1-9]\d{0,5}$/.test(asked) ? Number(asked) : undefined;
+  const world = n === undefined ? undefined : worlds.get(n);
+  if (n !== undefined && world) return { n, world };
+  const what = n === undefined ? "world must be a world number" : `no world ${n} here`;
+  return `UNKNOWN_WORLD: ${what}; worlds: ${hosted.join(",")}`.slice(0, 120);
 }

@@ -129,10 +129,10 @@ export class AgentService {
       await em.flush();
       return { mapping, replacedLive, name: character.name };
     });
-    if (replacedLive && this.deps.world.isInWorld(characterId)) {
-      this.deps.world.disconnect(characterId, AGENT_REVOKED_CLOSE_CODE, "agent token replaced");
+    if (replacedLive && (await this.deps.world.isInWorld(characterId))) {
+      await this.deps.world.disconnect(characterId, AGENT_REVOKED_CLOSE_CODE, "agent token replaced");
     }
-    this.deps.world.setAgentFlag(characterId, true);
+    await this.deps.world.setAgentFlag(characterId, true);
     const { token, expiresAt } = this.deps.sign({ sub: accountId, characterId, jti: tokenId, name }, AGENT_TOKEN_TTL_SECONDS);
     return { agentId: mapping.id, characterId, name, token, expiresAt, ...this.deps.endpoints };
   }
@@ -171,7 +171,7 @@ export class AgentService {
     const updated = await em.nativeUpdate(AgentMappingEntity, { id: agentId, revokedAt: null }, { revokedAt: this.now() });
     if (updated === 0) throw conflict("this agent's token is already revoked");
     const characterId = mapping.characterId as unknown as string;
-    this.deps.world.disconnect(characterId, AGENT_REVOKED_CLOSE_CODE, "agent token revoked");
+    await this.deps.world.disconnect(characterId, AGENT_REVOKED_CLOSE_CODE, "agent token revoked");
     return this.summary(agentId);
   }
 
@@ -217,8 +217,8 @@ export class AgentService {
    * Deliver a private chat message to an online agent.
    * @throws CONFLICT when the agent is offline (nothing is queued).
    */
-  deliverMessage(characterId: string, from: { id?: string; name: string }, text: string): void {
-    if (!this.deps.world.isOnline(characterId) || !this.deps.world.deliverPrivateMessage(characterId, from, text)) {
+  async deliverMessage(characterId: string, from: { id?: string; name: string }, text: string): Promise<void> {
+    if (!(await this.deps.world.isOnline(characterId)) || !(await this.deps.world.deliverPrivateMessage(characterId, from, text))) {
       throw conflict("the agent is not online; messages are delivered only to a connected agent");
     }
   }
@@ -226,7 +226,7 @@ export class AgentService {
   /** Quick-action menu data: surroundings, goals and inventory. @throws NOT_FOUND. */
   async quickActions(agentId: string, characterId: string): Promise<QuickActions> {
     const view = await this.view(characterId);
-    const live = view.online ? this.deps.world.surroundings(characterId, QUICK_ACTION_RADIUS) : undefined;
+    const live = view.online ? await this.deps.world.surroundings(characterId, QUICK_ACTION_RADIUS) : undefined;
     return {
       agentId,
       characterId,
@@ -262,7 +262,7 @@ export class AgentService {
 
   /** World first (memory, movement, player:sync), then the row. */
   private async apply(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): Promise<GoalState> {
-    const online = this.deps.world.applyGoal(characterId, goal, goalsPaused);
+    const online = await this.deps.world.applyGoal(characterId, goal, goalsPaused);
     await this.deps.characters.saveGoal(characterId, goal, goalsPaused);
     return { goal, goalsPaused, online };
   }
@@ -282,16 +282,18 @@ export class AgentService {
           order by m.created_at, m.id`,
         [byId ? where.id : where.accountId],
       );
-    return rows.map((r) => ({
-      agentId: r.id as string,
-      characterId: r.character_id as string,
-      accountId: r.account_id as string,
-      name: r.name as string,
-      active: r.revoked_at == null,
-      online: this.deps.world.isOnline(r.character_id as string),
-      createdAt: new Date(r.created_at as string).toISOString(),
-      revokedAt: r.revoked_at == null ? null : new Date(r.revoked_at as string).toISOString(),
-    }));
+    return Promise.all(
+      rows.map(async (r) => ({
+        agentId: r.id as string,
+        characterId: r.character_id as string,
+        accountId: r.account_id as string,
+        name: r.name as string,
+        active: r.revoked_at == null,
+        online: await this.deps.world.isOnline(r.character_id as string),
+        createdAt: new Date(r.created_at as string).toISOString(),
+        revokedAt: r.revoked_at == null ? null : new Date(r.revoked_at as string).toISOString(),
+      })),
+    );
   }
 
   /** What the content places within `radius` tiles (Chebyshev) when the world cannot say. */

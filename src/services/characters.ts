@@ -264,8 +264,8 @@ export class CharacterService {
   async currentView(characterId: string, world: Pick<WorldPort, "isOnline" | "livePlayerSync">): Promise<PlayerView | null> {
     const record = await this.repo.load(characterId);
     if (!record) return null;
-    const live = world.livePlayerSync(characterId);
-    return { ...this.storedSync(record), ...(live ? storedPart(live) : {}), online: world.isOnline(characterId) };
+    const live = await world.livePlayerSync(characterId);
+    return { ...this.storedSync(record), ...(live ? storedPart(live) : {}), online: await world.isOnline(characterId) };
   }
 
   private validName(raw: string): string {

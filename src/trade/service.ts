@@ -58,6 +58,8 @@ function within(p: Promise<unknown>, ms: number): Promise<boolean> {
 
 export interface TradeServiceDeps {
   world: World;
+  /** The world's number: its trade rooms are created with it, so they bind to this service (default 1). */
+  worldNumber?: number;
   orm: Orm;
   characters: CharacterRepository;
   social?: SocialPort;
@@ -190,7 +192,7 @@ export class TradeService implements TradeHooks {
     this.env.setTrading(trade.b.playerId, trade.id);
     try {
       this.creating.set(trade.id, trade);
-      await matchMaker.handleCreateRoom("trade", { tradeId: trade.id });
+      await matchMaker.handleCreateRoom("trade", { tradeId: trade.id, world: this.deps.worldNumber ?? 1 });
     } catch (e) {
       this.deps.logger.error({ err: e, tradeId: trade.id }, "could not create trade room");
       const room = this.rooms.get(trade.id);

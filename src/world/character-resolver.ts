@@ -17,6 +17,11 @@ export interface CharacterResolverDeps {
   world: World;
   characters: CharacterRepository;
   createCharacter: CharacterFactory;
+  /**
+   * Runs the join of a character with the character out of every other world and its lease held by
+   * this world (src/cluster/claims.ts); without it the join runs as it is (one world, no leases).
+   */
+  claim?: <T>(characterId: string, join: () => Promise<T>) => Promise<T>;
 }
 
 export class CharacterResolver {
@@ -57,7 +62,7 @@ export class CharacterResolver {
     // Refused at once rather than queued behind the change (which may take a while).
     this.world.assertMayJoin(characterId);
     // Refusals come back as values: a thrown one would be logged as a failed storage job.
-    const entered = await this.world.queues.run(characterId, async (): Promise<{ value: T } | WorldError> => {
+    const join = () => this.world.queues.run(characterId, async (): Promise<{ value: T } | WorldError> => {
       const record = await this.characters.load(characterId);
       if (!record) return new WorldError("CHARACTER_NOT_FOUND", "no such character");
       if (record.character.accountId !== principal.accountId) return new WorldError("CHARACTER_FORBIDDEN", "that character belongs to another account");
@@ -68,6 +73,7 @@ export class CharacterResolver {
         throw e;
       }
     });
+    const entered = await (this.deps.claim ? this.deps.claim(characterId, join) : join());
     if (entered instanceof WorldError) throw entered;
     return entered.value;
   }

@@ -15,6 +15,13 @@ export interface SocialPort {
 /** The answer to an in-game admin code. */
 export type AdminCodeCheck = "ok" | "wrong" | "blocked";
 
+/** The other worlds a player may reach from this one (private chat to a friend playing there). */
+export interface OtherWorlds {
+  isOnline(characterId: string): Promise<boolean>;
+  /** Deliver a private message to a character online in any world; false when it is not. */
+  deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): Promise<boolean>;
+}
+
 export interface WorldDeps {
   content: GameContent;
   characters: CharacterRepository;
@@ -35,4 +42,6 @@ export interface WorldDeps {
    * SAVE_CONCURRENCY, behind joins and creations). Without it saves run as soon as queued.
    */
   backgroundWork?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Every world of the server, for private chat beyond this world (README "Worlds"); without it only this world's players are reachable. */
+  otherWorlds?: () => OtherWorlds;
 }

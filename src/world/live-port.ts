@@ -5,7 +5,7 @@ import type { GroundItem, Npc, ResourceInstance } from "./objects.js";
 import { chatMessage } from "./messages.js";
 import type { PlayerQueues } from "./persistence.js";
 import type { Player } from "./player.js";
-import type { LivePlayerSummary, Surroundings, WorldPort, WorldSnapshot } from "./port.js";
+import type { LivePlayerSummary, LiveWorldPort, Surroundings, WorldSnapshot } from "./port.js";
 import type { Movement } from "./systems/movement.js";
 import type { Saving } from "./systems/saving.js";
 import type { Visibility } from "./systems/visibility.js";
@@ -34,7 +34,7 @@ export interface LivePortDeps {
   socialChanged?: (characterIds: string[]) => void;
 }
 
-export class LivePort implements WorldPort {
+export class LivePort implements LiveWorldPort {
   constructor(private readonly d: LivePortDeps) {}
 
   playersOnline(): number {

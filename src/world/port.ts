@@ -1,6 +1,8 @@
 /**
- * What the rest of the server (REST routes, agents, trade) may ask of the live world. The world
- * implements it; routes depend only on this interface.
+ * What the rest of the server (REST routes, agents) may ask of the live worlds. `LiveWorldPort` is
+ * one world of this process, synchronous (each `World` implements it, `world.port`); `WorldPort` is
+ * what routes and services get: every world, asynchronous because the world that holds a character
+ * may later be in another process (src/cluster/worlds-port.ts). Routes depend only on `WorldPort`.
  */
 import type { StoredGoal } from "../../entities/character.js";
 import type { PlayerSync } from "../events.js";
@@ -34,7 +36,7 @@ export interface Surroundings {
   groundItems: { id: string; itemId: string; quantity: number; x: number; z: number; distance: number }[];
 }
 
-export interface WorldPort {
+export interface LiveWorldPort {
   /** Number of players connected. */
   playersOnline(): number;
   /** Has the character a live connection? */
@@ -75,4 +77,19 @@ export interface WorldPort {
   socialChanged(characterIds: string[]): void;
   /** Save an online character now (before REST reads or writes its stored row). */
   flush(characterId: string): Promise<void>;
+}
+
+/** Promise-returning versions of the methods that may need to ask another world. */
+type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K] };
+
+/**
+ * Every world a character may be in, as routes and services see them. `playersOnline` counts this
+ * process's worlds; `snapshot(world)` is one world's (the default world without a number).
+ */
+export interface WorldPort extends Async<Omit<LiveWorldPort, "playersOnline" | "snapshot" | "socialChanged" | "whileOutOfWorld">> {
+  playersOnline(): number;
+  /** One world's snapshot; `world` defaults to the default world. Undefined for a world not hosted. */
+  snapshot(world?: number): Promise<(WorldSnapshot & { world: number }) | undefined>;
+  socialChanged(characterIds: string[]): void;
+  whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }>;
 }

@@ -12,6 +12,8 @@ export interface WorldEventMap {
   tradeInterrupted: [playerId: string, reason: InterruptReason];
   /** A player left the world: its public state goes from every view. */
   playerRemoved: [playerId: string];
+  /** A player that left has been saved (its storage queue has the leave's save behind it). */
+  playerLeft: [playerId: string];
 }
 
 /** What the trade system wants to hear from the world (its `tradeInterrupted` listener). */

@@ -246,6 +246,7 @@ export class World {
     this.playerGrid.delete(playerId);
     this.events.emit("playerRemoved", playerId);
     await this.saving.saveOnLeave(p, reason);
+    this.events.emit("playerLeft", playerId);
   }
 
   /**

@@ -58,21 +58,21 @@ export class FakeWorld implements WorldPort {
     return this.online.size;
   }
 
-  isOnline(characterId: string): boolean {
+  async isOnline(characterId: string): Promise<boolean> {
     return this.online.has(characterId);
   }
 
-  isInWorld(characterId: string): boolean {
+  async isInWorld(characterId: string): Promise<boolean> {
     return this.online.has(characterId) || this.lingering.has(characterId);
   }
 
   async whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
     this.record("whileOutOfWorld", characterId);
-    if (this.isInWorld(characterId)) return { ok: false };
+    if (await this.isInWorld(characterId)) return { ok: false };
     return { ok: true, value: await work() };
   }
 
-  setAgentFlag(characterId: string, isAgent: boolean): void {
+  async setAgentFlag(characterId: string, isAgent: boolean): Promise<void> {
     this.record("setAgentFlag", characterId, isAgent);
     const p = this.online.get(characterId);
     if (!p) return;
@@ -80,16 +80,17 @@ export class FakeWorld implements WorldPort {
     p.sync = { ...p.sync, isAgent };
   }
 
-  livePlayer(characterId: string): LivePlayerSummary | undefined {
+  async livePlayer(characterId: string): Promise<LivePlayerSummary | undefined> {
     return this.online.get(characterId)?.summary;
   }
 
-  livePlayerSync(characterId: string): PlayerSync | undefined {
+  async livePlayerSync(characterId: string): Promise<PlayerSync | undefined> {
     // Only the fields a test set: REST lays them over the stored record.
     return this.online.get(characterId)?.sync as PlayerSync | undefined;
   }
 
-  snapshot(): WorldSnapshot {
+  async snapshot(world?: number): Promise<(WorldSnapshot & { world: number }) | undefined> {
+    if (world !== undefined && world !== 1) return undefined;
     const players = [...this.online.values()].map(({ summary: s }) => ({
       id: s.id,
       name: s.name,
@@ -98,6 +99,7 @@ export class FakeWorld implements WorldPort {
       isAgent: s.isAgent,
     }));
     return {
+      world: 1,
       tick: this.tick,
       serverTime: new Date().toISOString(),
       playersOnline: players.length,
@@ -108,14 +110,14 @@ export class FakeWorld implements WorldPort {
     };
   }
 
-  surroundings(characterId: string, radius: number): Surroundings | undefined {
+  async surroundings(characterId: string, radius: number): Promise<Surroundings | undefined> {
     this.record("surroundings", characterId, radius);
     const p = this.online.get(characterId);
     if (!p) return undefined;
     return p.surroundings ?? { stations: [], resources: [], npcs: [], groundItems: [] };
   }
 
-  applyGoal(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): boolean {
+  async applyGoal(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): Promise<boolean> {
     this.record("applyGoal", characterId, goal, goalsPaused);
     const p = this.online.get(characterId);
     if (!p) return false;
@@ -123,14 +125,14 @@ export class FakeWorld implements WorldPort {
     return true;
   }
 
-  deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): boolean {
+  async deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): Promise<boolean> {
     this.record("deliverPrivateMessage", characterId, from, text);
     if (!this.online.has(characterId)) return false;
     this.messages.push({ characterId, from, text });
     return true;
   }
 
-  disconnect(characterId: string, code: number, reason: string): void {
+  async disconnect(characterId: string, code: number, reason: string): Promise<void> {
     this.record("disconnect", characterId, code, reason);
     this.online.delete(characterId);
   }

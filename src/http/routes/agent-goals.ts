@@ -159,7 +159,7 @@ export function agentGoalRoutes(agents: AgentService): RouteModule {
         const p = who(principal);
         const { characterId, actor } = await agentAccess(p, params.agentId);
         const from = actor === "agent" ? { id: characterId, name: p.name ?? "Agent" } : { name: p.name ?? "Owner" };
-        agents.deliverMessage(characterId, from, body.text);
+        await agents.deliverMessage(characterId, from, body.text);
         return { delivered: true as const };
       },
     );

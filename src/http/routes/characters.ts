@@ -40,12 +40,12 @@ const CharacterSummarySchema = z
 export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModule {
   const access = new Access(deps);
   const { characters, world, social } = deps;
-  const summary = (c: Character) => ({
+  const summary = async (c: Character) => ({
     id: c.id,
     name: c.name,
     combatLevel: combatLevel(levelsOf(storedSkills(c))),
     isAgent: c.isAgent,
-    online: world.isOnline(c.id),
+    online: await world.isOnline(c.id),
     createdAt: c.createdAt.toISOString(),
     lastSeenAt: c.lastSeenAt ? c.lastSeenAt.toISOString() : null,
   });
@@ -65,7 +65,7 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
       async ({ principal }) => {
         const p = who(principal);
         const list = await characters.listByAccount(p.accountId);
-        return list.filter((c) => !p.characterId || c.id === p.characterId).map(summary);
+        return Promise.all(list.filter((c) => !p.characterId || c.id === p.characterId).map(summary));
       },
     );
 
@@ -202,7 +202,7 @@ export function characterRoutes(deps: ApiDeps, agents: AgentService): RouteModul
         requireAccountToken(p);
         const c = await access.character(p, params.characterId);
         await characters.setAgentFlag(c.id, body.isAgent);
-        world.setAgentFlag(c.id, body.isAgent);
+        await world.setAgentFlag(c.id, body.isAgent);
         const mapping = await agents.findByCharacter(c.id);
         if (!body.isAgent && mapping && !mapping.revokedAt) await agents.revoke(mapping.id);
         return { id: c.id, isAgent: body.isAgent, agentId: mapping?.id ?? null };
@@ -280,7 +280,7 @@ export function characterStateRoutes(deps: ApiDeps): RouteModule {
       },
       async ({ principal, params }) => {
         const c = await access.character(who(principal), params.characterId);
-        const live = world.isOnline(c.id) ? world.livePlayer(c.id) : undefined;
+        const live = (await world.isOnline(c.id)) ? await world.livePlayer(c.id) : undefined;
         const position = live?.position ?? { x: c.positionX, y: c.positionY, z: c.positionZ };
         const area = content.areaAt(position.x, position.z);
         return {

@@ -5,10 +5,12 @@
 import { z } from "zod";
 import { dataResponses, WorldAreasResponseSchema } from "../../content/http.js";
 import type { RouteModule } from "../app.js";
+import { notFound } from "../errors.js";
 import { Access, admitCreation, CharacterName, defineRoute, Id, PlayerViewSchema, r, who, type ApiDeps } from "./context.js";
 
 const WorldSnapshotSchema = z
   .object({
+    world: z.int(),
     tick: z.int(),
     serverTime: z.string(),
     playersOnline: z.int(),
@@ -106,12 +108,19 @@ export function playerRoutes(deps: ApiDeps): RouteModule {
       {
         method: "get",
         path: "/api/v1/world",
-        summary: "World snapshot: tick, server time, players online (id, name, position, combat level), NPC and resource counts, areas",
+        summary: "One world's snapshot (`?world=N`, default the default world): tick, server time, players online, NPC and resource counts, areas",
         tags: ["world"],
         auth: "required",
-        responses: { 200: { description: "Snapshot", schema: WorldSnapshotSchema } },
+        query: z.object({
+          world: z.coerce.number().int().min(1).optional().openapi({ description: "World number (GET /api/v1/worlds); default 1, else the lowest hosted" }),
+        }),
+        responses: { 200: { description: "Snapshot", schema: WorldSnapshotSchema }, 404: r.notFound("World (not hosted by this server)") },
       },
-      () => ({ ...world.snapshot(), areas }),
+      async ({ query }) => {
+        const snapshot = await world.snapshot(query.world);
+        if (!snapshot) throw notFound("world");
+        return { ...snapshot, areas };
+      },
     );
   };
 }

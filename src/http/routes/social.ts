@@ -103,7 +103,7 @@ export function socialRoutes(deps: ApiDeps): RouteModule {
       async ({ principal, params }) => {
         const c = await access.character(who(principal), params.characterId);
         const friends = await social.listFriends(c.id);
-        return friends.map((f) => ({ id: f.id, name: f.name, online: world.isOnline(f.id), since: f.since }));
+        return Promise.all(friends.map(async (f) => ({ id: f.id, name: f.name, online: await world.isOnline(f.id), since: f.since })));
       },
     );
     defineRoute(

@@ -46,7 +46,7 @@ export function voiceRoutes(deps: ApiDeps): RouteModule {
         if (!voice) throw new ApiError("NOT_FOUND", "voice chat is not configured");
         const p = who(principal);
         const c = body.characterId ? await access.character(p, body.characterId) : await access.defaultCharacter(p);
-        const position = (world.isOnline(c.id) ? world.livePlayer(c.id)?.position : undefined) ?? { x: c.positionX, z: c.positionZ };
+        const position = ((await world.isOnline(c.id)) ? (await world.livePlayer(c.id))?.position : undefined) ?? { x: c.positionX, z: c.positionZ };
         const area = content.areaAt(position.x, position.z);
         const room = area ? `area-${area.id}` : OUTSIDE_ROOM;
 

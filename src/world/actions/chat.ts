@@ -15,7 +15,7 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
   const social = w.deps.social;
   if (c.to) {
     const target = w.players.get(c.to);
-    if (!target?.connection) return refuse(p, "PLAYER_OFFLINE");
+    if (!target?.connection) return privateElsewhere(w, p, c.to, text);
     if (social && !(await social.areFriends(p.id, target.id))) return refuse(p, "NOT_FRIENDS");
     if (social && (await social.isIgnoring(target.id, p.id))) return; // silently not delivered
     const msg = chatMessage("private", text, p.id, p.name);
@@ -31,6 +31,17 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
     if (viewer.id !== p.id && social && (await social.isIgnoring(viewer.id, p.id))) continue;
     viewer.send("chat:message", msg);
   }
+}
+
+/** A private line to a friend who is not in this world: delivered in whichever world it plays (README "Worlds"). */
+async function privateElsewhere(w: World, p: Player, to: string, text: string) {
+  const social = w.deps.social;
+  const others = w.deps.otherWorlds?.();
+  if (!others || to === p.id || !(await others.isOnline(to))) return refuse(p, "PLAYER_OFFLINE");
+  if (social && !(await social.areFriends(p.id, to))) return refuse(p, "NOT_FRIENDS");
+  if (social && (await social.isIgnoring(to, p.id))) return; // silently not delivered
+  if (!(await others.deliverPrivateMessage(to, { id: p.id, name: p.name }, text))) return refuse(p, "PLAYER_OFFLINE");
+  p.send("chat:message", chatMessage("private", text, p.id, p.name));
 }
 
 /** Chat commands. Admin commands need `/admin <ADMIN_CODE>` first. */

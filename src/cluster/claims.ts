@@ -1,0 +1,168 @@
+/**
+ * One character, one world (README "Worlds"). Every join goes through `claim`: per character, one
+ * at a time in this process, it
+ * 1. takes the character out of every other world of this process (old connection closed with
+ *    REPLACED, player saved and removed) and waits for whatever those worlds still have queued for
+ *    it (a save, a settlement), so the joining world reads it from storage only after that;
+ * 2. takes its lease in storage (`LeaseStore.take`, compare-and-set): a lease another process holds
+ *    and still renews is asked to be released (`RemoteRelease`), refused (409 CHARACTER_ELSEWHERE)
+ *    if it is not; an expired one is taken over;
+ * 3. runs the join; a join that did not end with the character in the world releases the lease.
+ * While the character is in a world its lease is renewed every LEASE_RENEW_MS; once it has left and
+ * been saved (`playerLeft`) the lease is released.
+ */
+import type { Logger } from "../logger.js";
+import { WorldError } from "../world/errors.js";
+import type { World } from "../world/world.js";
+import { LEASE_RENEW_MS, type LeaseHolder, type LeaseStore } from "./leases.js";
+
+/**
+ * Asks the process holding a character's lease to let the character go (leave and save it), so a
+ * join elsewhere can take the lease. Resolves true when the holder has released the lease. The
+ * single hook the cross-process release plugs into; until then `REFUSE_REMOTE_RELEASE`.
+ */
+export interface RemoteRelease {
+  release(characterId: string, holder: LeaseHolder): Promise<boolean>;
+}
+
+/** No cross-process release yet: a character playing in another process is refused (409). */
+export const REFUSE_REMOTE_RELEASE: RemoteRelease = { release: () => Promise.resolve(false) };
+
+/** A world of this process, as claims see it. */
+export interface ClaimedWorld {
+  number: number;
+  world: World;
+}
+
+export interface ClaimsDeps {
+  leases: LeaseStore;
+  /** This process's worlds. */
+  worlds: () => Iterable<ClaimedWorld>;
+  remote?: RemoteRelease;
+  /** Close code of a connection replaced by a join in another world (REPLACED). */
+  replacedCode: number;
+  logger: Logger;
+  renewMs?: number;
+}
+
+export class CharacterClaims {
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly stopListening: (() => void)[] = [];
+
+  constructor(private readonly d: ClaimsDeps) {}
+
+  /**
+   * From now on: a character that left a world and was saved releases its lease, and the leases of
+   * every character in this process's worlds are renewed every `renewMs`.
+   */
+  start(): void {
+    if (this.timer) return;
+    for (const w of this.d.worlds()) {
+      this.stopListening.push(w.world.events.on("playerLeft", (id) => void this.released(id, w).catch((e: unknown) => this.failed(e, id))));
+    }
+    this.timer ??= setInterval(
+      () => void this.renew().catch((e: unknown) => this.d.logger.error({ err: e }, "renewing character leases failed")),
+      this.d.renewMs ?? LEASE_RENEW_MS,
+    );
+    this.timer.unref();
+  }
+
+  /** Stop renewing (shutdown; `leases.releaseAll` follows once every player is saved). */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    for (const stop of this.stopListening.splice(0)) stop();
+  }
+
+  /**
+   * Run `join` (which puts the character in world `world`) with the character out of every other
+   * world and its lease held by `world`. Joins of one character run one at a time.
+   * @throws WorldError CHARACTER_IN_COMBAT (409: in a fight in another world of this process),
+   * CHARACTER_ELSEWHERE (409: its lease is held by another process that did not release it).
+   */
+  claim<T>(characterId: string, world: number, join: () => Promise<T>): Promise<T> {
+    return this.exclusive(characterId, async () => {
+      for (const other of this.d.worlds()) {
+        if (other.number !== world) await this.takeOut(characterId, other, world);
+      }
+      let taken = await this.d.leases.take(characterId, world);
+      const remote = this.d.remote ?? REFUSE_REMOTE_RELEASE;
+      if (!taken.ok && (await remote.release(characterId, taken.holder))) taken = await this.d.leases.take(characterId, world);
+      if (!taken.ok) {
+        const { holder } = taken;
+        throw new WorldError(
+          "CHARACTER_ELSEWHERE",
+          `this character is playing in world ${holder.world} on another server; leave there first or retry in ${holder.expiresInSeconds} s`,
+        );
+      }
+      try {
+        return await join();
+      } finally {
+        if (!this.worldOf(world)?.isInWorld(characterId)) await this.d.leases.release(characterId, world).catch((e: unknown) => this.failed(e, characterId));
+      }
+    });
+  }
+
+  /** The character leaves `other` for world `world`, saved, with everything `other` queued for it written. */
+  private async takeOut(characterId: string, other: ClaimedWorld, world: number): Promise<void> {
+    const p = other.world.player(characterId);
+    if (p) {
+      if (other.world.inCombat(p)) {
+        throw new WorldError("CHARACTER_IN_COMBAT", `this character is in combat in world ${other.number}; join again when the fight is over`);
+      }
+      p.connection?.close(this.d.replacedCode, `replaced by a join in world ${world}`);
+      await other.world.leave(characterId, "replaced_other_world", undefined, true);
+    }
+    await other.world.queues.run(characterId, () => Promise.resolve());
+  }
+
+  /** A character left world `w` and was saved: its lease goes, unless it is back in `w` already. */
+  private released(characterId: string, w: ClaimedWorld): Promise<void> {
+    return this.exclusive(characterId, async () => {
+      if (!w.world.isInWorld(characterId)) await this.d.leases.release(characterId, w.number);
+    });
+  }
+
+  /**
+   * Renew the leases of every character in this process's worlds. A lease found lost (taken over
+   * after it expired, e.g. storage was unreachable for longer than the lease lasts) is taken again
+   * when free; when another process holds it, the character leaves this world (logged).
+   */
+  async renew(): Promise<void> {
+    const where = new Map<string, ClaimedWorld>();
+    for (const w of this.d.worlds()) for (const id of w.world.players.keys()) where.set(id, w);
+    if (where.size === 0) return;
+    const renewed = await this.d.leases.renew([...where.keys()]);
+    for (const [id, w] of where) {
+      if (renewed.has(id)) continue;
+      await this.exclusive(id, async () => {
+        if (!w.world.isInWorld(id) || (await this.d.leases.take(id, w.number)).ok) return;
+        this.d.logger.error({ characterId: id, world: w.number }, "character lease lost to another process; the character leaves this world");
+        w.world.player(id)?.connection?.close(this.d.replacedCode, "playing in another world");
+        await w.world.leave(id, "lease_lost", undefined, true);
+      });
+    }
+  }
+
+  private worldOf(n: number): World | undefined {
+    for (const w of this.d.worlds()) if (w.number === n) return w.world;
+    return undefined;
+  }
+
+  /** Run `work` after every earlier claim, release and renewal of the same character. */
+  private exclusive<T>(characterId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(characterId) ?? Promise.resolve();
+    const run = previous.then(work);
+    const tail = run.catch(() => undefined);
+    this.locks.set(characterId, tail);
+    void tail.then(() => {
+      if (this.locks.get(characterId) === tail) this.locks.delete(characterId);
+    });
+    return run;
+  }
+
+  private failed(e: unknown, characterId: string) {
+    this.d.logger.error({ err: e, characterId }, "character lease update failed");
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Character leases in storage (table `character_leases`, README "Worlds"): a character plays in at
+ * most one world at a time, across every process sharing the database. The world that plays it
+ * holds its lease — this process (`owner`) and the world number — until `expires_at`, renews it
+ * while the character is there and deletes it when the character has left and been saved. A lease
+ * whose holder stopped renewing (a killed process) expires and is simply taken over, so a killed
+ * process frees its characters within `LEASE_TTL_SECONDS`.
+ *
+ * Every change is one statement compared and set by PostgreSQL against its own clock: two joins
+ * racing for the same character (in any processes) cannot both take it.
+ */
+import type { Orm } from "../storage/orm.js";
+
+/** How long a lease lasts without renewal: a killed process frees its characters within this. */
+export const LEASE_TTL_SECONDS = 30;
+/** How often the leases of the characters in this process's worlds are renewed. */
+export const LEASE_RENEW_MS = 10_000;
+
+/** Who holds a character's lease. */
+export interface LeaseHolder {
+  /** The process (its `owner` id, see `LeaseStore`). */
+  owner: string;
+  world: number;
+  /** Seconds until the lease expires unless renewed (0 when it has). */
+  expiresInSeconds: number;
+}
+
+export type TakeResult = { ok: true } | { ok: false; holder: LeaseHolder };
+
+type HolderRow = { owner: string; world: number; left: string | number };
+
+export class LeaseStore {
+  /**
+   * @param owner this process's id, unique per start (a restart never takes over its predecessor's
+   * leases early: they expire)
+   */
+  constructor(
+    private readonly orm: Orm,
+    readonly owner: string,
+    readonly ttlSeconds = LEASE_TTL_SECONDS,
+  ) {}
+
+  private sql<T>(query: string, params: unknown[]): Promise<T[]> {
+    return this.orm.em.fork().getConnection().execute<T[]>(query, params);
+  }
+
+  /**
+   * Take the character's lease for `world` of this process: granted when nobody holds it, it has
+   * expired, or this process holds it (in any of its worlds: the caller has made sure the character
+   * left that world, see `CharacterClaims`). Otherwise the current holder.
+   */
+  async take(characterId: string, world: number): Promise<TakeResult> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const taken = await this.sql<{ character_id: string }>(
+        `insert into character_leases (character_id, owner, world, expires_at) values (?, ?, ?, now() + make_interval(secs => ?))
+         on conflict (character_id) do update set owner = excluded.owner, world = excluded.world, expires_at = excluded.expires_at
+         where character_leases.expires_at <= now() or character_leases.owner = excluded.owner
+         returning character_id`,
+        [characterId, this.owner, world, this.ttlSeconds],
+      );
+      if (taken.length > 0) return { ok: true };
+      const holder = await this.holder(characterId);
+      if (holder) return { ok: false, holder };
+      // Released between the two statements: try again.
+    }
+    throw new Error(`character lease of ${characterId}: no stable answer`);
+  }
+
+  /** The current holder of a valid lease, or undefined (none, or expired). */
+  async holder(characterId: string): Promise<LeaseHolder | undefined> {
+    const [row] = await this.sql<HolderRow>(
+      `select owner, world, extract(epoch from expires_at - now()) as left from character_leases where character_id = ? and expires_at > now()`,
+      [characterId],
+    );
+    return row ? { owner: row.owner, world: Number(row.world), expiresInSeconds: Math.max(0, Math.ceil(Number(row.left))) } : undefined;
+  }
+
+  /** Renew this process's leases of these characters; returns the ids renewed (a lease lost meanwhile is not). */
+  async renew(characterIds: readonly string[]): Promise<Set<string>> {
+    const renewed = new Set<string>();
+    // Bounded statements: a few hundred ids each.
+    for (let i = 0; i < characterIds.length; i += 500) {
+      const ids = characterIds.slice(i, i + 500);
+      const rows = await this.sql<{ character_id: string }>(
+        `update character_leases set expires_at = now() + make_interval(secs => ?)
+         where owner = ? and character_id in (${ids.map(() => "?").join(", ")}) returning character_id`,
+        [this.ttlSeconds, this.owner, ...ids],
+      );
+      for (const r of rows) renewed.add(r.character_id);
+    }
+    return renewed;
+  }
+
+  /** Release the lease if `world` of this process still holds it. */
+  async release(characterId: string, world: number): Promise<void> {
+    await this.sql(`delete from character_leases where character_id = ? and owner = ? and world = ?`, [characterId, this.owner, world]);
+  }
+
+  /** Release every lease of this process (shutdown, after every player is saved). */
+  async releaseAll(): Promise<void> {
+    await this.sql(`delete from character_leases where owner = ?`, [this.owner]);
+  }
+}

@@ -250,12 +250,14 @@ export class WorldRoom extends Room implements JsonWorld {
    */
   override onUncaughtException(error: RoomException, methodName: RoomMethodName) {
     const cause = error.cause ?? error;
+    // Unset when `onCreate` refused the room (no permit).
+    const deps = this.deps as WorldRoomDeps | undefined;
     if (cause instanceof ServerError) {
-      // an intended refusal (join, reconnection)
-      this.deps.metrics?.joinRefusals.inc({ transport: "sdk", code: String(cause.code) });
+      // an intended refusal (join, reconnection, creation)
+      deps?.metrics?.joinRefusals.inc({ transport: "sdk", code: String(cause.code) });
       return;
     }
-    this.deps.logger.error({ err: cause, method: methodName }, "world room: uncaught exception");
+    if (deps) deps.logger.error({ err: cause, method: methodName }, "world room: uncaught exception");
   }
 
   /** Join the character the principal plays, then open its play session in storage (unless resumed). */

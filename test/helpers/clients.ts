@@ -194,6 +194,8 @@ export interface SdkJoinOptions {
   accountId?: string;
   token?: string;
   characterId?: string;
+  /** The `world` join option (README "Worlds"). */
+  world?: number;
   /** Keep the SDK's automatic reconnection (off by default so tests control it). */
   autoReconnect?: boolean;
 }
@@ -218,7 +220,10 @@ export class SdkPlayer implements PlayerLike {
     const t = opts.token ? { token: opts.token, accountId: opts.accountId ?? "" } : tokenFor(opts.accountId);
     const client = new Client(`${server.url}/ws`);
     client.auth.token = t.token;
-    const room = await client.join("world", opts.characterId ? { characterId: opts.characterId } : {});
+    const room = await client.join("world", {
+      ...(opts.characterId ? { characterId: opts.characterId } : {}),
+      ...(opts.world !== undefined ? { world: opts.world } : {}),
+    });
     if (!opts.autoReconnect) room.reconnection.enabled = false;
     const p = new SdkPlayer(client, room, t.accountId, t.token);
     const sync = await p.log.waitFor("player:sync");
@@ -295,6 +300,8 @@ export interface RawJoinOptions {
   /** Send the token as `Authorization: Bearer` instead of the query string. */
   header?: boolean;
   characterId?: string;
+  /** `/ws?world=N` (README "Worlds"). */
+  world?: number | string;
   /** Do not wait for the first player:sync (for refusal tests). */
   noWait?: boolean;
   /** Extra headers on the upgrade request (e.g. X-Forwarded-For). */
@@ -342,6 +349,7 @@ export class RawPlayer implements PlayerLike {
     const url = new URL(server.url.replace(/^http/, "ws") + "/ws");
     if (!opts.header && t.token) url.searchParams.set("token", t.token);
     if (opts.characterId) url.searchParams.set("characterId", opts.characterId);
+    if (opts.world !== undefined) url.searchParams.set("world", String(opts.world));
     const ws = new WebSocket(url, { headers: { ...opts.headers, ...(opts.header ? { authorization: `Bearer ${t.token}` } : {}) } });
     const p = new RawPlayer(ws, t.accountId, t.token);
     if (opts.noWait) return p;

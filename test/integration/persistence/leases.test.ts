@@ -1,0 +1,78 @@
+/**
+ * Character leases in storage (PGlite, and PostgreSQL when TEST_DATABASE_URL is set): one holder
+ * at a time, compared and set by the database. Racing takes by different processes: exactly one
+ * wins; an expired lease is taken over; renew and release touch only the holder's own lease.
+ */
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { CharacterRepository } from "../../../entities/character-repository.js";
+import { LeaseStore } from "../../../src/cluster/leases.js";
+import type { Storage } from "../../../src/storage/orm.js";
+import { resetStorage, storageKinds } from "../../helpers/storage.js";
+
+for (const kind of storageKinds()) {
+  describe(`character leases on ${kind.name}`, function () {
+    this.timeout(60_000);
+    let storage: Storage;
+    let repo: CharacterRepository;
+    before(async () => {
+      storage = await kind.get();
+      repo = new CharacterRepository(storage.orm);
+    });
+    beforeEach(async () => resetStorage(storage));
+
+    const newCharacter = async () => (await repo.create({ accountId: randomUUID(), coins: 0, inventory: [] })).id;
+    const store = (owner: string, ttl?: number) => new LeaseStore(storage.orm, owner, ttl);
+    const rows = (id: string) =>
+      storage.orm.em.fork().getConnection().execute<{ owner: string; world: number }[]>("select owner, world from character_leases where character_id = ?", [id]);
+
+    it("the first take wins; another process is refused and told who holds it; the holder takes it again for another of its worlds", async () => {
+      const id = await newCharacter();
+      const a = store("proc-a");
+      const b = store("proc-b");
+      assert.deepEqual(await a.take(id, 1), { ok: true });
+      const refused = await b.take(id, 2);
+      assert.equal(refused.ok, false);
+      assert.ok(!refused.ok);
+      assert.equal(refused.holder.owner, "proc-a");
+      assert.equal(refused.holder.world, 1);
+      assert.ok(refused.holder.expiresInSeconds > 0 && refused.holder.expiresInSeconds <= 30);
+      assert.deepEqual(await a.take(id, 2), { ok: true });
+      assert.deepEqual(await rows(id), [{ owner: "proc-a", world: 2 }]);
+    });
+
+    it("racing takes by different processes: exactly one wins, and the row names it", async () => {
+      for (let round = 0; round < 5; round++) {
+        const id = await newCharacter();
+        const owners = Array.from({ length: 8 }, (_, i) => `proc-${round}-${i}`);
+        const results = await Promise.all(owners.map((o, i) => store(o).take(id, (i % 3) + 1)));
+        const winners = owners.filter((_, i) => results[i]!.ok);
+        assert.equal(winners.length, 1, `round ${round}: ${winners.length} winners`);
+        const [row] = await rows(id);
+        assert.equal(row!.owner, winners[0]);
+        for (const r of results) if (!r.ok) assert.equal(r.holder.owner, winners[0]);
+      }
+    });
+
+    it("an expired lease is taken over; the old holder can neither renew nor release the new one", async () => {
+      const id = await newCharacter();
+      const dead = store("proc-dead");
+      assert.ok((await dead.take(id, 1)).ok);
+      // Expire it as a process that stopped renewing would see it, by the database's clock.
+      await storage.orm.em.fork().getConnection().execute("update character_leases set expires_at = now() - interval '1 second' where character_id = ?", [id]);
+      assert.equal(await dead.holder(id), undefined);
+      const next = store("proc-next");
+      assert.deepEqual(await next.take(id, 2), { ok: true });
+      assert.deepEqual([...(await dead.renew([id]))], []);
+      await dead.release(id, 1);
+      await dead.releaseAll();
+      assert.deepEqual(await rows(id), [{ owner: "proc-next", world: 2 }]);
+      assert.deepEqual([...(await next.renew([id]))], [id]);
+      await next.release(id, 1); // not the world that holds it: nothing
+      assert.equal((await rows(id)).length, 1);
+      await next.release(id, 2);
+      assert.equal((await rows(id)).length, 0);
+      assert.ok((await dead.take(id, 1)).ok, "free again");
+    });
+  });
+}

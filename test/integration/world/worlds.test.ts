@@ -143,6 +143,32 @@ describe("worlds: several in one process", function () {
     await eventually(async () => (await leaseOf(first.id)) === undefined, "lease released after the leave");
   });
 
+  it("two joins of one character racing into worlds 1 and 2: it ends in exactly one, which holds its lease", async () => {
+    for (let round = 0; round < 4; round++) {
+      const first = await join({ world: 1 + (round % 2) });
+      /** A bare SDK join: its room and the close code it gets, if any. */
+      const racer = async (n: number) => {
+        const client = new Client(`${server.url}/ws`);
+        client.auth.token = first.token;
+        const room = await client.join("world", { world: n });
+        room.reconnection.enabled = false;
+        const closed = new Promise<number>((resolve) => room.onLeave((code: number) => resolve(code)));
+        return { room, closed, n };
+      };
+      const racers = await Promise.all([racer(1), racer(2)]);
+      assert.equal((await first.log.waitClose()).code, CLOSE_CODES.REPLACED);
+      const loser = await Promise.race(racers.map((r) => r.closed.then((code) => ({ ...r, code }))));
+      assert.equal(loser.code, CLOSE_CODES.REPLACED, `round ${round}`);
+      const winner = racers.find((r) => r !== racers.find((x) => x.n === loser.n))!;
+      await eventually(
+        async () => world(winner.n).isOnline(first.id) && !world(loser.n).isInWorld(first.id) && (await leaseOf(first.id))?.world === winner.n,
+        `round ${round}: in world ${winner.n} only, holding its lease`,
+      );
+      await winner.room.leave(true);
+      await eventually(async () => (await leaseOf(first.id)) === undefined, "released");
+    }
+  });
+
   it("a lease another process holds refuses the join (409 CHARACTER_ELSEWHERE); once expired it is taken over", async () => {
     const p = await join();
     const id = p.id;

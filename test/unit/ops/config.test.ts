@@ -64,6 +64,25 @@ describe("config", () => {
     assert.throws(() => loadConfig({ MAX_SOCKETS_PER_ADDRESS: "0" }), /MAX_SOCKETS_PER_ADDRESS/);
   });
 
+  it("WORLDS: world 1 by default; unique positive integers, ascending; a bad list is one line", () => {
+    assert.deepEqual(loadConfig({}).worlds, [1]);
+    assert.deepEqual(loadConfig({ WORLDS: "" }).worlds, [1]);
+    assert.deepEqual(loadConfig({ WORLDS: "2" }).worlds, [2]);
+    assert.deepEqual(loadConfig({ WORLDS: "3, 1,2" }).worlds, [1, 2, 3]);
+    for (const bad of ["0", "1,1", "a", "1,", ",2", "1;2", "-1", "1.5", "01", "1 2", "1234567"]) {
+      const found = problems({ WORLDS: bad });
+      assert.equal(found.length, 1, `WORLDS=${bad}: ${found.join(" | ")}`);
+      assert.match(found[0]!, /^WORLDS: /);
+    }
+    assert.match(problems({ WORLDS: "1,2,1" })[0]!, /more than once/);
+  });
+
+  it("WORLD_MAX_PLAYERS: 5000 by default, a positive integer", () => {
+    assert.equal(loadConfig({}).worldMaxPlayers, 5000);
+    assert.equal(loadConfig({ WORLD_MAX_PLAYERS: "2" }).worldMaxPlayers, 2);
+    assert.deepEqual(problems({ WORLD_MAX_PLAYERS: "0" }).length, 1);
+  });
+
   it("is frozen", () => {
     const c = loadConfig({});
     assert.throws(() => {

@@ -24,7 +24,10 @@ for (const kind of storageKinds()) {
     const newCharacter = async () => (await repo.create({ accountId: randomUUID(), coins: 0, inventory: [] })).id;
     const store = (owner: string, ttl?: number) => new LeaseStore(storage.orm, owner, ttl);
     const rows = (id: string) =>
-      storage.orm.em.fork().getConnection().execute<{ owner: string; world: number }[]>("select owner, world from character_leases where character_id = ?", [id]);
+      storage.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ owner: string; world: number }[]>("select owner, world from character_leases where character_id = ?", [id]);
 
     it("the first take wins; another process is refused and told who holds it; the holder takes it again for another of its worlds", async () => {
       const id = await newCharacter();

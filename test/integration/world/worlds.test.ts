@@ -219,4 +219,56 @@ describe("worlds: several in one process", function () {
       [[b.id, true]],
     );
   });
+
+  it("GET /api/v1/world?world=2 is world 2's snapshot; a world not hosted is 404", async () => {
+    const p = await join({ world: 2 });
+    const get = (q: string) => fetch(`${server.url}/api/v1/world${q}`, { headers: { authorization: `Bearer ${p.token}` } });
+    const two = (await (await get("?world=2")).json()) as { world: number; players: { id: string }[] };
+    assert.equal(two.world, 2);
+    assert.deepEqual(
+      two.players.map((x) => x.id),
+      [p.id],
+    );
+    const one = (await (await get("")).json()) as { world: number; players: { id: string }[] };
+    assert.equal(one.world, 1);
+    assert.ok(!one.players.some((x) => x.id === p.id));
+    assert.equal((await get("?world=3")).status, 404);
+    assert.equal((await get("?world=x")).status, 400);
+  });
+});
+
+describe("worlds: a full world", function () {
+  this.timeout(60_000);
+  let server: GameServer;
+  let players: (SdkPlayer | RawPlayer)[] = [];
+  before(async () => {
+    server = await startTestServer({ WORLDS: "1,2", WORLD_MAX_PLAYERS: "1" });
+  });
+  after(async () => {
+    await closeAll(players);
+    await server?.close();
+  });
+
+  it("refuses joins with 503 WORLD_FULL (SDK, Retry-After) and close 4015 (/ws) while full; other worlds still take them", async () => {
+    players.push(await SdkPlayer.join(server, { world: 1 }));
+    // The listing shows it within a few ticks.
+    await eventually(async () => {
+      const { worlds } = (await (await fetch(`${server.url}/api/v1/worlds`)).json()) as { worlds: { world: number; full: boolean }[] };
+      return worlds.find((w) => w.world === 1)?.full === true;
+    }, "world 1 listed as full");
+    const res = await fetch(`${server.url}/ws/matchmake/join/world`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${tokenFor().token}` },
+      body: JSON.stringify({ world: 1 }),
+    });
+    assert.equal(res.status, 503);
+    assert.equal(res.headers.get("retry-after"), "30");
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, "WORLD_FULL");
+    const ws = await RawPlayer.connect(server, { world: 1, noWait: true });
+    players.push(ws);
+    const closed = await ws.log.waitClose();
+    assert.equal(closed.code, CLOSE_CODES.WORLD_FULL);
+    assert.match(closed.reason, /^WORLD_FULL: world 1 is full/);
+    players.push(await RawPlayer.connect(server, { world: 2 }));
+  });
 });

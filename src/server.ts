@@ -185,6 +185,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Database work by priority: joins and creations (interactive) before batched saves (background).
   const dbWork = new DbWorkLimiter({ max: config.dbPool.max, background: config.saveConcurrency });
   const leases = new LeaseStore(storage.orm, `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`);
+  // Without REDIS_URL this is the only process on its database (as closeStaleLogins assumes):
+  // leases a killed previous run left are its own, not another live process's.
+  if (!config.redisUrl) await leases.clearAll();
   const worlds = hostWorlds({
     numbers: config.worlds,
     content,

@@ -87,9 +87,12 @@ export class CharacterClaims {
         if (other.number !== world) await this.takeOut(characterId, other, world);
       }
       let taken = await this.d.leases.take(characterId, world);
+      // No such character: nothing to lease; the join itself answers CHARACTER_NOT_FOUND.
+      if (!taken.ok && "missing" in taken) return join();
       const remote = this.d.remote ?? REFUSE_REMOTE_RELEASE;
       if (!taken.ok && (await remote.release(characterId, taken.holder))) taken = await this.d.leases.take(characterId, world);
       if (!taken.ok) {
+        if ("missing" in taken) return join();
         const { holder } = taken;
         throw new WorldError(
           "CHARACTER_ELSEWHERE",
@@ -137,7 +140,8 @@ export class CharacterClaims {
     for (const [id, w] of where) {
       if (renewed.has(id)) continue;
       await this.exclusive(id, async () => {
-        if (!w.world.isInWorld(id) || (await this.d.leases.take(id, w.number)).ok) return;
+        const taken = w.world.isInWorld(id) ? await this.d.leases.take(id, w.number) : undefined;
+        if (!taken || taken.ok || "missing" in taken) return;
         this.d.logger.error({ characterId: id, world: w.number }, "character lease lost to another process; the character leaves this world");
         w.world.player(id)?.connection?.close(this.d.replacedCode, "playing in another world");
         await w.world.leave(id, "lease_lost", undefined, true);

@@ -25,7 +25,8 @@ export interface LeaseHolder {
   expiresInSeconds: number;
 }
 
-export type TakeResult = { ok: true } | { ok: false; holder: LeaseHolder };
+/** Taken; or held by `holder`; or `missing`: no such character (nothing to lease: the join finds it gone). */
+export type TakeResult = { ok: true } | { ok: false; holder: LeaseHolder } | { ok: false; missing: true };
 
 type HolderRow = { owner: string; world: number; left: string | number };
 
@@ -51,16 +52,25 @@ export class LeaseStore {
    */
   async take(characterId: string, world: number): Promise<TakeResult> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const taken = await this.sql<{ character_id: string }>(
-        `insert into character_leases (character_id, owner, world, expires_at) values (?, ?, ?, now() + make_interval(secs => ?))
-         on conflict (character_id) do update set owner = excluded.owner, world = excluded.world, expires_at = excluded.expires_at
-         where character_leases.expires_at <= now() or character_leases.owner = excluded.owner
-         returning character_id`,
-        [characterId, this.owner, world, this.ttlSeconds],
-      );
+      let taken: unknown[];
+      try {
+        taken = await this.sql<{ character_id: string }>(
+          `insert into character_leases (character_id, owner, world, expires_at)
+           select ?, ?, ?, now() + make_interval(secs => ?) where exists (select 1 from characters where id = ?)
+           on conflict (character_id) do update set owner = excluded.owner, world = excluded.world, expires_at = excluded.expires_at
+           where character_leases.expires_at <= now() or character_leases.owner = excluded.owner
+           returning character_id`,
+          [characterId, this.owner, world, this.ttlSeconds, characterId],
+        );
+      } catch (e) {
+        // Deleted between the check and the insert (the foreign key).
+        if (isForeignKeyViolation(e)) return { ok: false, missing: true };
+        throw e;
+      }
       if (taken.length > 0) return { ok: true };
       const holder = await this.holder(characterId);
       if (holder) return { ok: false, holder };
+      if (!(await this.sql(`select 1 from characters where id = ?`, [characterId])).length) return { ok: false, missing: true };
       // Released between the two statements: try again.
     }
     throw new Error(`character lease of ${characterId}: no stable answer`);
@@ -96,8 +106,24 @@ export class LeaseStore {
     await this.sql(`delete from character_leases where character_id = ? and owner = ? and world = ?`, [characterId, this.owner, world]);
   }
 
+  /**
+   * Delete every lease, whoever holds it: for a server that is the only process on its database
+   * (no REDIS_URL), at start-up, where leases left by its previous run (killed) would otherwise
+   * keep their characters out for up to LEASE_TTL_SECONDS.
+   */
+  async clearAll(): Promise<number> {
+    const rows = await this.sql<{ character_id: string }>(`delete from character_leases returning character_id`, []);
+    return rows.length;
+  }
+
   /** Release every lease of this process (shutdown, after every player is saved). */
   async releaseAll(): Promise<void> {
     await this.sql(`delete from character_leases where owner = ?`, [this.owner]);
   }
+}
+
+/** PostgreSQL's foreign_key_violation (23503), as the driver or MikroORM reports it. */
+function isForeignKeyViolation(e: unknown): boolean {
+  const err = e as { code?: unknown; name?: unknown; cause?: { code?: unknown } } | undefined;
+  return err?.code === "23503" || err?.cause?.code === "23503" || err?.name === "ForeignKeyConstraintViolationException";
 }

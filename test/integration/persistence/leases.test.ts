@@ -35,8 +35,7 @@ for (const kind of storageKinds()) {
       const b = store("proc-b");
       assert.deepEqual(await a.take(id, 1), { ok: true });
       const refused = await b.take(id, 2);
-      assert.equal(refused.ok, false);
-      assert.ok(!refused.ok);
+      assert.ok(!refused.ok && "holder" in refused, "refused, with its holder");
       assert.equal(refused.holder.owner, "proc-a");
       assert.equal(refused.holder.world, 1);
       assert.ok(refused.holder.expiresInSeconds > 0 && refused.holder.expiresInSeconds <= 30);
@@ -53,8 +52,13 @@ for (const kind of storageKinds()) {
         assert.equal(winners.length, 1, `round ${round}: ${winners.length} winners`);
         const [row] = await rows(id);
         assert.equal(row!.owner, winners[0]);
-        for (const r of results) if (!r.ok) assert.equal(r.holder.owner, winners[0]);
+        for (const r of results) if (!r.ok) assert.equal("holder" in r && r.holder.owner, winners[0]);
       }
+    });
+
+    it("a character that does not exist has no lease to take (missing), and none is written", async () => {
+      assert.deepEqual(await store("proc-a").take(randomUUID(), 1), { ok: false, missing: true });
+      assert.equal((await storage.orm.em.fork().getConnection().execute("select count(*)::int as n from character_leases"))[0].n, 0);
     });
 
     it("an expired lease is taken over; the old holder can neither renew nor release the new one", async () => {

@@ -220,6 +220,26 @@ describe("worlds: several in one process", function () {
     );
   });
 
+  it("a character in combat in world 1 can't join world 2 until the fight is over (409 CHARACTER_IN_COMBAT); it stays in world 1", async () => {
+    const p = await join({ world: 1 });
+    const me = world(1).player(p.id)!;
+    me.lastCombatAt = world(1).now(); // just hit (the combat logout rule's clock)
+    const client = new Client(`${server.url}/ws`);
+    client.auth.token = p.token;
+    await assert.rejects(client.join("world", { world: 2 }), (e: any) => {
+      assert.equal(e.code, 409);
+      assert.match(e.message, /in combat in world 1/);
+      return true;
+    });
+    assert.ok(world(1).isOnline(p.id) && !world(2).isInWorld(p.id));
+    assert.ok(!p.log.isClosed);
+    assert.equal((await leaseOf(p.id))!.world, 1);
+    me.lastCombatAt = undefined; // the fight is over
+    const moved = await join({ world: 2, token: p.token, accountId: p.accountId });
+    assert.equal(moved.id, p.id);
+    assert.equal((await p.log.waitClose()).code, CLOSE_CODES.REPLACED);
+  });
+
   it("GET /api/v1/world?world=2 is world 2's snapshot; a world not hosted is 404", async () => {
     const p = await join({ world: 2 });
     const get = (q: string) => fetch(`${server.url}/api/v1/world${q}`, { headers: { authorization: `Bearer ${p.token}` } });

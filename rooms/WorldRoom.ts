@@ -372,10 +372,7 @@ export class WorldRoom extends Room implements JsonWorld {
     return this.world.playersOnline() >= this.deps.maxPlayers;
   }
 
-  /**
-   * The listing's metadata: `world` (what joins filter by) and `players` online, both transports
-   * (what GET /api/v1/worlds reports). Persisted only when the number changed, every 5 ticks at most.
-   */
+  /** Listing metadata: `world` (joins filter by it), `players` online (GET /api/v1/worlds); only on change. */
   publishPopulation() {
     const players = this.world.playersOnline();
     if (players === this.published) return;

@@ -260,7 +260,7 @@ describe("worlds: several in one process", function () {
 describe("worlds: a full world", function () {
   this.timeout(60_000);
   let server: GameServer;
-  let players: (SdkPlayer | RawPlayer)[] = [];
+  const players: (SdkPlayer | RawPlayer)[] = [];
   before(async () => {
     server = await startTestServer({ WORLDS: "1,2", WORLD_MAX_PLAYERS: "1" });
   });

@@ -165,6 +165,8 @@ export interface Config {
   /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
   readonly maxSocketsPerAddress: number;
   readonly redisUrl?: string;
+  /** Several processes (REDIS_URL): Redis presence and driver, rooms announced at `publicAddress` (`host[:port]/ws`). */
+  readonly cluster?: { readonly redisUrl: string; readonly publicAddress: string };
   /** A pending trade request expires after this long (docs/trading.md#rules: 30 s). */
   readonly tradeRequestTimeoutMs: number;
   /** An open trade without activity is cancelled after this long (docs/trading.md#rules: 5 minutes). */
@@ -226,6 +228,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.PUBLIC_WS_URL && !/^wss?:\/\/.+\/ws\/?$/.test(e.PUBLIC_WS_URL)) {
     problems.push("PUBLIC_WS_URL must use ws:// or wss:// and end with /ws");
   }
+  if (e.REDIS_URL && !/^rediss?:\/\//.test(e.REDIS_URL)) problems.push("REDIS_URL must use redis:// or rediss://");
+  // Across processes, each process must announce where its own rooms are: a default of
+  // localhost:<PORT> would send clients of other machines to themselves.
+  if (e.REDIS_URL && !e.PUBLIC_WS_URL && !invalid.has("PUBLIC_WS_URL"))
+    problems.push("PUBLIC_WS_URL is required with REDIS_URL: this process's own public WebSocket address (ws[s]://host[:port]/ws)");
   if (e.VOICE_URL && !e.VOICE_URL.startsWith("wss://") && !e.VOICE_URL.startsWith("ws://")) {
     problems.push("VOICE_URL must be a wss:// address");
   }
@@ -277,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tickMs: v.TICK_MS,
     maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
     redisUrl: v.REDIS_URL,
+    cluster: v.REDIS_URL && v.PUBLIC_WS_URL ? { redisUrl: v.REDIS_URL, publicAddress: publicAddressOf(v.PUBLIC_WS_URL) } : undefined,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,
     logLevel: v.LOG_LEVEL,
@@ -330,6 +338,11 @@ export function loadBuildEnv(env: NodeJS.ProcessEnv = process.env): BuildEnv {
     cdnUrl: v.PUBLIC_CDN_URL,
     strict: v.NODE_ENV === "production" || v.CI,
   });
+}
+
+/** Colyseus's `publicAddress`: PUBLIC_WS_URL without scheme (`ws://10.0.0.5:5555/ws` → `10.0.0.5:5555/ws`); docs/rooms.md "Processes". */
+export function publicAddressOf(publicWsUrl: string): string {
+  return publicWsUrl.replace(/^wss?:\/\//, "").replace(/\/+$/, "");
 }
 
 /** `<WORLD>/manifests`. */

@@ -76,6 +76,18 @@ export async function openCluster(config: Config, logger: Logger): Promise<Clust
       bus = new ClusterBus({ presence, processId: matchMaker.processId, namespace, logger });
       await bus.start();
       blocks = await SharedBlocks.start({ blocklist, bus, redis, prefix: `${namespace}:`, logger });
+      // A Redis that restarted empty has lost this process's room listings and stats: put them
+      // back, so the matchmaker finds its rooms again (the presence subscribes its channels again itself).
+      let lost = false;
+      redis.on("close", () => (lost = true));
+      redis.on("ready", () => {
+        if (!lost) return;
+        lost = false;
+        Promise.all([matchMaker.restoreMissingRoomCaches(), matchMaker.stats.persist()]).then(
+          () => logger.info("cluster: room listings restored in Redis"),
+          (e: Error) => logger.warn({ err: e.message }, "cluster: restoring room listings failed"),
+        );
+      });
       return bus;
     },
     disconnect() {

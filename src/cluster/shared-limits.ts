@@ -33,13 +33,11 @@ export class SharedRateLimitStore implements Store {
     private readonly logger?: Logger,
   ) {
     this.redisStore = new RedisStore({ prefix, sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply> });
-    // The store loads its scripts at once; a failure here is retried by the store on first use.
-    this.redisStore.incrementScriptSha.catch(() => undefined);
-    this.redisStore.getScriptSha.catch(() => undefined);
   }
 
   init(options: Options): void {
-    void this.redisStore.init(options);
+    // Loads the store's scripts; while Redis is down that fails, and the store loads them again on first use.
+    this.redisStore.init(options).catch(() => undefined);
     this.memory.init(options);
   }
 

@@ -7,7 +7,6 @@
  * the shared rate-limit counters, the shared blocks and the bus.
  */
 import { matchMaker, type Presence } from "@colyseus/core";
-import { RedisDriver } from "@colyseus/redis-driver";
 import { RedisPresence } from "@colyseus/redis-presence";
 import type { Store } from "express-rate-limit";
 import type { Redis } from "ioredis";
@@ -16,6 +15,7 @@ import type { Logger } from "../logger.js";
 import type { Blocklist } from "../net/address.js";
 import type { MatchMakerDriver } from "../net/colyseus.js";
 import { ClusterBus } from "./bus.js";
+import { ResilientRedisDriver } from "./driver.js";
 import { connectRedis, redactUrl, watchConnection } from "./redis.js";
 import { SharedBlocks, SharedRateLimitStore } from "./shared-limits.js";
 
@@ -63,7 +63,7 @@ export async function openCluster(config: Config, logger: Logger): Promise<Clust
   const namespace = `realm:${redis.options.db ?? 0}`;
   const presence = new RedisPresence(redis);
   watchConnection((presence as unknown as { sub: Redis }).sub, logger, "redis-subscriber");
-  const driver = new RedisDriver(redis) as unknown as MatchMakerDriver;
+  const driver = new ResilientRedisDriver(redis) as unknown as MatchMakerDriver;
   logger.info({ redis: redactUrl(redisUrl), publicAddress, namespace }, "cluster: Colyseus on Redis presence and driver");
   return {
     ...base,

@@ -21,7 +21,10 @@
  * Each process runs through scripts/run.mjs under the project's Node 22 (node_modules/.bin/node),
  * with the flags of package.json `config.nodeOptions`, exactly as `npm run start:prod`.
  */
+// A CommonJS file (PM2 reads `module.exports`): require is the way to import here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { existsSync } = require("node:fs");
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const path = require("node:path");
 
 const count = Number(process.env.REALM_PROCESSES ?? 2);

@@ -55,7 +55,13 @@ const name = z
 const requestEnvelope = z.object({ id: z.string().min(1).max(100), from: name, method: name, payload: z.unknown() });
 const replyEnvelope = z.union([
   z.object({ id: z.string().min(1).max(100), ok: z.literal(true), result: z.unknown() }),
-  z.object({ id: z.string().min(1).max(100), ok: z.literal(false), code: z.string().max(100), remoteCode: z.string().max(100).optional(), message: z.string().max(1_000) }),
+  z.object({
+    id: z.string().min(1).max(100),
+    ok: z.literal(false),
+    code: z.string().max(100),
+    remoteCode: z.string().max(100).optional(),
+    message: z.string().max(1_000),
+  }),
 ]);
 const broadcastEnvelope = z.object({ from: name, msg: z.unknown() });
 
@@ -131,12 +137,7 @@ export class ClusterBus {
    * against `result` when given. Rejects with a `BusError`: TIMEOUT (no reply within `timeoutMs`),
    * NO_HANDLER, BAD_PAYLOAD, REMOTE_ERROR, UNAVAILABLE, CLOSED.
    */
-  async request<O = unknown>(
-    processId: string,
-    method: string,
-    payload: unknown,
-    opts: { timeoutMs?: number; result?: z.ZodType<O> } = {},
-  ): Promise<O> {
+  async request<O = unknown>(processId: string, method: string, payload: unknown, opts: { timeoutMs?: number; result?: z.ZodType<O> } = {}): Promise<O> {
     this.assertOpen();
     const id = randomUUID();
     const timeoutMs = opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;

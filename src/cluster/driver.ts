@@ -9,7 +9,7 @@ import { RedisDriver } from "@colyseus/redis-driver";
 interface DriverInternals {
   _concurrentRoomCacheRequest?: Promise<unknown>;
   _roomCacheRequestByName: Record<string, Promise<unknown> | undefined>;
-  getRooms(roomName?: string): Promise<unknown[]>;
+  getRooms: (this: DriverInternals, roomName?: string) => Promise<unknown[]>;
 }
 
 export class ResilientRedisDriver extends RedisDriver {

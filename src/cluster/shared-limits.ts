@@ -87,7 +87,8 @@ export class SharedRateLimitStore implements Store {
   }
 
   private fellBack(e?: unknown) {
-    if (!this.degraded) this.logger?.warn({ err: (e as Error | undefined)?.message }, "rate limits: Redis unavailable; counting in this process until it is back");
+    if (!this.degraded)
+      this.logger?.warn({ err: (e as Error | undefined)?.message }, "rate limits: Redis unavailable; counting in this process until it is back");
     this.degraded = true;
   }
 }

@@ -162,7 +162,7 @@ export async function setupColyseus(
   // Every room is created in the process that asks for it: a world room runs this process's
   // World and a trade room its TradeService (Colyseus would otherwise pick the process with the
   // fewest rooms, anywhere in the cluster).
-  await matchMaker.setup(opts.presence, opts.driver, opts.publicAddress, async () => matchMaker.processId);
+  await matchMaker.setup(opts.presence, opts.driver, opts.publicAddress, () => Promise.resolve(matchMaker.processId));
   setTransport(transport);
   return {
     transport,

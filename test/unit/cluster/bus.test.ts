@@ -19,7 +19,11 @@ function inbox<T>() {
     got,
     push(m: T) {
       got.push(m);
-      for (const w of [...waiters]) if (got.length >= w.n) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+      for (const w of [...waiters]) {
+        if (got.length < w.n) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
     },
     until(n: number) {
       return got.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }));

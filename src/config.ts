@@ -383,6 +383,8 @@ export function configWarnings(c: Config): string[] {
       `JOIN_CONCURRENCY + CREATE_CONCURRENCY + SAVE_CONCURRENCY (${interactive + c.saveConcurrency}) exceed DB_POOL_MAX (${c.dbPool.max}): joins may wait for pool connections`,
     );
   }
+  if (c.cluster && !c.databaseUrl)
+    w.push("REDIS_URL without DATABASE_URL: each process has its own embedded database; a cluster shares one PostgreSQL database");
   if (c.metricsPort !== undefined && !isLoopback(c.metricsHost))
     w.push(`METRICS_HOST=${c.metricsHost}: metrics are reachable beyond this machine; keep the port firewalled`);
   return w;

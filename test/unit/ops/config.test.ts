@@ -122,6 +122,10 @@ describe("config", () => {
     assert.deepEqual(c.cluster, { redisUrl: "rediss://:pw@cache.internal:6380/2", publicAddress: "eu1.game.example/ws" });
     assert.equal(loadConfig({ REDIS_URL: "redis://r:6379", PUBLIC_WS_URL: "ws://10.0.0.5:5556/ws" }).cluster?.publicAddress, "10.0.0.5:5556/ws");
     assert.equal(publicAddressOf("ws://127.0.0.1:5555/ws"), "127.0.0.1:5555/ws");
+    assert.ok(configWarnings(c).some((w) => /REDIS_URL without DATABASE_URL/.test(w)));
+    assert.ok(
+      !configWarnings(loadConfig({ REDIS_URL: "redis://r", PUBLIC_WS_URL: "ws://h:1/ws", DATABASE_URL: "postgres://u@db/g" })).some((w) => /REDIS_URL/.test(w)),
+    );
   });
 
   it("accepts a 16-character ADMIN_CODE in production, and any ADMIN_CODE outside production", () => {

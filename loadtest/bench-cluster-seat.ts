@@ -1,14 +1,16 @@
 /**
  * `npx tsx loadtest/bench-cluster-seat.ts [joins]`: what a seat costs when the room lives in another
  * process (README "Scaling: several processes and machines"). Two server processes on the local
- * Redis (database 9, emptied before and after) and TEST_DATABASE_URL (or each its own PGlite);
+ * Redis (database 9, emptied before and after) and TEST_DATABASE_URL;
  * `joins` (default 200) sequential seat reservations through process A, of A's own world room and
  * of B's, and the median and 95th percentile of each. The seats are reserved, not used (they expire).
  */
 import { tokenFor } from "../test/helpers/clients.js";
 import { matchmake, startCluster, stopCluster, worldRoomOf } from "../test/helpers/cluster.js";
 import { flushDb, testRedisUrl } from "../test/helpers/redis.js";
+import { TEST_DATABASE_URL } from "../test/helpers/storage.js";
 
+if (!TEST_DATABASE_URL) throw new Error("set TEST_DATABASE_URL: the processes of a cluster share one PostgreSQL database");
 const joins = Number(process.argv[2] ?? 200);
 const redisUrl = testRedisUrl(9);
 await flushDb(redisUrl);

@@ -22,6 +22,18 @@ export interface ClusterProcess {
   world: string;
 }
 
+/**
+ * Skip the suite (saying why) without TEST_DATABASE_URL: the processes of a cluster share one
+ * PostgreSQL database (each on its own embedded PGlite would cost about 1 GB of memory apiece).
+ */
+export function requireClusterDatabase(suite: Mocha.Suite): void {
+  suite.beforeAll(function () {
+    if (TEST_DATABASE_URL) return;
+    console.log("      (skipped: TEST_DATABASE_URL is not set; a cluster shares one PostgreSQL database)");
+    this.skip();
+  });
+}
+
 /** Start one process of the cluster on `redisUrl`; `env` adds or overrides settings. */
 export async function startClusterProcess(redisUrl: string, env: NodeJS.ProcessEnv = {}): Promise<ClusterProcess> {
   const port = await freePort();
@@ -39,7 +51,7 @@ export async function startClusterProcess(redisUrl: string, env: NodeJS.ProcessE
     LOG_LEVEL: "info",
     REDIS_URL: redisUrl,
     PUBLIC_WS_URL: `ws://127.0.0.1:${port}/ws`,
-    ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),
+    DATABASE_URL: TEST_DATABASE_URL,
     ...env,
   });
   try {

@@ -9,17 +9,18 @@
 import assert from "node:assert/strict";
 import { Client } from "@colyseus/sdk";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
-import { matchmake, playersOnline, startCluster, stopCluster, worldRoomOf, type ClusterProcess } from "../../helpers/cluster.js";
-import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
+import { matchmake, playersOnline, requireClusterDatabase, startCluster, stopCluster, worldRoomOf, type ClusterProcess } from "../../helpers/cluster.js";
+import { postgresStorage, resetStorage } from "../../helpers/storage.js";
 import { useTestRedis } from "../../helpers/redis.js";
 
-/** Reset the shared test database (when there is one) before a cluster starts on it. */
+/** Reset the shared test database before a cluster starts on it. */
 async function freshDatabase() {
-  if (TEST_DATABASE_URL) await resetStorage(await postgresStorage());
+  await resetStorage(await postgresStorage());
 }
 
 describe("cluster: processes on Redis", function () {
   this.timeout(180_000);
+  requireClusterDatabase(this);
   const redisUrl = useTestRedis(this, 13);
 
   describe("joins across processes", () => {

@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { closeAll, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
-import { matchmake, startCluster, stopCluster, type ClusterProcess } from "../../helpers/cluster.js";
+import { matchmake, requireClusterDatabase, startCluster, stopCluster, type ClusterProcess } from "../../helpers/cluster.js";
 import { hasRedisServer, OwnRedis } from "../../helpers/redis.js";
-import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
+import { postgresStorage, resetStorage } from "../../helpers/storage.js";
 import { Redis } from "ioredis";
 
 describe("cluster: Redis stopped and restarted", function () {
@@ -18,12 +18,13 @@ describe("cluster: Redis stopped and restarted", function () {
   let procs: ClusterProcess[] = [];
   const players: (SdkPlayer | RawPlayer | undefined)[] = [];
 
+  requireClusterDatabase(this);
   before(async function () {
     if (!hasRedisServer()) {
       console.log("      (skipped: redis-server is not on the PATH; this test runs a Redis of its own)");
       this.skip();
     }
-    if (TEST_DATABASE_URL) await resetStorage(await postgresStorage());
+    await resetStorage(await postgresStorage());
     redis = await OwnRedis.create();
     await redis.start();
     procs = await startCluster(2, redis.url, { DISABLE_RATE_LIMIT: "false", TRUST_PROXY: "true" });

@@ -179,6 +179,8 @@ export interface Config {
   /** `WORLD_MAX_PLAYERS`: connections one world room takes; a full world refuses joins (503 WORLD_FULL). */
   readonly worldMaxPlayers: number;
   readonly redisUrl?: string;
+  /** Several processes (REDIS_URL): Redis presence and driver, rooms announced at `publicAddress` (`host[:port]/ws`). */
+  readonly cluster?: { readonly redisUrl: string; readonly publicAddress: string };
   /** A pending trade request expires after this long (docs/trading.md#rules: 30 s). */
   readonly tradeRequestTimeoutMs: number;
   /** An open trade without activity is cancelled after this long (docs/trading.md#rules: 5 minutes). */
@@ -240,6 +242,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.PUBLIC_WS_URL && !/^wss?:\/\/.+\/ws\/?$/.test(e.PUBLIC_WS_URL)) {
     problems.push("PUBLIC_WS_URL must use ws:// or wss:// and end with /ws");
   }
+  if (e.REDIS_URL && !/^rediss?:\/\//.test(e.REDIS_URL)) problems.push("REDIS_URL must use redis:// or rediss://");
+  // Across processes, each process must announce where its own rooms are: a default of
+  // localhost:<PORT> would send clients of other machines to themselves.
+  if (e.REDIS_URL && !e.PUBLIC_WS_URL && !invalid.has("PUBLIC_WS_URL"))
+    problems.push("PUBLIC_WS_URL is required with REDIS_URL: this process's own public WebSocket address (ws[s]://host[:port]/ws)");
   if (e.VOICE_URL && !e.VOICE_URL.startsWith("wss://") && !e.VOICE_URL.startsWith("ws://")) {
     problems.push("VOICE_URL must be a wss:// address");
   }
@@ -293,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worlds: v.WORLDS,
     worldMaxPlayers: v.WORLD_MAX_PLAYERS,
     redisUrl: v.REDIS_URL,
+    cluster: v.REDIS_URL && v.PUBLIC_WS_URL ? { redisUrl: v.REDIS_URL, publicAddress: publicAddressOf(v.PUBLIC_WS_URL) } : undefined,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,
     logLevel: v.LOG_LEVEL,
@@ -348,6 +356,11 @@ export function loadBuildEnv(env: NodeJS.ProcessEnv = process.env): BuildEnv {
   });
 }
 
+/** Colyseus's `publicAddress`: PUBLIC_WS_URL without scheme (`ws://10.0.0.5:5555/ws` → `10.0.0.5:5555/ws`); docs/rooms.md "Processes". */
+export function publicAddressOf(publicWsUrl: string): string {
+  return publicWsUrl.replace(/^wss?:\/\//, "").replace(/\/+$/, "");
+}
+
 /** `<WORLD>/manifests`. */
 function manifestsDirOf(worldDir: string): string {
   return `${worldDir.replace(/\/+$/, "")}/manifests`;
@@ -386,6 +399,8 @@ export function configWarnings(c: Config): string[] {
       `JOIN_CONCURRENCY + CREATE_CONCURRENCY + SAVE_CONCURRENCY (${interactive + c.saveConcurrency}) exceed DB_POOL_MAX (${c.dbPool.max}): joins may wait for pool connections`,
     );
   }
+  if (c.cluster && !c.databaseUrl)
+    w.push("REDIS_URL without DATABASE_URL: each process has its own embedded database; a cluster shares one PostgreSQL database");
   if (c.metricsPort !== undefined && !isLoopback(c.metricsHost))
     w.push(`METRICS_HOST=${c.metricsHost}: metrics are reachable beyond this machine; keep the port firewalled`);
   return w;

@@ -44,6 +44,8 @@ import { LeaseStore } from "./cluster/leases.js";
 import { hostWorlds, type HostedWorld, type LocalWorlds } from "./cluster/worlds.js";
 import { WorldsPort } from "./cluster/worlds-port.js";
 import { worldsRoutes } from "./http/routes/worlds.js";
+import { openCluster } from "./cluster/cluster.js";
+import type { ClusterBus } from "./cluster/bus.js";
 
 /** Shutdown: how long saving every player may take (after the trades, at most 3 s). */
 const SHUTDOWN_SAVE_MS = 4_500;
@@ -102,6 +104,10 @@ export interface GameServer {
   admission: Admission;
   /** Database work limiter: saves (background) behind joins and creations (interactive). */
   dbWork: DbWorkLimiter;
+  /** Cross-process publish/subscribe and request-reply (src/cluster/bus.ts); local presence without REDIS_URL. */
+  bus: ClusterBus;
+  /** Colyseus's id of this process (requests on the bus are addressed to it). */
+  processId: string;
   /** URL of the Prometheus metrics page when METRICS_PORT is set. */
   metricsUrl?: string;
   /** Stop accepting, close rooms (which save), close storage (unless injected). Idempotent. */
@@ -161,14 +167,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   await syncItemDefinitions(storage.orm, content);
   logger.info({ kind: storage.kind }, "stage 3/6 storage connected, migrations applied");
 
-  // Stage 4: HTTP.
+  // Stage 4: HTTP (and, with REDIS_URL, the connection to the cluster: a start-up error when Redis does not answer).
+  const cluster = await openCluster(config, logger);
   const httpServer = createServer();
   httpServer.headersTimeout = 10_000;
   httpServer.requestTimeout = 30_000;
   const cors = new CorsPolicy(config);
   const metrics = new Metrics(config.tickMs);
   const blocklist = new Blocklist(Date.now, (scope) => metrics.rateLimitBlocks.inc({ scope }));
-  const limits = createLimits({ enabled: config.rateLimitEnabled, blockSeconds: config.rateLimitBlockSeconds, blocklist });
+  const limits = createLimits({ enabled: config.rateLimitEnabled, blockSeconds: config.rateLimitBlockSeconds, blocklist, store: cluster.rateLimitStore });
   const auth = new AuthService(config, storage.orm);
 
   const gate = new SocketGate({
@@ -237,6 +244,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
   const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
+    presence: cluster.presence,
+    driver: cluster.driver,
+    publicAddress: cluster.publicAddress,
     trustProxy: config.trustProxy,
     blockedFor: (address) => gate.blockedFor(undefined, address),
     socketCap: new SocketCap(config.maxSocketsPerAddress),
@@ -244,12 +254,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     maxBufferedBytes: opts.adapter?.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES,
     logger,
   });
+  // The bus and the shared blocks run on Colyseus's presence, under its process id.
+  const bus = await cluster.start(blocklist);
+  logger.info({ processId: matchMaker.processId, publicAddress: cluster.publicAddress, redis: config.cluster !== undefined }, "process id");
   metrics.watch({
     world: basename(resolve(config.worldDir)),
     playersOnline: () => worlds.playersOnline(),
     rooms: async () => {
       const byType: Record<string, number> = {};
-      for (const r of await matchMaker.driver.query({})) byType[r.name] = (byType[r.name] ?? 0) + 1;
+      for (const r of await matchMaker.driver.query({ processId: matchMaker.processId })) byType[r.name] = (byType[r.name] ?? 0) + 1;
       return byType;
     },
     dbPool: () => poolStats(storage),
@@ -368,7 +381,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       if (!(await settlesWithin(worlds.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
         logger.error({ waitedMs: SHUTDOWN_SAVE_MS }, "shutdown: saving players did not finish in time; closing storage anyway");
       } else await leases.releaseAll().catch((e: unknown) => logger.error({ err: e }, "shutdown: releasing character leases failed"));
+      await settlesWithin(cluster.stop(), 500);
       if (!(await settlesWithin(colyseus.shutdown(), SHUTDOWN_ROOMS_MS))) logger.error("shutdown: closing the rooms did not finish in time");
+      cluster.disconnect();
       httpServer.closeAllConnections();
       // A connection still busy (a save waiting on a row lock another transaction holds) ends at its
       // lock or statement timeout; the process does not wait for it past this bound.
@@ -394,6 +409,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     admission,
     dbWork,
     metricsUrl,
+    bus,
+    processId: matchMaker.processId,
     close,
   };
 }

@@ -5,7 +5,7 @@
  * The same Blocklist is used by the WebSocket flood guard (accounts and addresses).
  */
 import type { Request, RequestHandler } from "express";
-import { rateLimit, ipKeyGenerator, MemoryStore } from "express-rate-limit";
+import { rateLimit, ipKeyGenerator, MemoryStore, type Store } from "express-rate-limit";
 import { ApiError } from "./errors.js";
 import { addressKey, Blocklist } from "../net/address.js";
 
@@ -24,6 +24,11 @@ export interface LimitOptions {
   blocklist: Blocklist;
   restPerMinute?: number;
   authPerMinute?: number;
+  /**
+   * The store of a limiter's counters (`rest`, `auth`): shared by the processes of a cluster with
+   * REDIS_URL (src/cluster/shared-limits.ts). Absent: each process counts in its own memory.
+   */
+  store?: (identifier: "rest" | "auth") => Store;
 }
 
 /** Limits and the block guard, as middleware plus a counter for failed token checks. */
@@ -68,8 +73,8 @@ export function createLimits(opts: LimitOptions): Limits {
     // trust proxy is configured once on the app; this library's own proxy warnings are noise here.
     validate: { trustProxy: false, xForwardedForHeader: false },
   };
-  const rest = rateLimit({ ...common, limit: opts.restPerMinute ?? 100 });
-  const authStore = new MemoryStore();
+  const rest = rateLimit({ ...common, limit: opts.restPerMinute ?? 100, ...(opts.store ? { store: opts.store("rest") } : {}) });
+  const authStore = opts.store?.("auth") ?? new MemoryStore();
   const auth = rateLimit({ ...common, limit: opts.authPerMinute ?? 10, store: authStore, identifier: "auth" });
   /**
    * Count one attempt for a key. The attempt that reaches the limit blocks the key, so the next

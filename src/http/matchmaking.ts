@@ -108,10 +108,18 @@ function refuseBusy(res: Response, e: ServerBusyError) {
     .json({ ...errorBody(SERVER_BUSY, e.message), message: e.tagged });
 }
 
-/** True for the matchmaking calls that enter the world: `join` (only the world is joinable by name) and `joinById` of the world room. */
-function entersWorld(verb: string, target: string): boolean {
+/**
+ * True for the matchmaking calls that enter the world: `join` (only the world is joinable by name)
+ * and `joinById` of a world room, this process's or (with REDIS_URL) another's, found in the room
+ * listings; a listing that cannot be read is left to Colyseus, which fails the same way.
+ */
+async function entersWorld(verb: string, target: string): Promise<boolean> {
   if (verb === "join") return JOINABLE_BY_NAME.has(target);
-  return verb === "joinById" && matchMaker.getLocalRoomById(target)?.roomName === "world";
+  if (verb !== "joinById") return false;
+  const local = matchMaker.getLocalRoomById(target);
+  if (local) return local.roomName === "world";
+  const listed = await Promise.resolve(matchMaker.driver.findOne({ roomId: target })).catch(() => undefined);
+  return listed?.name === "world";
 }
 
 /**
@@ -224,7 +232,7 @@ export function guardedMatchmaking(
         if (!route.ok) return refuseWorld(res, route);
         body = Buffer.from(JSON.stringify(route.options));
       }
-      if (admission && entersWorld(verb, target)) {
+      if (admission && (await entersWorld(verb, target))) {
         let gone = false;
         const onGone = () => (gone = true);
         res.once("close", onGone);

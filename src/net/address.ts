@@ -46,6 +46,8 @@ export const addressKey = (address: string | undefined): string => `ip:${ipKeyGe
 /** Temporary blocks by key (`ip:<addr>` or `account:<id>`). */
 export class Blocklist {
   private readonly until = new Map<string, number>();
+  /** Told of every block imposed here (src/cluster/shared-blocks.ts passes it on to the other processes). */
+  onShare?: (key: string, ms: number) => void;
   /** @param onBlock told of every block imposed (metrics), with the key's kind (`ip`, `account`). */
   constructor(
     private readonly now: () => number = Date.now,
@@ -55,7 +57,24 @@ export class Blocklist {
   block(key: string, seconds: number): void {
     this.until.set(key, this.now() + seconds * 1000);
     this.onBlock?.(key.slice(0, key.indexOf(":")));
+    this.onShare?.(key, seconds * 1000);
     if (this.until.size > 100_000) this.sweep();
+  }
+
+  /**
+   * Record a block imposed by another process, `ms` from now: neither counted nor shared again.
+   * A longer block already recorded is kept.
+   */
+  mirror(key: string, ms: number): void {
+    const t = this.now() + ms;
+    if ((this.until.get(key) ?? 0) < t) this.until.set(key, t);
+    if (this.until.size > 100_000) this.sweep();
+  }
+
+  /** The blocks in force, with the milliseconds left on each. */
+  active(): [key: string, ms: number][] {
+    const now = this.now();
+    return [...this.until].filter(([, t]) => t > now).map(([k, t]) => [k, t - now]);
   }
 
   /** Seconds left on the block, or 0 when not blocked. */

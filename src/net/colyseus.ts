@@ -7,6 +7,9 @@
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import type { Duplex } from "node:stream";
 import { matchMaker, createNodeMatchmakingMiddleware, type Presence } from "@colyseus/core";
+
+/** Colyseus's room-listing driver (local, or Redis across processes). */
+export type MatchMakerDriver = NonNullable<Parameters<typeof matchMaker.setup>[1]>;
 import { setTransport } from "@colyseus/core/Transport";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type { RequestHandler } from "express";
@@ -48,7 +51,10 @@ function refuse(socket: Duplex, status: 403 | 404 | 429, retryAfter?: number) {
 export const CLIENT_ADDRESS_HEADER = "x-realm-client-address";
 
 export interface ColyseusOptions {
+  /** Redis presence and driver across processes (src/cluster/cluster.ts); Colyseus's local ones when absent. */
   presence?: Presence;
+  driver?: MatchMakerDriver;
+  /** Where this process's rooms are reached (`host[:port]/ws`), written into seat reservations. */
   publicAddress?: string;
   /** Honour the proxy's X-Forwarded-For (TRUST_PROXY). */
   trustProxy?: boolean;
@@ -153,7 +159,10 @@ export async function setupColyseus(
     }
   });
 
-  await matchMaker.setup(opts.presence, undefined, opts.publicAddress);
+  // Every room is created in the process that asks for it: a world room runs this process's
+  // World and a trade room its TradeService (Colyseus would otherwise pick the process with the
+  // fewest rooms, anywhere in the cluster).
+  await matchMaker.setup(opts.presence, opts.driver, opts.publicAddress, () => Promise.resolve(matchMaker.processId));
   setTransport(transport);
   return {
     transport,

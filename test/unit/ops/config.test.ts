@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, configWarnings, loadBuildEnv, loadConfig } from "../../../src/config.js";
+import { ConfigError, configWarnings, loadBuildEnv, loadConfig, publicAddressOf } from "../../../src/config.js";
 
 const prodBase = {
   NODE_ENV: "production",
@@ -131,6 +131,20 @@ describe("config", () => {
     assert.match(problems({ NODE_ENV: "staging" })[0], /^NODE_ENV/);
     assert.match(problems({ PUBLIC_WS_URL: "ws://host/socket" })[0], /PUBLIC_WS_URL/);
     assert.match(problems({ VOICE_API_KEY: "k" })[0], /must be set together/);
+  });
+
+  it("REDIS_URL: redis:// or rediss://, with the process's own PUBLIC_WS_URL, whose address without scheme is the publicAddress", () => {
+    assert.equal(loadConfig({}).cluster, undefined, "one process without REDIS_URL");
+    assert.deepEqual(problems({ REDIS_URL: "http://127.0.0.1:6379", PUBLIC_WS_URL: "ws://h:1/ws" }), ["REDIS_URL must use redis:// or rediss://"]);
+    assert.match(problems({ REDIS_URL: "redis://127.0.0.1:6379" })[0]!, /^PUBLIC_WS_URL is required with REDIS_URL/);
+    const c = loadConfig({ REDIS_URL: "rediss://:pw@cache.internal:6380/2", PUBLIC_WS_URL: "wss://eu1.game.example/ws/" });
+    assert.deepEqual(c.cluster, { redisUrl: "rediss://:pw@cache.internal:6380/2", publicAddress: "eu1.game.example/ws" });
+    assert.equal(loadConfig({ REDIS_URL: "redis://r:6379", PUBLIC_WS_URL: "ws://10.0.0.5:5556/ws" }).cluster?.publicAddress, "10.0.0.5:5556/ws");
+    assert.equal(publicAddressOf("ws://127.0.0.1:5555/ws"), "127.0.0.1:5555/ws");
+    assert.ok(configWarnings(c).some((w) => /REDIS_URL without DATABASE_URL/.test(w)));
+    assert.ok(
+      !configWarnings(loadConfig({ REDIS_URL: "redis://r", PUBLIC_WS_URL: "ws://h:1/ws", DATABASE_URL: "postgres://u@db/g" })).some((w) => /REDIS_URL/.test(w)),
+    );
   });
 
   it("accepts a 16-character ADMIN_CODE in production, and any ADMIN_CODE outside production", () => {

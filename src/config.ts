@@ -106,6 +106,7 @@ const envSchema = z.object({
   RATE_LIMIT_BLOCK_SECONDS: int(60, 1, 86400),
   TICK_MS: int(600, 10, 10_000),
   MAX_SOCKETS_PER_ADDRESS: int(10, 1, 100_000),
+  LISTEN_BACKLOG: int(4096, 1, 65_535),
   REDIS_URL: optionalUrl,
   TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
@@ -164,6 +165,11 @@ export interface Config {
   readonly tickMs: number;
   /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
   readonly maxSocketsPerAddress: number;
+  /**
+   * Pending connections the listening socket queues before the server accepts them (`listen`'s
+   * backlog; the kernel caps it at net.core.somaxconn). Node's default, 511, overflows in a burst of joins.
+   */
+  readonly listenBacklog: number;
   readonly redisUrl?: string;
   /** A pending trade request expires after this long (docs/trading.md#rules: 30 s). */
   readonly tradeRequestTimeoutMs: number;
@@ -276,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     skipManifests: v.SKIP_MANIFESTS,
     tickMs: v.TICK_MS,
     maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
+    listenBacklog: v.LISTEN_BACKLOG,
     redisUrl: v.REDIS_URL,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,

@@ -319,7 +319,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const port = opts.port ?? config.port;
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
-    httpServer.listen(port, opts.host ?? "0.0.0.0", () => {
+    httpServer.listen(port, opts.host ?? "0.0.0.0", config.listenBacklog, () => {
       httpServer.off("error", reject);
       resolve();
     });

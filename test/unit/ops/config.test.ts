@@ -64,6 +64,12 @@ describe("config", () => {
     assert.throws(() => loadConfig({ MAX_SOCKETS_PER_ADDRESS: "0" }), /MAX_SOCKETS_PER_ADDRESS/);
   });
 
+  it("LISTEN_BACKLOG: 4096 by default, 1 to 65535", () => {
+    assert.equal(loadConfig({}).listenBacklog, 4096);
+    assert.equal(loadConfig({ LISTEN_BACKLOG: "511" }).listenBacklog, 511);
+    for (const bad of ["0", "65536", "many", "1.5"]) assert.throws(() => loadConfig({ LISTEN_BACKLOG: bad }), /LISTEN_BACKLOG/);
+  });
+
   it("is frozen", () => {
     const c = loadConfig({});
     assert.throws(() => {

@@ -7,6 +7,7 @@
 import { COMBAT_LOGOUT_SECONDS } from "../../domain/combat.js";
 import type { GameContent } from "../../content/load.js";
 import {
+  CROWD_RESELECT_TICKS,
   MAX_NEW_PER_TICK,
   MAX_TRACKED_GROUND_ITEMS,
   MAX_TRACKED_NPCS,
@@ -52,6 +53,30 @@ export interface VisibleSet {
 
 const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() });
 
+/**
+ * A viewer's selection cadence (README "In a crowd"): a collection that was crowded at its last
+ * selection is selected again only on the viewer's turn, every CROWD_RESELECT_TICKS ticks.
+ */
+export interface SelectionCadence {
+  /** The viewer's turn: ticks where (tick + phase) % CROWD_RESELECT_TICKS is 0. */
+  readonly phase: number;
+  /** Per collection, whether its candidates passed the bound at the last selection. */
+  readonly crowded: Record<keyof VisibleSet, boolean>;
+  /** Per collection, whether the last `visibleFor` kept the previous set (no selection): then the new set is the previous one less `dropped`. */
+  readonly kept: Record<keyof VisibleSet, boolean>;
+  /** Per collection, what the last `visibleFor` that kept it took out of the previous set. */
+  readonly dropped: Record<keyof VisibleSet, string[]>;
+}
+
+let phases = 0;
+/** A new viewer's cadence; turns are handed out in rotation, so each tick selects a share of the crowd. */
+export const newCadence = (): SelectionCadence => ({
+  phase: phases++ % CROWD_RESELECT_TICKS,
+  crowded: { players: false, npcs: false, resources: false, groundItems: false },
+  kept: { players: false, npcs: false, resources: false, groundItems: false },
+  dropped: { players: [], npcs: [], resources: [], groundItems: [] },
+});
+
 export interface VisibilityDeps {
   players: ReadonlyMap<string, Player>;
   npcs: ReadonlyMap<string, Npc>;
@@ -89,13 +114,21 @@ export class Visibility {
    * ties at the cut-off. Pass `out` to refill existing sets instead of allocating new ones (the room
    * double-buffers them: this runs for every client every tick).
    */
-  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet): VisibleSet {
+  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
     const v = out ?? emptyVisibleSet();
     const priority = this.priorities(p);
+    const turn = !cadence || !previous || (this.d.clock.tick + cadence.phase) % CROWD_RESELECT_TICKS === 0;
     for (const kind of KINDS) {
       v[kind].clear();
       if (kind === "players") v.players.add(p.id);
-      this.trackers[kind].select(p, priority[kind], previous?.[kind], v[kind]);
+      const tracker = this.trackers[kind];
+      if (cadence) cadence.kept[kind] = false;
+      if (!turn && cadence!.crowded[kind] && tracker.keep(p, priority[kind], previous![kind], v[kind], cadence!.dropped[kind])) {
+        cadence!.kept[kind] = true;
+        continue;
+      }
+      const crowded = tracker.select(p, priority[kind], previous?.[kind], v[kind]);
+      if (cadence) cadence.crowded[kind] = crowded;
     }
     return v;
   }

@@ -130,7 +130,14 @@ export class Visibility {
       const crowded = tracker.select(p, priority[kind], previous?.[kind], v[kind]);
       if (cadence) cadence.crowded[kind] = crowded;
     }
+    // A client's own selection (the room's, with a cadence): what its messages follow.
+    if (cadence) p.tracking = v;
     return v;
+  }
+
+  /** Whether `viewer`'s client tracks the entity; before its first selection, whatever is in view. */
+  tracks(viewer: Player, kind: keyof VisibleSet, id: string): boolean {
+    return viewer.tracking === undefined || viewer.tracking[kind].has(id);
   }
 
   /** Ids `p` keeps in view before any other: its trade partner, what it fights, who hit it, its recent chats. */
@@ -202,9 +209,18 @@ export class Visibility {
     for (const p of this.d.playerGrid.near(x, z, VIEW_RADIUS)) if (chebyshev(p, { x, z }) <= VIEW_RADIUS) yield p;
   }
 
-  /** Show a hit to everyone who sees where it landed (`combat:hit`). */
+  /**
+   * Show a hit (`combat:hit`) to the combatants and to every client within view of where it landed
+   * that tracks the attacker or the target (README "In a crowd").
+   */
   emitHit(hit: CombatHit, at: Tile): void {
-    for (const viewer of this.viewersOf(at.x, at.z)) viewer.send("combat:hit", hit);
+    const kindOf = (id: string) => (this.d.npcs.has(id) ? "npcs" : "players");
+    const attacker = kindOf(hit.attackerId);
+    const target = kindOf(hit.targetId);
+    for (const viewer of this.viewersOf(at.x, at.z)) {
+      const involved = viewer.id === hit.attackerId || viewer.id === hit.targetId;
+      if (involved || this.tracks(viewer, attacker, hit.attackerId) || this.tracks(viewer, target, hit.targetId)) viewer.send("combat:hit", hit);
+    }
   }
 
   /** What is around a player within `radius` tiles (stations, resources, live NPCs, items it may see). */

@@ -114,14 +114,8 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
   const next = world.visibleFor(p, seen.spare, seen.visible, cadence);
   const prev = seen.visible;
   for (const kind of KINDS) {
-    if (cadence.kept[kind]) {
-      // Kept without a selection: nothing new, only what left the view goes.
-      for (const id of cadence.dropped[kind]) {
-        const obj = mirror.get(kind, id);
-        if (obj && view.has(obj)) view.remove(obj);
-      }
-      continue;
-    }
+    // Kept as it was (no selection off the crowd's turn): nothing to add or remove.
+    if (cadence.kept[kind]) continue;
     for (const id of next[kind]) {
       if (prev?.[kind].has(id)) continue;
       const obj = mirror.get(kind, id);

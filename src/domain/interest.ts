@@ -32,10 +32,11 @@ export const MAX_NEW_PER_TICK = 10;
 /**
  * In a crowd (a collection whose candidates passed its bound at the client's last selection), the
  * selection runs again only every this many ticks, staggered over the clients; in between the client
- * keeps what it tracks, less what left its view (gone, out of range, no longer visible), and the
- * tracked entities' changes still reach it every tick. A new priority, or a collection that is not
- * crowded, is selected every tick. Re-ranking a hundred neighbours every tick cost most of a crowd's
- * tick, and every newcomer is sent whole.
+ * keeps what it tracks as it is, and the tracked entities' changes still reach it every tick. It is
+ * selected at once when something it tracks leaves its view (gone, out of range, no longer visible)
+ * or a new priority is in view; a collection that is not crowded is selected every tick.
+ * Re-ranking a hundred neighbours every tick cost most of a crowd's tick, and every newcomer is sent
+ * whole.
  */
 export const CROWD_RESELECT_TICKS = 3;
 

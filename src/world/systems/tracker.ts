@@ -62,22 +62,20 @@ export class Tracker<T extends Placed> {
   }
 
   /**
-   * Between two selections in a crowd (`CROWD_RESELECT_TICKS`): add to `out` what `viewer` tracked
-   * (`previous`) that is still there, within the radius and acceptable, list in `dropped` what it
-   * no longer may (the viewer itself aside), and return true; or add nothing and return false when
-   * a priority within view is not tracked yet (select now).
+   * Between two selections in a crowd (`CROWD_RESELECT_TICKS`): whether what `viewer` tracked
+   * (`previous`) may stand as it is: all of it still there, within the radius and acceptable, and
+   * every priority within view among it. Otherwise the caller selects now.
    */
-  keep(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string>, out: Set<string>, dropped: string[]): boolean {
+  unchanged(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string>): boolean {
     for (const id of priority) {
       if (previous.has(id)) continue;
       const e = this.all.get(id);
       if (e && this.within(e, viewer) && this.accept(e, viewer)) return false;
     }
-    dropped.length = 0;
     for (const id of previous) {
+      if (id === viewer.id) continue;
       const e = this.all.get(id);
-      if (e && this.within(e, viewer) && this.accept(e, viewer)) out.add(id);
-      else if (id !== viewer.id) dropped.push(id);
+      if (!e || !this.within(e, viewer) || !this.accept(e, viewer)) return false;
     }
     return true;
   }

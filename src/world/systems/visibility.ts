@@ -62,10 +62,11 @@ export interface SelectionCadence {
   readonly phase: number;
   /** Per collection, whether its candidates passed the bound at the last selection. */
   readonly crowded: Record<keyof VisibleSet, boolean>;
-  /** Per collection, whether the last `visibleFor` kept the previous set (no selection): then the new set is the previous one less `dropped`. */
+  /**
+   * Per collection, whether the last `visibleFor` kept the previous set as it was (no selection):
+   * the new VisibleSet then holds the previous one's Set object, and the previous VisibleSet a stale one.
+   */
   readonly kept: Record<keyof VisibleSet, boolean>;
-  /** Per collection, what the last `visibleFor` that kept it took out of the previous set. */
-  readonly dropped: Record<keyof VisibleSet, string[]>;
 }
 
 let phases = 0;
@@ -74,7 +75,6 @@ export const newCadence = (): SelectionCadence => ({
   phase: phases++ % CROWD_RESELECT_TICKS,
   crowded: { players: false, npcs: false, resources: false, groundItems: false },
   kept: { players: false, npcs: false, resources: false, groundItems: false },
-  dropped: { players: [], npcs: [], resources: [], groundItems: [] },
 });
 
 export interface VisibilityDeps {
@@ -112,7 +112,9 @@ export class Visibility {
    * What the player tracks: itself, and per collection at most its bound of what lies within
    * VIEW_RADIUS, priorities first, then nearest first; `previous` (what it tracked until now) wins
    * ties at the cut-off. Pass `out` to refill existing sets instead of allocating new ones (the room
-   * double-buffers them: this runs for every client every tick).
+   * double-buffers them: this runs for every client every tick). With a `cadence` (the room's own
+   * selection), a collection crowded at the last selection is kept as it was off the viewer's turn,
+   * unless something it tracks left the view or a new priority is in view (`cadence.kept`).
    */
   visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
     const v = out ?? emptyVisibleSet();
@@ -123,7 +125,9 @@ export class Visibility {
       if (kind === "players") v.players.add(p.id);
       const tracker = this.trackers[kind];
       if (cadence) cadence.kept[kind] = false;
-      if (!turn && cadence!.crowded[kind] && tracker.keep(p, priority[kind], previous![kind], v[kind], cadence!.dropped[kind])) {
+      if (!turn && cadence!.crowded[kind] && tracker.unchanged(p, priority[kind], previous![kind])) {
+        // Kept as it was: the Set objects trade places, nothing is copied.
+        [v[kind], previous![kind]] = [previous![kind], v[kind]];
         cadence!.kept[kind] = true;
         continue;
       }

@@ -1,7 +1,8 @@
 /**
  * The crowd's selection cadence (README "In a crowd", CROWD_RESELECT_TICKS): a collection crowded at
  * a client's last selection is selected again only on the client's turn; in between what it tracks
- * stays, less what left its view, and a new priority or an uncrowded collection is selected at once.
+ * stays as it is; something tracked leaving its view, a new priority, or an uncrowded collection is
+ * selected at once.
  * Each case: a viewer with more players in view than the bound, one event, then `visibleFor` off its
  * turn and on its turn.
  */
@@ -148,18 +149,34 @@ describe("world interest management: the crowd's selection cadence", () => {
     });
   }
 
-  it("off its turn a crowded viewer keeps its set and reports what left; on its turn it selects", () => {
+  it("off its turn a crowded viewer keeps its set as it is; something tracked leaving makes it select at once", () => {
     const s = scene(true);
     const cadence = newCadence();
     first = world.visibleFor(s.viewer, undefined, undefined, at(cadence, 0));
+    const tracked0 = [...first.players].sort();
     assert.equal(cadence.kept.players, false);
-    const gone = tracked(s, (p) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - 1, SPOT.z));
-    const off = world.visibleFor(s.viewer, undefined, first, at(cadence, 2));
+    const newcomer = join(1, 0);
+    const kept = world.visibleFor(s.viewer, undefined, first, at(cadence, 1));
     assert.equal(cadence.kept.players, true);
-    assert.deepEqual(cadence.dropped.players, [gone.id]);
-    assert.deepEqual([...off.players].sort(), [...first.players].filter((id) => id !== gone.id).sort());
-    world.visibleFor(s.viewer, undefined, off, at(cadence, 0));
-    assert.equal(cadence.kept.players, false);
+    assert.deepEqual([...kept.players].sort(), tracked0, "the same set, the newcomer waits");
+    first = kept; // the Set objects traded places: `kept` holds what is tracked
+    const gone = tracked(s, (p) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - 1, SPOT.z));
+    const after = world.visibleFor(s.viewer, undefined, kept, at(cadence, 2));
+    assert.equal(cadence.kept.players, false, "selected at once");
+    assert.ok(!after.players.has(gone.id));
+    assert.ok(after.players.has(newcomer.id), "the selection takes the nearest newcomer in its place");
+    assert.equal(after.players.size, MAX_TRACKED_PLAYERS + 1, "still full");
+  });
+
+  it("a viewer teleported away from its crowd is selected where it lands at once", () => {
+    const s = scene(true);
+    const cadence = newCadence();
+    first = world.visibleFor(s.viewer, undefined, undefined, at(cadence, 0));
+    const there = join(-30, 0);
+    world.movement.teleport(s.viewer, there.x - 1, there.z);
+    assert.equal(s.viewer.x, there.x - 1, "teleported");
+    const off = world.visibleFor(s.viewer, undefined, first, at(cadence, 1));
+    assert.deepEqual([...off.players].sort(), [s.viewer.id, there.id].sort());
   });
 
   it(`turns rotate: each of ${CROWD_RESELECT_TICKS} new viewers in a row has its turn on a different tick`, () => {

@@ -1,7 +1,7 @@
 /**
  * rooms/world/views.ts refreshView: a client's StateView follows what its player can see, and an
  * entity visible before its schema object exists (a player still joining) is added once it does;
- * a collection kept off the crowd's turn only loses what it dropped.
+ * a collection kept off the crowd's turn is left as it is.
  */
 import assert from "node:assert/strict";
 import type { StateView } from "@colyseus/schema";
@@ -60,22 +60,21 @@ describe("view sync (refreshView)", () => {
     assert.deepEqual(f.ids(), ["a", "joining"]);
   });
 
-  it("a collection kept off the crowd's turn: only what it dropped leaves the view, nothing is added", () => {
+  it("a collection kept off the crowd's turn is left as it is: nothing added or removed", () => {
     const f = fixture(["a", "b"], new Set(["a", "b", "c"]));
     const seen: SdkVisibility = {};
     refreshView(f.world, f.mirror, f.view, seen, {} as Player);
     assert.deepEqual(f.ids(), ["a", "b"]);
-    // The world kept the players off the viewer's turn and dropped "a" (it walked out of view).
-    f.world.visibleFor = (_p: Player, out?: VisibleSet, _prev?: VisibleSet, cadence?: SelectionCadence) => {
+    // The world kept the players' set off the viewer's turn (it hands back the previous Set object).
+    f.world.visibleFor = (_p: Player, out?: VisibleSet, prev?: VisibleSet, cadence?: SelectionCadence) => {
       const v = out ?? { players: new Set<string>(), npcs: new Set<string>(), resources: new Set<string>(), groundItems: new Set<string>() };
       for (const set of Object.values(v)) set.clear();
-      v.players.add("b");
+      [v.players, prev!.players] = [prev!.players, v.players];
       cadence!.kept.players = true;
-      cadence!.dropped.players.splice(0, Infinity, "a");
       return v;
     };
     refreshView(f.world, f.mirror, f.view, seen, {} as Player);
-    assert.deepEqual(f.ids(), ["b"]);
-    assert.deepEqual([...seen.visible!.players], ["b"]);
+    assert.deepEqual(f.ids(), ["a", "b"]);
+    assert.deepEqual([...seen.visible!.players].sort(), ["a", "b"]);
   });
 });

@@ -3,8 +3,7 @@
  * through the event table, and turns the world into schema patches filtered by each client's view.
  * Plain-WebSocket clients (the `/ws` adapter) join the same room through `attachJson`.
  *
- * The server defines the room type with `worldRoomType(deps)`: a subclass closing over the room's
- * dependencies, so nothing is assigned to the class after the fact and no client option can reach them.
+ * The server defines the room type with `worldRoomType(deps)`, a subclass closing over its dependencies (no client option reaches them).
  */
 import { randomUUID } from "node:crypto";
 import { Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from "@colyseus/core";
@@ -40,9 +39,7 @@ export interface ClientLink extends Connection, SdkVisibility {
   updates?: WorldUpdates;
 }
 
-interface JoinOptions {
-  characterId?: string;
-}
+type JoinOptions = { characterId?: string };
 
 /** What `onAuth` hands `onJoin`: the principal and the address it was checked against. */
 type WorldAuth = Principal & { address?: string };
@@ -63,6 +60,8 @@ export interface WorldRoomDeps {
   /** Admission control of joins (src/net/admission.ts); joins are unbounded without it. */
   admission?: Admission;
   tickMs: number;
+  /** Seconds a reserved seat waits for its client's room socket (`SEAT_RESERVATION_SECONDS`); Colyseus's 15 without it. */
+  seatReservationSeconds?: number;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -114,6 +113,7 @@ export class WorldRoom extends Room implements JsonWorld {
 
   protected constructor(private readonly deps: WorldRoomDeps) {
     super();
+    if (deps.seatReservationSeconds) this.seatReservationTimeout = deps.seatReservationSeconds;
     this.world = deps.world;
     this.mirror = new SchemaMirror(this.state, deps.world);
   }

@@ -107,6 +107,7 @@ const envSchema = z.object({
   TICK_MS: int(600, 10, 10_000),
   MAX_SOCKETS_PER_ADDRESS: int(10, 1, 100_000),
   LISTEN_BACKLOG: int(4096, 1, 65_535),
+  SEAT_RESERVATION_SECONDS: int(30, 1, 600),
   REDIS_URL: optionalUrl,
   TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
@@ -170,6 +171,8 @@ export interface Config {
    * backlog; the kernel caps it at net.core.somaxconn). Node's default, 511, overflows in a burst of joins.
    */
   readonly listenBacklog: number;
+  /** Seconds a world seat reserved by matchmaking waits for the client's room socket (Colyseus's default is 15). */
+  readonly seatReservationSeconds: number;
   readonly redisUrl?: string;
   /** A pending trade request expires after this long (docs/trading.md#rules: 30 s). */
   readonly tradeRequestTimeoutMs: number;
@@ -283,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tickMs: v.TICK_MS,
     maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
     listenBacklog: v.LISTEN_BACKLOG,
+    seatReservationSeconds: v.SEAT_RESERVATION_SECONDS,
     redisUrl: v.REDIS_URL,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,

@@ -218,6 +218,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     adapter,
     admission,
     tickMs: config.tickMs,
+    seatReservationSeconds: config.seatReservationSeconds,
     logger,
     metrics,
   });

@@ -70,6 +70,12 @@ describe("config", () => {
     for (const bad of ["0", "65536", "many", "1.5"]) assert.throws(() => loadConfig({ LISTEN_BACKLOG: bad }), /LISTEN_BACKLOG/);
   });
 
+  it("SEAT_RESERVATION_SECONDS: 30 by default, 1 to 600", () => {
+    assert.equal(loadConfig({}).seatReservationSeconds, 30);
+    assert.equal(loadConfig({ SEAT_RESERVATION_SECONDS: "15" }).seatReservationSeconds, 15);
+    for (const bad of ["0", "601", "soon"]) assert.throws(() => loadConfig({ SEAT_RESERVATION_SECONDS: bad }), /SEAT_RESERVATION_SECONDS/);
+  });
+
   it("is frozen", () => {
     const c = loadConfig({});
     assert.throws(() => {

@@ -4,7 +4,8 @@
  * spawn and, like `bench:world --crowd`'s, run to a random tile within 8 tiles about once a second;
  * each tick runs `World.step`, `SchemaMirror.syncAll`, `refreshView` for every client (the selection
  * and its StateView changes) and the Colyseus encoding of the patch for every view, as `WorldRoom`
- * does. Prints the milliseconds of each part per tick and the patch bytes per client per tick.
+ * does. Prints the milliseconds of each part per tick (wall clock, then the process's CPU time, the
+ * figure to compare on a busy machine) and the patch bytes per client per tick.
  *
  *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50]
  *
@@ -54,6 +55,12 @@ for (let i = 0; i < players; i++) {
 }
 
 const ms = { step: 0, mirror: 0, views: 0, encode: 0 };
+// CPU time of the process (user + system), the figure to compare on a loaded machine: wall time counts the preemptions.
+const cpu = { step: 0, mirror: 0, views: 0, encode: 0 };
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 let bytes = 0;
 const roam = () => Math.floor(rng() * 17) - 8;
 for (let tick = 0; tick < ticks; tick++) {
@@ -67,10 +74,16 @@ for (let tick = 0; tick < ticks; tick++) {
   }
   const measured = tick >= WARMUP;
   let t0 = performance.now();
+  let c0 = cpuMs();
   const lap = (part: keyof typeof ms) => {
     const t = performance.now();
-    if (measured) ms[part] += t - t0;
+    const c = cpuMs();
+    if (measured) {
+      ms[part] += t - t0;
+      cpu[part] += c - c0;
+    }
     t0 = t;
+    c0 = c;
   };
   world.step();
   state.tick = world.tick;
@@ -93,4 +106,8 @@ const per = (v: number) => Math.round((v / (ticks - WARMUP)) * 100) / 100;
 console.log(
   `${players} players, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, views ${per(ms.views)}, ` +
     `encode ${per(ms.encode)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick`,
+);
+console.log(
+  `CPU ms per tick: step ${per(cpu.step)}, mirror ${per(cpu.mirror)}, views ${per(cpu.views)}, encode ${per(cpu.encode)}, ` +
+    `total ${per(cpu.step + cpu.mirror + cpu.views + cpu.encode)}`,
 );

@@ -36,7 +36,7 @@ export interface BotTarget {
 export interface JoinOutcome {
   /** `joined`; `busy` (503 / SERVER_BUSY: told to retry); `refused` (a matchmaking error: another 4xx, or Colyseus's 520–525 but 523); anything else is a failure. */
   kind: "joined" | "busy" | "refused" | "failed";
-  /** Finer kind for the table: `joined`, `503`, `http-429`, `mm-524`, `5xx-500`, `close-4002`, `timeout`, `net-ECONNRESET`… */
+  /** Finer kind for the table: `joined`, `503`, `http-429`, `mm-524`, `5xx-500`, `close-4002`, `timeout`, `net-ECONNRESET`, `ws-error`… */
   detail: string;
   startedAt: number;
   endedAt: number;
@@ -58,6 +58,8 @@ export function classifyJoinError(e: unknown): Pick<JoinOutcome, "kind" | "detai
   if (message.startsWith("join took longer")) return { kind: "failed", detail: "timeout", message };
   const code = err?.code;
   if (typeof code === "string") return { kind: "failed", detail: `net-${code}`, message };
+  // The SDK reports a room socket that failed to open (an `error` event: no code, no reason) as a ServerError without either.
+  if (code === undefined && err?.name === "ServerError" && !err.message) return { kind: "failed", detail: "ws-error", message: "room socket error (no code)" };
   if (typeof code !== "number") return { kind: "failed", detail: "other", message };
   if (code === 503 || /SERVER_BUSY/.test(message)) return { kind: "busy", detail: "503", message };
   if (code >= 400 && code < 500) return { kind: "refused", detail: `http-${code}`, message };

@@ -3,8 +3,7 @@
  * through the event table, and turns the world into schema patches filtered by each client's view.
  * Plain-WebSocket clients (the `/ws` adapter) join the same room through `attachJson`.
  *
- * The server defines the room type with `worldRoomType(deps)`: a subclass closing over the room's
- * dependencies, so nothing is assigned to the class after the fact and no client option can reach them.
+ * The server defines the room type with `worldRoomType(deps)`, a subclass closing over its dependencies (no client option reaches them).
  */
 import { randomUUID } from "node:crypto";
 import { Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from "@colyseus/core";
@@ -65,6 +64,8 @@ export interface WorldRoomDeps {
   /** Admission control of joins (src/net/admission.ts); joins are unbounded without it. */
   admission?: Admission;
   tickMs: number;
+  /** Seconds a reserved seat waits for its client's room socket (`SEAT_RESERVATION_SECONDS`); Colyseus's 15 without it. */
+  seatReservationSeconds?: number;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -122,6 +123,7 @@ export class WorldRoom extends Room implements JsonWorld {
     this.world = deps.world;
     this.mirror = new SchemaMirror(this.state, deps.world);
     this.maxClients = deps.maxPlayers;
+    if (deps.seatReservationSeconds) this.seatReservationTimeout = deps.seatReservationSeconds;
     this.setSimulationInterval(() => this.onTick(), this.deps.tickMs);
     // Patches leave at the end of each tick (onTick). A separate patch timer at the same rate fires
     // just before the tick and would show every change one whole tick late.

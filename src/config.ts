@@ -116,6 +116,8 @@ const envSchema = z.object({
   MAX_SOCKETS_PER_ADDRESS: int(10, 1, 100_000),
   WORLDS: worldList,
   WORLD_MAX_PLAYERS: int(5_000, 1, 100_000),
+  LISTEN_BACKLOG: int(4096, 1, 65_535),
+  SEAT_RESERVATION_SECONDS: int(30, 1, 600),
   REDIS_URL: optionalUrl,
   TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
@@ -178,6 +180,13 @@ export interface Config {
   readonly worlds: readonly number[];
   /** `WORLD_MAX_PLAYERS`: connections one world room takes; a full world refuses joins (503 WORLD_FULL). */
   readonly worldMaxPlayers: number;
+  /**
+   * Pending connections the listening socket queues before the server accepts them (`listen`'s
+   * backlog; the kernel caps it at net.core.somaxconn). Node's default, 511, overflows in a burst of joins.
+   */
+  readonly listenBacklog: number;
+  /** Seconds a world seat reserved by matchmaking waits for the client's room socket (Colyseus's default is 15). */
+  readonly seatReservationSeconds: number;
   readonly redisUrl?: string;
   /** Several processes (REDIS_URL): Redis presence and driver, rooms announced at `publicAddress` (`host[:port]/ws`). */
   readonly cluster?: { readonly redisUrl: string; readonly publicAddress: string };
@@ -299,6 +308,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
     worlds: v.WORLDS,
     worldMaxPlayers: v.WORLD_MAX_PLAYERS,
+    listenBacklog: v.LISTEN_BACKLOG,
+    seatReservationSeconds: v.SEAT_RESERVATION_SECONDS,
     redisUrl: v.REDIS_URL,
     cluster: v.REDIS_URL && v.PUBLIC_WS_URL ? { redisUrl: v.REDIS_URL, publicAddress: publicAddressOf(v.PUBLIC_WS_URL) } : undefined,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,

@@ -237,6 +237,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     adapter,
     admission,
     tickMs: config.tickMs,
+    seatReservationSeconds: config.seatReservationSeconds,
     logger,
     metrics,
   });
@@ -346,7 +347,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const port = opts.port ?? config.port;
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
-    httpServer.listen(port, opts.host ?? "0.0.0.0", () => {
+    httpServer.listen(port, opts.host ?? "0.0.0.0", config.listenBacklog, () => {
       httpServer.off("error", reject);
       resolve();
     });

@@ -10,7 +10,7 @@
  * (0, 0), the game's spawn. On join the client gets `player:sync` `{ id }` (its key in the map), as
  * the game sends its character id. Other messages are ignored.
  *
- *   PORT=2600 TICK_MS=600 node --import tsx loadtest/baseline/server.ts
+ *   PORT=2600 TICK_MS=600 [LISTEN_BACKLOG=4096] [SEAT_RESERVATION_SECONDS=30] node --import tsx loadtest/baseline/server.ts
  *
  * `GET /health` and `GET /status` answer JSON, so the bench polls it as it polls the game. When the
  * bench's probe (`loadtest/probe.ts`) is loaded, each tick's duration goes to it.
@@ -23,6 +23,10 @@ import { WebSocketTransport } from "@colyseus/ws-transport";
 const PORT = Number(process.env.PORT ?? 2600);
 const TICK_MS = Number(process.env.TICK_MS || 600);
 const HOST = process.env.HOST ?? "127.0.0.1";
+/** The listening socket's backlog, as the game's LISTEN_BACKLOG (default 4096): both targets queue a burst the same way. */
+const BACKLOG = Number(process.env.LISTEN_BACKLOG || 4096);
+/** Seconds a reserved seat waits for the room socket, as the game's SEAT_RESERVATION_SECONDS (default 30). */
+const SEAT_SECONDS = Number(process.env.SEAT_RESERVATION_SECONDS || 30);
 
 export const BasePlayer = schema({ x: t.int32(), z: t.int32(), moving: t.boolean() }, "BasePlayer");
 export type BasePlayer = SchemaType<typeof BasePlayer>;
@@ -40,6 +44,7 @@ const step = (from: number, to: number, n: number) => (to > from ? Math.min(to, 
 export class BaselineRoom extends Room {
   override maxClients = 100_000;
   override autoDispose = false;
+  override seatReservationTimeout = SEAT_SECONDS;
   override state = new BaseState();
   private readonly targets = new Map<string, { x: number; z: number; run: boolean }>();
 
@@ -113,7 +118,7 @@ export async function startBaseline(port = PORT, host = HOST): Promise<Server> {
   });
   for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => void server.gracefullyShutdown(true));
   server.define("world", BaselineRoom);
-  await server.listen(port, host);
+  await server.listen(port, host, BACKLOG);
   await matchMaker.createRoom("world", {});
   return server;
 }

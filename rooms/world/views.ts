@@ -7,7 +7,7 @@
 import type { StateView } from "@colyseus/schema";
 import type { PublicViewOf, ViewKind, WorldUpdate } from "../../src/events.js";
 import type { Player } from "../../src/world/player.js";
-import type { ViewFields, VisibleSet, World } from "../../src/world/world.js";
+import { newCadence, type SelectionCadence, type ViewFields, type VisibleSet, type World } from "../../src/world/world.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, type WorldState } from "../../schema/world.js";
 
 export const KINDS: readonly ViewKind[] = ["players", "npcs", "resources", "groundItems"];
@@ -104,13 +104,18 @@ export class SchemaMirror {
 export interface SdkVisibility {
   visible?: VisibleSet;
   spare?: VisibleSet;
+  /** When its crowded collections are selected again (README "In a crowd"). */
+  cadence?: SelectionCadence;
 }
 
 /** Keep an SDK client's `StateView` equal to what its player tracks. */
 export function refreshView(world: World, mirror: SchemaMirror, view: StateView, seen: SdkVisibility, p: Player) {
-  const next = world.visibleFor(p, seen.spare, seen.visible);
+  const cadence = (seen.cadence ??= newCadence());
+  const next = world.visibleFor(p, seen.spare, seen.visible, cadence);
   const prev = seen.visible;
   for (const kind of KINDS) {
+    // Kept as it was (no selection off the crowd's turn): nothing to add or remove.
+    if (cadence.kept[kind]) continue;
     for (const id of next[kind]) {
       if (prev?.[kind].has(id)) continue;
       const obj = mirror.get(kind, id);
@@ -146,7 +151,7 @@ export class WorldUpdates {
    * Fields are compared only for entities whose mirror version moved since they were last sent.
    */
   next(world: World, mirror: SchemaMirror, p: Player, full: boolean): WorldUpdate | undefined {
-    const visible = world.visibleFor(p, this.seen.spare, this.seen.visible);
+    const visible = world.visibleFor(p, this.seen.spare, this.seen.visible, (this.seen.cadence ??= newCadence()));
     this.seen.spare = this.seen.visible;
     this.seen.visible = visible;
     const update: WorldUpdate = { tick: world.tick, players: {}, npcs: {}, resources: {}, groundItems: {} };

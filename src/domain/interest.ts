@@ -30,6 +30,17 @@ export const TRACKING_MARGIN = 2;
 export const MAX_NEW_PER_TICK = 10;
 
 /**
+ * In a crowd (a collection whose candidates passed its bound at the client's last selection), the
+ * selection runs again only every this many ticks, staggered over the clients; in between the client
+ * keeps what it tracks as it is, and the tracked entities' changes still reach it every tick. It is
+ * selected at once when something it tracks leaves its view (gone, out of range, no longer visible)
+ * or a new priority is in view; a collection that is not crowded is selected every tick.
+ * Re-ranking a hundred neighbours every tick cost most of a crowd's tick, and every newcomer is sent
+ * whole.
+ */
+export const CROWD_RESELECT_TICKS = 3;
+
+/**
  * What a selection chooses from. `ids[i]` lies `distances[i]` whole tiles away (0 or more); only the
  * first `count` entries count (buffers are reused from one client to the next). Every candidate is
  * within view; an id appears once.

@@ -88,6 +88,12 @@ export class Player {
   readonly attackedBy = new Map<string, number>();
   /** Players it exchanged private messages with, and when (ms): kept in its view a while. */
   readonly chattedWith = new Map<string, number>();
+  /**
+   * What its client tracks, per collection, as of its last selection (the room's, every tick);
+   * undefined until the first. Public chat and `combat:hit` reach only the clients that track the
+   * speaker or a combatant (README "In a crowd").
+   */
+  tracking: Readonly<Record<"players" | "npcs" | "resources" | "groundItems", ReadonlySet<string>>> | undefined;
 
   constructor(record: CharacterRecord) {
     const c = record.character;

@@ -25,13 +25,13 @@ import { Movement, regionsOf } from "./systems/movement.js";
 import { Npcs } from "./systems/npcs.js";
 import { Progress } from "./systems/progress.js";
 import { Saving, type ItemChange } from "./systems/saving.js";
-import { Visibility, type VisibleSet } from "./systems/visibility.js";
+import { Visibility, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
 import { WorldEvents, type InterruptReason } from "./world-events.js";
 
 export { COMBAT_LOGOUT_SECONDS } from "./systems/combat.js";
 export { GATHER_INTERVAL_TICKS } from "./systems/gathering.js";
 export { GROUND_ITEM_LIFETIME_TICKS, GROUND_ITEM_PRIVATE_TICKS } from "./systems/ground.js";
-export { VIEW_RADIUS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, playerView, type VisibleSet } from "./systems/visibility.js";
+export { VIEW_RADIUS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, newCadence, playerView, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
 export type { ViewFields } from "./objects.js";
 export { REFUSAL, type RefusalCode } from "./refusals.js";
 export { chatMessage } from "./messages.js";
@@ -325,8 +325,8 @@ export class World {
   itemsHeld(characterId: string): boolean {
     return this.saving.itemsHeld(characterId);
   }
-  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet): VisibleSet {
-    return this.visibility.visibleFor(p, out, previous);
+  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
+    return this.visibility.visibleFor(p, out, previous, cadence);
   }
   publicView(kind: keyof VisibleSet, id: string): PublicView | undefined {
     return this.visibility.publicView(kind, id);

@@ -1,4 +1,4 @@
-/** `player:chat`: public lines to players in view, private lines to friends, and chat commands. */
+/** `player:chat`: public lines to players in view that track the speaker, private lines to friends, and chat commands. */
 import { addItem } from "../../domain/inventory.js";
 import { MAX_STACK } from "../../domain/types.js";
 import type { ClientEventPayload } from "../../events.js";
@@ -27,7 +27,9 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
     return;
   }
   const msg = chatMessage("public", text, p.id, p.name);
+  // To the speaker and the clients within view that track it (README "In a crowd").
   for (const viewer of w.visibility.viewersOf(p.x, p.z)) {
+    if (viewer.id !== p.id && !w.visibility.tracks(viewer, "players", p.id)) continue;
     if (viewer.id !== p.id && social && (await social.isIgnoring(viewer.id, p.id))) continue;
     viewer.send("chat:message", msg);
   }

@@ -43,8 +43,11 @@ export class Tracker<T extends Placed> {
     this.trackedRanks = new Uint32Array(radius + 1);
   }
 
-  /** Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous` its history. */
-  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): void {
+  /**
+   * Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous`
+   * its history. True when the candidates passed the bound (a crowd: not all of them fit).
+   */
+  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): boolean {
     const { grid, radius } = this;
     this.c.count = 0;
     for (const id of priority) {
@@ -55,6 +58,30 @@ export class Tracker<T extends Placed> {
       for (const e of grid.near(viewer.x, viewer.z, radius)) if (!priority.has(e.id)) this.consider(e, viewer);
     } else this.walkRings(viewer, priority, previous);
     selectInterest(this.c as InterestCandidates, { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds }, out);
+    return this.c.count > this.bound;
+  }
+
+  /**
+   * Between two selections in a crowd (`CROWD_RESELECT_TICKS`): whether what `viewer` tracked
+   * (`previous`) may stand as it is: all of it still there, within the radius and acceptable, and
+   * every priority within view among it. Otherwise the caller selects now.
+   */
+  unchanged(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string>): boolean {
+    for (const id of priority) {
+      if (previous.has(id)) continue;
+      const e = this.all.get(id);
+      if (e && this.within(e, viewer) && this.accept(e, viewer)) return false;
+    }
+    for (const id of previous) {
+      if (id === viewer.id) continue;
+      const e = this.all.get(id);
+      if (!e || !this.within(e, viewer) || !this.accept(e, viewer)) return false;
+    }
+    return true;
+  }
+
+  private within(e: T, viewer: Player): boolean {
+    return Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z)) <= this.radius;
   }
 
   /** A candidate if within the radius and acceptable. */

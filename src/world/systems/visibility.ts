@@ -7,6 +7,7 @@
 import { COMBAT_LOGOUT_SECONDS } from "../../domain/combat.js";
 import type { GameContent } from "../../content/load.js";
 import {
+  CROWD_RESELECT_TICKS,
   MAX_NEW_PER_TICK,
   MAX_TRACKED_GROUND_ITEMS,
   MAX_TRACKED_NPCS,
@@ -52,6 +53,30 @@ export interface VisibleSet {
 
 const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() });
 
+/**
+ * A viewer's selection cadence (README "In a crowd"): a collection that was crowded at its last
+ * selection is selected again only on the viewer's turn, every CROWD_RESELECT_TICKS ticks.
+ */
+export interface SelectionCadence {
+  /** The viewer's turn: ticks where (tick + phase) % CROWD_RESELECT_TICKS is 0. */
+  readonly phase: number;
+  /** Per collection, whether its candidates passed the bound at the last selection. */
+  readonly crowded: Record<keyof VisibleSet, boolean>;
+  /**
+   * Per collection, whether the last `visibleFor` kept the previous set as it was (no selection):
+   * the new VisibleSet then holds the previous one's Set object, and the previous VisibleSet a stale one.
+   */
+  readonly kept: Record<keyof VisibleSet, boolean>;
+}
+
+let phases = 0;
+/** A new viewer's cadence; turns are handed out in rotation, so each tick selects a share of the crowd. */
+export const newCadence = (): SelectionCadence => ({
+  phase: phases++ % CROWD_RESELECT_TICKS,
+  crowded: { players: false, npcs: false, resources: false, groundItems: false },
+  kept: { players: false, npcs: false, resources: false, groundItems: false },
+});
+
 export interface VisibilityDeps {
   players: ReadonlyMap<string, Player>;
   npcs: ReadonlyMap<string, Npc>;
@@ -87,17 +112,36 @@ export class Visibility {
    * What the player tracks: itself, and per collection at most its bound of what lies within
    * VIEW_RADIUS, priorities first, then nearest first; `previous` (what it tracked until now) wins
    * ties at the cut-off. Pass `out` to refill existing sets instead of allocating new ones (the room
-   * double-buffers them: this runs for every client every tick).
+   * double-buffers them: this runs for every client every tick). With a `cadence` (the room's own
+   * selection), a collection crowded at the last selection is kept as it was off the viewer's turn,
+   * unless something it tracks left the view or a new priority is in view (`cadence.kept`).
    */
-  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet): VisibleSet {
+  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
     const v = out ?? emptyVisibleSet();
     const priority = this.priorities(p);
+    const turn = !cadence || !previous || (this.d.clock.tick + cadence.phase) % CROWD_RESELECT_TICKS === 0;
     for (const kind of KINDS) {
       v[kind].clear();
       if (kind === "players") v.players.add(p.id);
-      this.trackers[kind].select(p, priority[kind], previous?.[kind], v[kind]);
+      const tracker = this.trackers[kind];
+      if (cadence) cadence.kept[kind] = false;
+      if (!turn && cadence!.crowded[kind] && tracker.unchanged(p, priority[kind], previous![kind])) {
+        // Kept as it was: the Set objects trade places, nothing is copied.
+        [v[kind], previous![kind]] = [previous![kind], v[kind]];
+        cadence!.kept[kind] = true;
+        continue;
+      }
+      const crowded = tracker.select(p, priority[kind], previous?.[kind], v[kind]);
+      if (cadence) cadence.crowded[kind] = crowded;
     }
+    // A client's own selection (the room's, with a cadence): what its messages follow.
+    if (cadence) p.tracking = v;
     return v;
+  }
+
+  /** Whether `viewer`'s client tracks the entity; before its first selection, whatever is in view. */
+  tracks(viewer: Player, kind: keyof VisibleSet, id: string): boolean {
+    return viewer.tracking === undefined || viewer.tracking[kind].has(id);
   }
 
   /** Ids `p` keeps in view before any other: its trade partner, what it fights, who hit it, its recent chats. */
@@ -169,9 +213,18 @@ export class Visibility {
     for (const p of this.d.playerGrid.near(x, z, VIEW_RADIUS)) if (chebyshev(p, { x, z }) <= VIEW_RADIUS) yield p;
   }
 
-  /** Show a hit to everyone who sees where it landed (`combat:hit`). */
+  /**
+   * Show a hit (`combat:hit`) to the combatants and to every client within view of where it landed
+   * that tracks the attacker or the target (README "In a crowd").
+   */
   emitHit(hit: CombatHit, at: Tile): void {
-    for (const viewer of this.viewersOf(at.x, at.z)) viewer.send("combat:hit", hit);
+    const kindOf = (id: string) => (this.d.npcs.has(id) ? "npcs" : "players");
+    const attacker = kindOf(hit.attackerId);
+    const target = kindOf(hit.targetId);
+    for (const viewer of this.viewersOf(at.x, at.z)) {
+      const involved = viewer.id === hit.attackerId || viewer.id === hit.targetId;
+      if (involved || this.tracks(viewer, attacker, hit.attackerId) || this.tracks(viewer, target, hit.targetId)) viewer.send("combat:hit", hit);
+    }
   }
 
   /** What is around a player within `radius` tiles (stations, resources, live NPCs, items it may see). */

@@ -25,6 +25,9 @@ describe("world benchmark tools (loadtest/)", function () {
     assert.equal(classifyJoinError(err(500)).detail, "5xx-500");
     assert.equal(classifyJoinError(err(4002)).detail, "close-4002");
     assert.equal(classifyJoinError(err("ECONNRESET")).detail, "net-ECONNRESET");
+    const socketError = Object.assign(new Error(), { name: "ServerError", code: undefined });
+    assert.equal(classifyJoinError(socketError).detail, "ws-error");
+    assert.equal(classifyJoinError(new Error("something else")).detail, "other");
     assert.equal(classifyJoinError(new Error("join took longer than 10 ms")).detail, "timeout");
   });
 

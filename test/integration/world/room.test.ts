@@ -70,6 +70,13 @@ describe("WorldRoom (SDK clients)", function () {
       assert.equal(p.me.name, s.name);
     });
 
+    it("holds a reserved seat for SEAT_RESERVATION_SECONDS (30 by default, not Colyseus's 15)", async () => {
+      const [listing] = await matchMaker.query({ name: "world" });
+      const room = matchMaker.getLocalRoomById(listing!.roomId) as WorldRoom;
+      assert.equal(room.seatReservationTimeout, server.config.seatReservationSeconds);
+      assert.equal(server.config.seatReservationSeconds, 30);
+    });
+
     it("opens a login record on join and closes it on leave", async () => {
       const p = await join();
       const open = await sql("select ended_at from player_logins where character_id = ?", [p.id]);

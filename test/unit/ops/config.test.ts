@@ -83,6 +83,18 @@ describe("config", () => {
     assert.deepEqual(problems({ WORLD_MAX_PLAYERS: "0" }).length, 1);
   });
 
+  it("LISTEN_BACKLOG: 4096 by default, 1 to 65535", () => {
+    assert.equal(loadConfig({}).listenBacklog, 4096);
+    assert.equal(loadConfig({ LISTEN_BACKLOG: "511" }).listenBacklog, 511);
+    for (const bad of ["0", "65536", "many", "1.5"]) assert.throws(() => loadConfig({ LISTEN_BACKLOG: bad }), /LISTEN_BACKLOG/);
+  });
+
+  it("SEAT_RESERVATION_SECONDS: 30 by default, 1 to 600", () => {
+    assert.equal(loadConfig({}).seatReservationSeconds, 30);
+    assert.equal(loadConfig({ SEAT_RESERVATION_SECONDS: "15" }).seatReservationSeconds, 15);
+    for (const bad of ["0", "601", "soon"]) assert.throws(() => loadConfig({ SEAT_RESERVATION_SECONDS: bad }), /SEAT_RESERVATION_SECONDS/);
+  });
+
   it("is frozen", () => {
     const c = loadConfig({});
     assert.throws(() => {

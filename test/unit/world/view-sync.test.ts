@@ -1,12 +1,13 @@
 /**
  * rooms/world/views.ts refreshView: a client's StateView follows what its player can see, and an
- * entity visible before its schema object exists (a player still joining) is added once it does.
+ * entity visible before its schema object exists (a player still joining) is added once it does;
+ * a collection kept off the crowd's turn is left as it is.
  */
 import assert from "node:assert/strict";
 import type { StateView } from "@colyseus/schema";
 import { refreshView, type SchemaMirror, type SdkVisibility } from "../../../rooms/world/views.js";
 import type { Player } from "../../../src/world/player.js";
-import type { VisibleSet, World } from "../../../src/world/world.js";
+import type { SelectionCadence, VisibleSet, World } from "../../../src/world/world.js";
 
 describe("view sync (refreshView)", () => {
   /** A world whose visible players are `ids`, a mirror holding `mirrored`, and a StateView as a set. */
@@ -57,5 +58,23 @@ describe("view sync (refreshView)", () => {
     mirrored.add("joining");
     refreshView(f.world, f.mirror, f.view, seen, {} as Player);
     assert.deepEqual(f.ids(), ["a", "joining"]);
+  });
+
+  it("a collection kept off the crowd's turn is left as it is: nothing added or removed", () => {
+    const f = fixture(["a", "b"], new Set(["a", "b", "c"]));
+    const seen: SdkVisibility = {};
+    refreshView(f.world, f.mirror, f.view, seen, {} as Player);
+    assert.deepEqual(f.ids(), ["a", "b"]);
+    // The world kept the players' set off the viewer's turn (it hands back the previous Set object).
+    f.world.visibleFor = (_p: Player, out?: VisibleSet, prev?: VisibleSet, cadence?: SelectionCadence) => {
+      const v = out ?? { players: new Set<string>(), npcs: new Set<string>(), resources: new Set<string>(), groundItems: new Set<string>() };
+      for (const set of Object.values(v)) set.clear();
+      [v.players, prev!.players] = [prev!.players, v.players];
+      cadence!.kept.players = true;
+      return v;
+    };
+    refreshView(f.world, f.mirror, f.view, seen, {} as Player);
+    assert.deepEqual(f.ids(), ["a", "b"]);
+    assert.deepEqual([...seen.visible!.players].sort(), ["a", "b"]);
   });
 });

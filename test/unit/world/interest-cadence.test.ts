@@ -1,0 +1,186 @@
+/**
+ * The crowd's selection cadence (README "In a crowd", CROWD_RESELECT_TICKS): a collection crowded at
+ * a client's last selection is selected again only on the client's turn; in between what it tracks
+ * stays as it is; something tracked leaving its view, a new priority, or an uncrowded collection is
+ * selected at once.
+ * Each case: a viewer with more players in view than the bound, one event, then `visibleFor` off its
+ * turn and on its turn.
+ */
+import assert from "node:assert/strict";
+import type { CharacterRepository } from "../../../entities/character-repository.js";
+import { loadContent, type GameContent } from "../../../src/content/load.js";
+import { CROWD_RESELECT_TICKS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
+import { createLogger } from "../../../src/logger.js";
+import type { Connection, Player } from "../../../src/world/player.js";
+import { newCadence, VIEW_RADIUS, World, type SelectionCadence, type VisibleSet } from "../../../src/world/world.js";
+import { characterRecord } from "../../helpers/records.js";
+
+/** An open PvP spot in the Ashlands, 60 tiles from any NPC. */
+const SPOT = { x: 100, z: 110 };
+const silent: Connection = { id: "c", kind: "sdk", send: () => undefined, close: () => undefined };
+const noStorage = { save: async () => undefined, recordKill: async () => undefined, recordLogout: async () => undefined };
+
+describe("world interest management: the crowd's selection cadence", () => {
+  let content: GameContent;
+  let world: World;
+  let clock: { t: number };
+  let n = 0;
+
+  before(async () => {
+    content = await loadContent("world/manifests");
+  });
+
+  beforeEach(() => {
+    clock = { t: 1_000_000 };
+    world = new World({
+      content,
+      characters: noStorage as unknown as CharacterRepository,
+      logger: createLogger("silent"),
+      saveIntervalSeconds: 600,
+      checkAdminCode: () => "wrong",
+      rng: () => 0.99,
+      now: () => clock.t,
+    });
+  });
+
+  const join = (dx: number, dz: number, name = `p${++n}`): Player =>
+    world.join(characterRecord(name, { at: { x: SPOT.x + dx, z: SPOT.z + dz } }), { ...silent, id: `conn-${name}` }, 4009).player;
+
+  /** The cadence `c` with the world's current tick `offset` ticks after the viewer's turn (0: its turn). */
+  const at = (c: SelectionCadence, offset: number): SelectionCadence => ({ ...c, phase: (((offset - world.tick) % CROWD_RESELECT_TICKS) + CROWD_RESELECT_TICKS) % CROWD_RESELECT_TICKS });
+
+  interface Scene {
+    viewer: Player;
+    /** Players 10 tiles away: the first MAX_TRACKED_PLAYERS tracked, the other 10 not. */
+    ring: Player[];
+  }
+  /** A viewer with MAX_TRACKED_PLAYERS + 10 players 10 tiles east (crowded), or 5 (not). */
+  const scene = (crowded: boolean): Scene => {
+    const viewer = join(0, 0, `viewer-${++n}`);
+    const count = crowded ? MAX_TRACKED_PLAYERS + 10 : 5;
+    const ring = Array.from({ length: count }, (_, i) => join(10, (i % 9) - 4));
+    return { viewer, ring };
+  };
+
+  const cases: {
+    name: string;
+    crowded: boolean;
+    /** Change the world; returns the player whose presence in view is checked. */
+    event: (s: Scene) => Player;
+    offTurn: boolean;
+    onTurn: boolean;
+  }[] = [
+    { name: "a newcomer nearer than everyone tracked waits for the viewer's turn", crowded: true, event: () => join(1, 0), offTurn: false, onTurn: true },
+    {
+      name: "a tracked player that walks out of view leaves at once",
+      crowded: true,
+      event: (s) => tracked(s, (p) => world.movement.teleport(p, SPOT.x + VIEW_RADIUS + 5, SPOT.z)),
+      offTurn: false,
+      onTurn: false,
+    },
+    {
+      name: "a tracked player that leaves the world leaves the view at once",
+      crowded: true,
+      event: (s) => tracked(s, (p) => void world.leave(p.id, "test", undefined, true)),
+      offTurn: false,
+      onTurn: false,
+    },
+    {
+      name: "a tracked player moving within view stays tracked",
+      crowded: true,
+      event: (s) => tracked(s, (p) => world.movement.teleport(p, SPOT.x + 12, SPOT.z)),
+      offTurn: true,
+      onTurn: true,
+    },
+    {
+      name: "a new attack target comes in at once",
+      crowded: true,
+      event: (s) => untracked(s, (p) => (s.viewer.action = { kind: "attack", targetId: p.id })),
+      offTurn: true,
+      onTurn: true,
+    },
+    {
+      name: "a new attacker comes in at once",
+      crowded: true,
+      event: (s) => untracked(s, (p) => s.viewer.attackedBy.set(p.id, clock.t)),
+      offTurn: true,
+      onTurn: true,
+    },
+    {
+      name: "a friend it just chatted with comes in at once",
+      crowded: true,
+      event: (s) => untracked(s, (p) => s.viewer.chattedWith.set(p.id, clock.t)),
+      offTurn: true,
+      onTurn: true,
+    },
+    { name: "not crowded: a newcomer comes in at once", crowded: false, event: () => join(3, 3), offTurn: true, onTurn: true },
+  ];
+
+  let first: VisibleSet;
+  /** A player the viewer tracks, after `f`. */
+  const tracked = (s: Scene, f: (p: Player) => void) => {
+    const p = s.ring.find((o) => first.players.has(o.id))!;
+    f(p);
+    return p;
+  };
+  /** A player within view the viewer does not track, after `f`. */
+  const untracked = (s: Scene, f: (p: Player) => void) => {
+    const p = s.ring.find((o) => !first.players.has(o.id))!;
+    assert.ok(p, "someone in view is not tracked");
+    f(p);
+    return p;
+  };
+
+  for (const c of cases) {
+    it(c.name, () => {
+      const s = scene(c.crowded);
+      const cadence = newCadence();
+      first = world.visibleFor(s.viewer, undefined, undefined, at(cadence, 0));
+      assert.equal(cadence.crowded.players, c.crowded, "crowded at the first selection");
+      assert.equal(first.players.size, Math.min(s.ring.length, MAX_TRACKED_PLAYERS) + 1);
+      const subject = c.event(s);
+      const off = world.visibleFor(s.viewer, undefined, first, at(cadence, 1));
+      assert.equal(off.players.has(subject.id), c.offTurn, "off the viewer's turn");
+      assert.ok(off.players.has(s.viewer.id), "itself, always");
+      assert.ok(off.players.size <= MAX_TRACKED_PLAYERS + 1, "never more than the bound");
+      const on = world.visibleFor(s.viewer, undefined, off, at(cadence, 0));
+      assert.equal(on.players.has(subject.id), c.onTurn, "on the viewer's turn");
+      assert.ok(on.players.has(s.viewer.id), "itself, always");
+    });
+  }
+
+  it("off its turn a crowded viewer keeps its set as it is; something tracked leaving makes it select at once", () => {
+    const s = scene(true);
+    const cadence = newCadence();
+    first = world.visibleFor(s.viewer, undefined, undefined, at(cadence, 0));
+    const tracked0 = [...first.players].sort();
+    assert.equal(cadence.kept.players, false);
+    const newcomer = join(1, 0);
+    const kept = world.visibleFor(s.viewer, undefined, first, at(cadence, 1));
+    assert.equal(cadence.kept.players, true);
+    assert.deepEqual([...kept.players].sort(), tracked0, "the same set, the newcomer waits");
+    first = kept; // the Set objects traded places: `kept` holds what is tracked
+    const gone = tracked(s, (p) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - 1, SPOT.z));
+    const after = world.visibleFor(s.viewer, undefined, kept, at(cadence, 2));
+    assert.equal(cadence.kept.players, false, "selected at once");
+    assert.ok(!after.players.has(gone.id));
+    assert.ok(after.players.has(newcomer.id), "the selection takes the nearest newcomer in its place");
+    assert.equal(after.players.size, MAX_TRACKED_PLAYERS + 1, "still full");
+  });
+
+  it("a viewer teleported away from its crowd is selected where it lands at once", () => {
+    const s = scene(true);
+    const cadence = newCadence();
+    first = world.visibleFor(s.viewer, undefined, undefined, at(cadence, 0));
+    const there = join(-30, 0);
+    world.movement.teleport(s.viewer, there.x - 1, there.z);
+    assert.equal(s.viewer.x, there.x - 1, "teleported");
+    const off = world.visibleFor(s.viewer, undefined, first, at(cadence, 1));
+    assert.deepEqual([...off.players].sort(), [s.viewer.id, there.id].sort());
+  });
+
+  it(`turns rotate: each of ${CROWD_RESELECT_TICKS} new viewers in a row has its turn on a different tick`, () => {
+    const turns = Array.from({ length: CROWD_RESELECT_TICKS }, () => newCadence()).map((c) => (CROWD_RESELECT_TICKS - c.phase) % CROWD_RESELECT_TICKS);
+    assert.deepEqual([...turns].sort(), Array.from({ length: CROWD_RESELECT_TICKS }, (_, i) => i));
+  });
+});

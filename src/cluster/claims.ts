@@ -91,7 +91,11 @@ export class CharacterClaims {
       // No such character: nothing to lease; the join itself answers CHARACTER_NOT_FOUND.
       if (!taken.ok && "missing" in taken) return join();
       const remote = this.d.remote ?? REFUSE_REMOTE_RELEASE;
-      if (!taken.ok && (await remote.release(characterId, taken.holder))) taken = await this.d.leases.take(characterId, world);
+      // Released by its holder; or not (it did not answer): the lease may have expired meanwhile.
+      if (!taken.ok) {
+        await remote.release(characterId, taken.holder);
+        taken = await this.d.leases.take(characterId, world);
+      }
       if (!taken.ok) {
         if ("missing" in taken) return join();
         const { holder } = taken;

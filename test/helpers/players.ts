@@ -99,7 +99,10 @@ export async function sdkPlayer(
 }
 
 /** Join the world over the plain WebSocket adapter. */
-export async function jsonPlayer(server: Pick<GameServer, "url">, opts: { accountId?: string; token?: string; characterId?: string } = {}): Promise<TestPlayer> {
+export async function jsonPlayer(
+  server: Pick<GameServer, "url">,
+  opts: { accountId?: string; token?: string; characterId?: string } = {},
+): Promise<TestPlayer> {
   const { accountId, token } = opts.token ? { accountId: opts.accountId ?? "", token: opts.token } : tokenFor(opts.accountId);
   const rec = recorder();
   const q = new URLSearchParams({ token, ...(opts.characterId ? { characterId: opts.characterId } : {}) });

@@ -12,15 +12,7 @@ import assert from "node:assert/strict";
 import { CLOSE_CODES, type ChatMessage } from "../../../src/events.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { admin, becomeAdmin, closeAll, eventually, invCount, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
-import {
-  matchmake,
-  playersOnline,
-  requireClusterDatabase,
-  startClusterProcess,
-  stopCluster,
-  worldRoomOf,
-  type ClusterProcess,
-} from "../../helpers/cluster.js";
+import { matchmake, playersOnline, requireClusterDatabase, startClusterProcess, stopCluster, worldRoomOf, type ClusterProcess } from "../../helpers/cluster.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { useTestRedis } from "../../helpers/redis.js";
 import { TEST_ENV } from "../../helpers/server.js";
@@ -54,7 +46,8 @@ describe("cluster: worlds across processes", function () {
   after(async () => stopCluster(procs));
 
   const sql = <T = any>(query: string, params: unknown[] = []) => storage.orm.em.fork().getConnection().execute<T[]>(query, params);
-  const leaseOf = async (id: string) => (await sql<{ world: number; owner: string }>("select world, owner from character_leases where character_id = ?", [id]))[0];
+  const leaseOf = async (id: string) =>
+    (await sql<{ world: number; owner: string }>("select world, owner from character_leases where character_id = ?", [id]))[0];
   const raw = async (p: ClusterProcess, opts: Parameters<typeof RawPlayer.connect>[1] = {}) => {
     const player = await RawPlayer.connect(p, opts);
     players.push(player);
@@ -99,10 +92,16 @@ describe("cluster: worlds across processes", function () {
   it("the monitor of either process lists the rooms of every process", async () => {
     const rooms = [await worldRoomOf(redisUrl, a.processId), await worldRoomOf(redisUrl, b.processId)];
     for (const via of [a, b]) {
-      const res = await fetch(`${via.url}/colyseus/api`, { headers: { authorization: `Basic ${Buffer.from(`admin:${TEST_ENV.ADMIN_CODE}`).toString("base64")}` } });
+      const res = await fetch(`${via.url}/colyseus/api`, {
+        headers: { authorization: `Basic ${Buffer.from(`admin:${TEST_ENV.ADMIN_CODE}`).toString("base64")}` },
+      });
       assert.equal(res.status, 200);
       const body = (await res.json()) as { rooms: { roomId: string }[] };
-      for (const id of rooms) assert.ok(body.rooms.some((r) => r.roomId === id), `${via.processId}'s monitor lists room ${id}`);
+      for (const id of rooms)
+        assert.ok(
+          body.rooms.some((r) => r.roomId === id),
+          `${via.processId}'s monitor lists room ${id}`,
+        );
     }
   });
 
@@ -123,7 +122,10 @@ describe("cluster: worlds across processes", function () {
     assert.equal((await second.log.waitClose()).code, CLOSE_CODES.REPLACED);
     assert.equal(invCount(back, "feather"), 7);
     assert.deepEqual(await leaseOf(first.id), { world: 1, owner: a.processId });
-    const stored = await sql<{ total: string }>("select coalesce(sum(quantity), 0) as total from inventory_items where character_id = ? and item_id = 'feather'", [first.id]);
+    const stored = await sql<{ total: string }>(
+      "select coalesce(sum(quantity), 0) as total from inventory_items where character_id = ? and item_id = 'feather'",
+      [first.id],
+    );
     assert.equal(Number(stored[0]!.total), 7, "saved once, not duplicated");
   });
 
@@ -131,7 +133,8 @@ describe("cluster: worlds across processes", function () {
     const pa = await raw(a);
     const pb = await raw(b);
     await sql("insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())", [pa.id, pb.id, pa.id, pb.id]);
-    const friendsOf = async (p: RawPlayer, base: string) => (await api(base, "GET", `/api/player/${p.id}/friends`, p.token!)).body as { id: string; online: boolean }[];
+    const friendsOf = async (p: RawPlayer, base: string) =>
+      (await api(base, "GET", `/api/player/${p.id}/friends`, p.token!)).body as { id: string; online: boolean }[];
     assert.deepEqual(
       (await friendsOf(pa, a.url)).map((f) => [f.id, f.online]),
       [[pb.id, true]],
@@ -206,12 +209,20 @@ describe("cluster: worlds across processes", function () {
     await sql("update player_logins set ended_at = null, end_reason = null where character_id = ?", [goneId]);
     const c = await startClusterProcess(redisUrl, { WORLDS: "3", LEASE_TTL_SECONDS: TTL });
     procs.push(c);
-    const open = await sql<{ character_id: string; end_reason: string | null }>("select character_id, end_reason from player_logins where character_id in (?, ?)", [
-      live.id,
-      goneId,
-    ]);
-    assert.deepEqual(open.filter((r) => r.character_id === live.id).map((r) => r.end_reason), [null], "the live player's login on A stays open");
-    assert.deepEqual(open.filter((r) => r.character_id === goneId).map((r) => r.end_reason), ["server_restart"], "the stale login is closed");
+    const open = await sql<{ character_id: string; end_reason: string | null }>(
+      "select character_id, end_reason from player_logins where character_id in (?, ?)",
+      [live.id, goneId],
+    );
+    assert.deepEqual(
+      open.filter((r) => r.character_id === live.id).map((r) => r.end_reason),
+      [null],
+      "the live player's login on A stays open",
+    );
+    assert.deepEqual(
+      open.filter((r) => r.character_id === goneId).map((r) => r.end_reason),
+      ["server_restart"],
+      "the stale login is closed",
+    );
     await c.child.stop("SIGTERM");
   });
 

@@ -95,7 +95,8 @@ export async function serveWorlds(d: ServeWorldsDeps): Promise<() => Promise<voi
   });
   on("trade.admits", async (p) => {
     const principal: Principal = { accountId: p.accountId, characterId: p.characterId, roles: [], anonymous: false, via: "server" };
-    return (await d.tradeAdmits(p.roomId, principal, p.requested)) ?? false;
+    // null: no such trade room here (gone meanwhile): the asker lets Colyseus answer "not found".
+    return (await d.tradeAdmits(p.roomId, principal, p.requested)) ?? null;
   });
   // Told by another process (this one applied it already when it published).
   return bus.subscribe(SOCIAL_TOPIC, z.object({ characterIds: z.array(id).max(10_000) }), (msg, from) => {
@@ -169,7 +170,8 @@ export class RemoteWorlds {
       requested: typeof requested === "string" && requested.length <= 100 ? requested : undefined,
     };
     try {
-      return await this.bus.request(listing.processId, "trade.admits", payload, { timeoutMs: this.timeoutMs, result: z.boolean() });
+      const admitted = await this.bus.request(listing.processId, "trade.admits", payload, { timeoutMs: this.timeoutMs, result: z.boolean().nullable() });
+      return admitted ?? undefined;
     } catch {
       return undefined;
     }

@@ -233,12 +233,13 @@ describe("cluster: worlds across processes", function () {
     assert.equal((await leaseOf(id))?.owner, b.processId);
     await b.child.stop("SIGKILL");
 
-    onA.send("player:move", { x: 3, z: 2 });
-    await onA.waitWorld((w) => w.players.get(onA.id)?.x === 3 && w.players.get(onA.id)?.z === 2, "the player on A to walk");
+    // At once (the lease has at least two thirds of its 10 s left; asking B takes 3 s): refused.
     const refused = await RawPlayer.connect(a, { token: onB.token, accountId: onB.accountId, noWait: true });
+    onA.send("player:move", { x: 3, z: 2 });
     const closed = await refused.log.waitClose();
     assert.equal(closed.code, 4409);
-    assert.match(closed.reason, /CHARACTER_ELSEWHERE|playing in world 2 on another server/);
+    assert.match(closed.reason, /playing in world 2 on another server; leave there first or retry in \d+ s/);
+    await onA.waitWorld((w) => w.players.get(onA.id)?.x === 3 && w.players.get(onA.id)?.z === 2, "the player on A to walk");
     const joined = await eventually(
       async () => {
         const attempt = await RawPlayer.connect(a, { token: onB.token, accountId: onB.accountId }).catch(() => undefined);

@@ -231,6 +231,9 @@ export class CharacterRepository {
   /** Record that a character entered the world over `transport`. @returns the login's id. */
   async recordLogin(characterId: string, accountId: string, transport: string): Promise<string> {
     const em = this.fork();
+    // A character plays in one world at a time (its lease): a login still open is one a killed
+    // process left (its lease expired and this join took it over).
+    await em.nativeUpdate(PlayerLoginEntity, { characterId, endedAt: null }, { endedAt: new Date(), endReason: "server_restart" });
     const login = em.create(PlayerLoginEntity, { id: randomUUID(), characterId, accountId, transport });
     await em.flush();
     return login.id;
@@ -241,9 +244,22 @@ export class CharacterRepository {
     await this.fork().nativeUpdate(PlayerLoginEntity, { id: loginId, endedAt: null }, { endedAt: new Date(), endReason: reason });
   }
 
-  /** Close logins a crashed process left open. */
+  /**
+   * Close the logins a stopped process left open: every open login whose character no process
+   * plays (no valid lease in `character_leases`). Logins of characters another live process plays
+   * (it renews their leases) stay open, so processes sharing the database never close each
+   * other's. @returns how many were closed.
+   */
   async closeStaleLogins(): Promise<number> {
-    return this.fork().nativeUpdate(PlayerLoginEntity, { endedAt: null }, { endedAt: new Date(), endReason: "server_restart" });
+    const rows = await this.fork()
+      .getConnection()
+      .execute<{ id: string }[]>(
+        `update player_logins set ended_at = now(), end_reason = 'server_restart'
+         where ended_at is null
+           and not exists (select 1 from character_leases l where l.character_id = player_logins.character_id and l.expires_at > now())
+         returning id`,
+      );
+    return rows.length;
   }
 
   async recordKill(characterId: string, npcId: string): Promise<void> {

@@ -4,6 +4,22 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { parseBuildEnv, type BuildEnv } from "./settings/build-env.js";
+import {
+  bool,
+  ConfigError,
+  deepFreeze,
+  int,
+  manifestsDirOf,
+  optionalString,
+  optionalUrl,
+  parseEach,
+  publicAddressOf,
+  world,
+  worldList,
+} from "./settings/parse.js";
+
+export { ConfigError, publicAddressOf, type BuildEnv };
 
 /** Secrets refused in every environment (well-known defaults and examples, the development secret of earlier versions). */
 const KNOWN_WEAK_SECRETS = new Set([
@@ -40,47 +56,6 @@ export const MIN_PRODUCTION_ADMIN_CODE_LENGTH = 16;
  * from a loopback address (README "Authentication"); refused as a setting in production.
  */
 export const DEV_ADMIN_CODE = "dev";
-
-const bool = z.enum(["true", "false", "1", "0", "yes", "no", ""]).transform((v) => v === "true" || v === "1" || v === "yes");
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
-const optionalUrl = optionalString.pipe(z.string().url().optional());
-const int = (def: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v) => (v === undefined || v === "" ? String(def) : v))
-    .pipe(
-      z
-        .string()
-        .regex(/^-?\d+$/, "must be an integer")
-        .transform(Number),
-    )
-    .pipe(z.number().int().min(min).max(max));
-
-/** `WORLDS`: the worlds this process hosts, comma-separated positive integers, each once (README "Worlds"); ascending. */
-const worldList = optionalString
-  .transform((v) => v ?? "1")
-  .pipe(z.string().regex(/^[1-9]\d{0,5}( *, *[1-9]\d{0,5})*$/, "must be a comma-separated list of world numbers from 1, e.g. 1,2"))
-  .transform((v) => v.split(",").map((n) => Number(n.trim())))
-  .refine((ns) => new Set(ns).size === ns.length, "lists a world more than once")
-  .transform((ns) => [...ns].sort((a, b) => a - b));
-
-/** `WORLD`: the world directory (manifests, models, the embedded database). */
-const world = z.string().min(1).default("world");
-
-/** Settings of the build steps and developer tools (`scripts/`), parsed by `loadBuildEnv`. */
-const buildEnvSchema = z.object({
-  WORLD: world,
-  SKIP_ASSETS: bool.default(false),
-  PORT_CDN: int(8080, 0, 65535),
-  HOST_CDN: optionalString,
-  PUBLIC_CDN_URL: optionalUrl,
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  CI: bool.default(false),
-});
 
 const envSchema = z.object({
   PORT: int(5555, 0, 65535),
@@ -119,6 +94,7 @@ const envSchema = z.object({
   LISTEN_BACKLOG: int(4096, 1, 65_535),
   SEAT_RESERVATION_SECONDS: int(30, 1, 600),
   REDIS_URL: optionalUrl,
+  LEASE_TTL_SECONDS: int(30, 2, 3600),
   TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -188,6 +164,8 @@ export interface Config {
   /** Seconds a world seat reserved by matchmaking waits for the client's room socket (Colyseus's default is 15). */
   readonly seatReservationSeconds: number;
   readonly redisUrl?: string;
+  /** `LEASE_TTL_SECONDS`: how long a character lease lasts without renewal (renewed every third of it); a killed process frees its characters within this (README "Worlds"). */
+  readonly leaseTtlSeconds: number;
   /** Several processes (REDIS_URL): Redis presence and driver, rooms announced at `publicAddress` (`host[:port]/ws`). */
   readonly cluster?: { readonly redisUrl: string; readonly publicAddress: string };
   /** A pending trade request expires after this long (docs/trading.md#rules: 30 s). */
@@ -211,14 +189,6 @@ export interface Config {
     /** New joins and creations are refused while the event loop lags more than this (0: never). */
     readonly maxLoopDelayMs: number;
   };
-}
-
-/** Thrown when the environment is invalid; `problems` holds one line per bad setting. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-    this.name = "ConfigError";
-  }
 }
 
 /**
@@ -311,6 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     listenBacklog: v.LISTEN_BACKLOG,
     seatReservationSeconds: v.SEAT_RESERVATION_SECONDS,
     redisUrl: v.REDIS_URL,
+    leaseTtlSeconds: v.LEASE_TTL_SECONDS,
     cluster: v.REDIS_URL && v.PUBLIC_WS_URL ? { redisUrl: v.REDIS_URL, publicAddress: publicAddressOf(v.PUBLIC_WS_URL) } : undefined,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,
@@ -329,76 +300,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return deepFreeze(config);
 }
 
-/** The settings of the build steps and developer tools. */
-export interface BuildEnv {
-  readonly worldDir: string;
-  readonly manifestsDir: string;
-  /** `SKIP_ASSETS`: the asset download and the model-bounds step do nothing. */
-  readonly skipAssets: boolean;
-  /** `PORT_CDN`: port of the local CDN (`npm run cdn`). */
-  readonly cdnPort: number;
-  /** `HOST_CDN`: address the local CDN listens on; every interface when unset. */
-  readonly cdnHost: string | undefined;
-  /** `PUBLIC_CDN_URL`: where the build downloads assets from. */
-  readonly cdnUrl: string | undefined;
-  /** `NODE_ENV=production` or `CI=true`: the build must download assets (no CDN URL is an error). */
-  readonly strict: boolean;
-}
-
+/** Warnings for insecure-but-allowed development settings, logged at start-up. */
 /**
  * Parse the settings of the build steps and developer tools (`WORLD`, `SKIP_ASSETS`, `PORT_CDN`,
- * `PUBLIC_CDN_URL`, `NODE_ENV`, `CI`)
- * with the same rules as the server's configuration, into a frozen object. Scripts call this
- * instead of reading `process.env` themselves.
+ * `PUBLIC_CDN_URL`, `NODE_ENV`, `CI`) with the same rules as the server's configuration.
  * @throws ConfigError listing every bad setting.
  */
 export function loadBuildEnv(env: NodeJS.ProcessEnv = process.env): BuildEnv {
-  const { values, problems } = parseEach(buildEnvSchema, env);
-  if (problems.length > 0) throw new ConfigError(problems);
-  const v = values as z.output<typeof buildEnvSchema>;
-  return Object.freeze({
-    worldDir: v.WORLD,
-    manifestsDir: manifestsDirOf(v.WORLD),
-    skipAssets: v.SKIP_ASSETS,
-    cdnPort: v.PORT_CDN,
-    cdnHost: v.HOST_CDN,
-    cdnUrl: v.PUBLIC_CDN_URL,
-    strict: v.NODE_ENV === "production" || v.CI,
-  });
+  return parseBuildEnv(env);
 }
 
-/** Colyseus's `publicAddress`: PUBLIC_WS_URL without scheme (`ws://10.0.0.5:5555/ws` → `10.0.0.5:5555/ws`); docs/rooms.md "Processes". */
-export function publicAddressOf(publicWsUrl: string): string {
-  return publicWsUrl.replace(/^wss?:\/\//, "").replace(/\/+$/, "");
-}
-
-/** `<WORLD>/manifests`. */
-function manifestsDirOf(worldDir: string): string {
-  return `${worldDir.replace(/\/+$/, "")}/manifests`;
-}
-
-/** Parses each setting of `schema` on its own, so one bad value does not hide the others. */
-function parseEach<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv) {
-  const problems: string[] = [];
-  const values: Record<string, unknown> = {};
-  const invalid = new Set<string>();
-  for (const [name, field] of Object.entries(schema.shape)) {
-    const r = (field as z.ZodType).safeParse(env[name]);
-    if (r.success) values[name] = r.data;
-    else {
-      invalid.add(name);
-      for (const i of r.error.issues) problems.push(`${[name, ...i.path].join(".")}: ${i.message}`);
-    }
-  }
-  return { values: values as Partial<z.output<S>>, problems, invalid };
-}
-
-function deepFreeze<T extends object>(o: T): T {
-  for (const v of Object.values(o)) if (v && typeof v === "object") deepFreeze(v);
-  return Object.freeze(o);
-}
-
-/** Warnings for insecure-but-allowed development settings, logged at start-up. */
 export function configWarnings(c: Config): string[] {
   const w: string[] = [];
   if (c.jwtSecretGenerated) w.push("JWT_SECRET not set: tokens are signed with a random secret drawn at this start (they stop working at the next start)");

@@ -98,7 +98,11 @@ export const JSON_ONLY_SERVER_EVENTS: readonly ServerEventName[] = ["world:updat
 export const MAX_MESSAGES_PER_SECOND = 60;
 /** Seconds of continuous flooding before the connection is closed. */
 export const FLOOD_SECONDS_BEFORE_CLOSE = 3;
-/** Close codes (docs/protocol.md#close-codes). UNKNOWN_WORLD, WORLD_FULL: `/ws?world=N` names a world that is not hosted, or is full. */
+/**
+ * Close codes (docs/protocol.md#close-codes). UNKNOWN_WORLD, WORLD_FULL: `/ws?world=N` names a world
+ * that is not hosted, or is full; WORLD_ELSEWHERE: world N is hosted by another process, the reason
+ * gives its address (`WORLD_ELSEWHERE: world 2 is at ws://host:5556/ws?world=2`).
+ */
 export const CLOSE_CODES = {
   BAD_TOKEN: 4001,
   FLOOD: 4029,
@@ -108,4 +112,5 @@ export const CLOSE_CODES = {
   SERVER_BUSY: 4503,
   UNKNOWN_WORLD: 4014,
   WORLD_FULL: 4015,
+  WORLD_ELSEWHERE: 4016,
 } as const;

@@ -114,3 +114,17 @@ export function runProcess<T extends Stoppable>(opts: RunOptions<T>): void {
     },
   );
 }
+
+export /** True when `p` settles (either way) within `ms`; never rejects. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const done = p.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([done, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

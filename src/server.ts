@@ -18,7 +18,7 @@ import { setupColyseus } from "./net/colyseus.js";
 import { SocketGate } from "./net/socket-gate.js";
 import { syncManifests } from "./content/sync.js";
 import { formatIssue, loadContent, loadContentLenient, type GameContent } from "./content/load.js";
-import { createDataRouter, createManifestRouter, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "./content/http.js";
+import { contentApiDocs, createDataRouter, createManifestRouter } from "./content/http.js";
 import { syncItemDefinitions } from "../entities/item-definitions.js";
 import { matchMaker } from "@colyseus/core";
 import { worldRoomType } from "../rooms/WorldRoom.js";
@@ -31,6 +31,7 @@ import type { CharacterRepository } from "../entities/character-repository.js";
 import { adminRoutes, monitorRedirect, monitorRouter, MONITOR_PATH, OLD_MONITOR_PATH } from "./http/admin.js";
 import { playgroundRouters } from "./http/playground.js";
 import { Metrics, serveMetrics } from "./metrics.js";
+import { settlesWithin } from "./lifecycle.js";
 import { poolStats } from "./storage/orm.js";
 import { basename, resolve } from "node:path";
 import { CharacterService } from "./services/characters.js";
@@ -38,11 +39,10 @@ import { SocialService } from "./services/social.js";
 import { createApiModules } from "./http/routes/index.js";
 import { Admission } from "./net/admission.js";
 import { DbWorkLimiter } from "./storage/limiter.js";
-import { hostname } from "node:os";
-import { randomUUID } from "node:crypto";
-import { LeaseStore } from "./cluster/leases.js";
-import { hostWorlds, type HostedWorld, type LocalWorlds } from "./cluster/worlds.js";
-import { WorldsPort } from "./cluster/worlds-port.js";
+import type { HostedWorld, LocalWorlds } from "./cluster/worlds.js";
+import type { WorldsPort } from "./cluster/worlds-port.js";
+import { hostClusterWorlds } from "./cluster/hosting.js";
+import { locateWorld } from "./cluster/routing.js";
 import { worldsRoutes } from "./http/routes/worlds.js";
 import { openCluster } from "./cluster/cluster.js";
 import type { ClusterBus } from "./cluster/bus.js";
@@ -53,20 +53,6 @@ const SHUTDOWN_SAVE_MS = 4_500;
 const SHUTDOWN_ROOMS_MS = 1_000;
 /** Shutdown: how long closing storage may take (3 + 4.5 + 1 + 1 s stays inside the 10 s exit). */
 const SHUTDOWN_STORAGE_MS = 1_000;
-
-/** True when `p` settles (either way) within `ms`; never rejects. */
-async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const done = p.then(
-    () => true,
-    () => true,
-  );
-  try {
-    return await Promise.race([done, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export interface StartOptions {
   logger?: Logger;
@@ -188,26 +174,44 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const characterService = new CharacterService(storage, content);
   const characters = characterService.repo;
   const social = new SocialService(storage);
-  await characters.closeStaleLogins();
   // Database work by priority: joins and creations (interactive) before batched saves (background).
   const dbWork = new DbWorkLimiter({ max: config.dbPool.max, background: config.saveConcurrency });
-  const leases = new LeaseStore(storage.orm, `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`);
-  // Without REDIS_URL this is the only process on its database (as closeStaleLogins assumes):
-  // leases a killed previous run left are its own, not another live process's.
-  if (!config.redisUrl) await leases.clearAll();
-  const worlds = hostWorlds({
-    numbers: config.worlds,
+  const admission = new Admission(config.admission, { logger, db: dbWork });
+  const adapter = createAdapter(
+    // A world hosted by another process: the /ws client is told where it is (close 4016 WORLD_ELSEWHERE).
+    { gate, logger, metrics, admission, locateWorld: (n) => locateWorld(n, config.publicWsUrl) },
+    { trustProxy: config.trustProxy, ...opts.adapter },
+  );
+
+  // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
+  const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
+    presence: cluster.presence,
+    driver: cluster.driver,
+    publicAddress: cluster.publicAddress,
+    trustProxy: config.trustProxy,
+    blockedFor: (address) => gate.blockedFor(undefined, address),
+    socketCap: new SocketCap(config.maxSocketsPerAddress),
+    // One backpressure rule for both transports (README "Slow consumers").
+    maxBufferedBytes: opts.adapter?.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES,
+    logger,
+  });
+  // The bus and the shared blocks run on Colyseus's presence, under its process id.
+  const bus = await cluster.start(blocklist);
+  logger.info({ processId: matchMaker.processId, publicAddress: cluster.publicAddress, redis: config.cluster !== undefined }, "process id");
+  const tradeRoom = (roomId: string) => {
+    const room = matchMaker.getLocalRoomById(roomId);
+    return room instanceof TradeRoom ? room : undefined;
+  };
+  const hosting = await hostClusterWorlds({
+    config,
     content,
     storage,
-    characters,
-    createCharacter: (accountId, preferredName) => characterService.createForJoin(accountId, preferredName),
+    characterService,
     social,
     logger,
     metrics,
-    leases,
-    saveIntervalSeconds: config.saveIntervalSeconds,
-    tickMs: config.tickMs,
-    trade: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
+    bus,
+    processId: matchMaker.processId,
     backgroundWork: (work) => dbWork.background(work),
     // Guessing the code in chat counts like a wrong X-Admin-Code: 10 a minute per address.
     checkAdminCode: async (code, address) => {
@@ -216,13 +220,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       if (address && (await limits.countAuthAttempt(address))) return "blocked";
       return "wrong";
     },
-    // Called only once the worlds run (a chat line), after worldPort below exists.
-    otherWorlds: () => worldPort,
+    tradeAdmits: async (roomId, principal, requested) => tradeRoom(roomId)?.admits(principal, requested),
   });
-  const worldPort = new WorldsPort(worlds, leases);
+  const { leases, worlds, worldPort } = hosting;
   const { world, trades } = worlds.default;
-  const admission = new Admission(config.admission, { logger, db: dbWork });
-  const adapter = createAdapter({ gate, logger, metrics, admission }, { trustProxy: config.trustProxy, ...opts.adapter });
   // The room types, bound to what their rooms use (defined with Colyseus in stage 6); each world's
   // room gets its own world's dependencies through its creation permit (cluster/worlds.ts).
   const WorldRoomType = worldRoomType({ gate, admission });
@@ -242,22 +243,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics,
   });
   const TradeRoomType = tradeRoomType({ envs: new Map(worlds.all().map((h) => [h.number, h.trades.env])), gate });
-
-  // Stage 5 is prepared before the app so matchmaking can be mounted in its place.
-  const colyseus = await setupColyseus(httpServer, cors, (req, socket, head) => adapter.handleUpgrade(req, socket, head), {
-    presence: cluster.presence,
-    driver: cluster.driver,
-    publicAddress: cluster.publicAddress,
-    trustProxy: config.trustProxy,
-    blockedFor: (address) => gate.blockedFor(undefined, address),
-    socketCap: new SocketCap(config.maxSocketsPerAddress),
-    // One backpressure rule for both transports (README "Slow consumers").
-    maxBufferedBytes: opts.adapter?.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES,
-    logger,
-  });
-  // The bus and the shared blocks run on Colyseus's presence, under its process id.
-  const bus = await cluster.start(blocklist);
-  logger.info({ processId: matchMaker.processId, publicAddress: cluster.publicAddress, redis: config.cluster !== undefined }, "process id");
   metrics.watch({
     world: basename(resolve(config.worldDir)),
     playersOnline: () => worlds.playersOnline(),
@@ -283,13 +268,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     admission,
     matchmakingPolicy: {
       // Trade rooms are watched by id, and only by their two traders (TradeRoom.admits, checked
-      // again in its onJoin). Anything else — the world, an unknown room, an invalid token — goes on
-      // to Colyseus and the room's onAuth, which answer in their own shape.
+      // again in its onJoin), wherever the room lives: another process's trade room is asked of
+      // that process over the bus. Anything else — the world, an unknown room, an invalid token, a
+      // process that did not answer — goes on to Colyseus and the room's onAuth/onJoin, which answer
+      // in their own shape (a stranger in a trade room: 403 there too).
       async checkJoinById(roomId, token, options) {
-        const room = matchMaker.getLocalRoomById(roomId);
-        if (!(room instanceof TradeRoom) || !token) return undefined;
+        if (!token) return undefined;
+        const local = tradeRoom(roomId);
+        if (!local && matchMaker.getLocalRoomById(roomId)) return undefined;
         const principal = await auth.authenticate(token).catch(() => undefined);
-        if (!principal || (await room.admits(principal, options.characterId))) return undefined;
+        if (!principal) return undefined;
+        const admitted = local ? await local.admits(principal, options.characterId) : await hosting.remote.tradeAdmits(roomId, principal, options.characterId);
+        if (admitted !== false) return undefined;
         return { code: "ROOM_JOIN_FORBIDDEN", message: "only the two traders can join a trade room" };
       },
     },
@@ -305,29 +295,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ...createApiModules({ storage, content, auth, world: worldPort, characters: characterService, social, config, admission }),
       worldsRoutes(config),
       adminRoutes({ orm: storage.orm, auth, limits }),
-      (api) => {
-        api.document({
-          method: "get",
-          path: "/api/data/skill-unlocks",
-          summary: "Skill unlocks keyed by lowercase skill name (public)",
-          tags: ["data"],
-          responses: { 200: { description: "Skill unlock set", schema: SkillUnlocksResponseSchema } },
-        });
-        api.document({
-          method: "get",
-          path: "/api/v1/world/areas",
-          summary: "All world areas",
-          tags: ["world"],
-          responses: { 200: { description: "Areas", schema: WorldAreasResponseSchema } },
-        });
-        api.document({
-          method: "get",
-          path: "/manifests/{file}",
-          summary: "Game content manifests (Cache-Control: public, max-age=300, must-revalidate; ETag)",
-          tags: ["data"],
-          responses: { 200: { description: "Manifest JSON" }, 304: { description: "Not modified" }, 404: { description: "No such manifest" } },
-        });
-      },
+      contentApiDocs,
     ],
   });
   httpServer.on("request", app);
@@ -382,6 +350,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       if (!(await settlesWithin(worlds.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
         logger.error({ waitedMs: SHUTDOWN_SAVE_MS }, "shutdown: saving players did not finish in time; closing storage anyway");
       } else await leases.releaseAll().catch((e: unknown) => logger.error({ err: e }, "shutdown: releasing character leases failed"));
+      await settlesWithin(hosting.stop(), 500);
       await settlesWithin(cluster.stop(), 500);
       if (!(await settlesWithin(colyseus.shutdown(), SHUTDOWN_ROOMS_MS))) logger.error("shutdown: closing the rooms did not finish in time");
       cluster.disconnect();

@@ -19,13 +19,14 @@ import { LEASE_RENEW_MS, type LeaseHolder, type LeaseStore } from "./leases.js";
 /**
  * Asks the process holding a character's lease to let the character go (leave and save it), so a
  * join elsewhere can take the lease. Resolves true when the holder has released the lease. The
- * single hook the cross-process release plugs into; until then `REFUSE_REMOTE_RELEASE`.
+ * hook the cross-process release plugs into (`BusRemoteRelease`, src/cluster/remote.ts); without
+ * it `REFUSE_REMOTE_RELEASE`. May throw a `WorldError` (CHARACTER_IN_COMBAT) the holder answered.
  */
 export interface RemoteRelease {
   release(characterId: string, holder: LeaseHolder): Promise<boolean>;
 }
 
-/** No cross-process release yet: a character playing in another process is refused (409). */
+/** No cross-process release: a character playing in another process is refused (409). */
 export const REFUSE_REMOTE_RELEASE: RemoteRelease = { release: () => Promise.resolve(false) };
 
 /** A world of this process, as claims see it. */
@@ -84,13 +85,17 @@ export class CharacterClaims {
   claim<T>(characterId: string, world: number, join: () => Promise<T>): Promise<T> {
     return this.exclusive(characterId, async () => {
       for (const other of this.d.worlds()) {
-        if (other.number !== world) await this.takeOut(characterId, other, world);
+        if (other.number !== world) await this.takeOut(characterId, other, `replaced by a join in world ${world}`);
       }
       let taken = await this.d.leases.take(characterId, world);
       // No such character: nothing to lease; the join itself answers CHARACTER_NOT_FOUND.
       if (!taken.ok && "missing" in taken) return join();
       const remote = this.d.remote ?? REFUSE_REMOTE_RELEASE;
-      if (!taken.ok && (await remote.release(characterId, taken.holder))) taken = await this.d.leases.take(characterId, world);
+      // Released by its holder; or not (it did not answer): the lease may have expired meanwhile.
+      if (!taken.ok) {
+        await remote.release(characterId, taken.holder);
+        taken = await this.d.leases.take(characterId, world);
+      }
       if (!taken.ok) {
         if ("missing" in taken) return join();
         const { holder } = taken;
@@ -107,14 +112,31 @@ export class CharacterClaims {
     });
   }
 
-  /** The character leaves `other` for world `world`, saved, with everything `other` queued for it written. */
-  private async takeOut(characterId: string, other: ClaimedWorld, world: number): Promise<void> {
+  /**
+   * Another process asks for the character (its join takes the lease next, `RemoteRelease`): when
+   * this process still holds the lease, the character leaves whichever world of this process has it
+   * exactly as for a join in another world here (connection closed with REPLACED, saved, whatever
+   * the world queued for it written), then the lease is released. True once the lease is not held
+   * here (also when it was not); throws CHARACTER_IN_COMBAT as a local replacement would.
+   */
+  letGo(characterId: string): Promise<boolean> {
+    return this.exclusive(characterId, async () => {
+      const holder = await this.d.leases.holder(characterId);
+      if (holder?.owner !== this.d.leases.owner) return true;
+      for (const w of this.d.worlds()) await this.takeOut(characterId, w, "replaced by a join on another server");
+      await this.d.leases.releaseMine(characterId);
+      return true;
+    });
+  }
+
+  /** The character leaves `other` (closed with REPLACED and `why`), saved, with everything `other` queued for it written. */
+  private async takeOut(characterId: string, other: ClaimedWorld, why: string): Promise<void> {
     const p = other.world.player(characterId);
     if (p) {
       if (other.world.inCombat(p)) {
         throw new WorldError("CHARACTER_IN_COMBAT", `this character is in combat in world ${other.number}; join again when the fight is over`);
       }
-      p.connection?.close(this.d.replacedCode, `replaced by a join in world ${world}`);
+      p.connection?.close(this.d.replacedCode, why);
       await other.world.leave(characterId, "replaced_other_world", undefined, true);
     }
     await other.world.queues.run(characterId, () => Promise.resolve());

@@ -11,9 +11,9 @@
  */
 import type { Orm } from "../storage/orm.js";
 
-/** How long a lease lasts without renewal: a killed process frees its characters within this. */
+/** How long a lease lasts without renewal by default (`LEASE_TTL_SECONDS`): a killed process frees its characters within this. */
 export const LEASE_TTL_SECONDS = 30;
-/** How often the leases of the characters in this process's worlds are renewed. */
+/** How often the leases of the characters in this process's worlds are renewed by default: a third of the TTL. */
 export const LEASE_RENEW_MS = 10_000;
 
 /** Who holds a character's lease. */
@@ -32,8 +32,8 @@ type HolderRow = { owner: string; world: number; left: string | number };
 
 export class LeaseStore {
   /**
-   * @param owner this process's id, unique per start (a restart never takes over its predecessor's
-   * leases early: they expire)
+   * @param owner this process's id, unique per start: its Colyseus `processId`, the address of its
+   * bus requests (a restart never takes over its predecessor's leases early: they expire)
    */
   constructor(
     private readonly orm: Orm,
@@ -104,6 +104,11 @@ export class LeaseStore {
   /** Release the lease if `world` of this process still holds it. */
   async release(characterId: string, world: number): Promise<void> {
     await this.sql(`delete from character_leases where character_id = ? and owner = ? and world = ?`, [characterId, this.owner, world]);
+  }
+
+  /** Release the lease if this process holds it, in whichever world. */
+  async releaseMine(characterId: string): Promise<void> {
+    await this.sql(`delete from character_leases where character_id = ? and owner = ?`, [characterId, this.owner]);
   }
 
   /**

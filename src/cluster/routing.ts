@@ -62,3 +62,19 @@ export async function routeWorldJoin(options: Record<string, unknown>): Promise<
   if (target.full) return { ok: false, status: 503, code: "WORLD_FULL", message: `world ${target.world} is full; try another world (worlds: ${numbers})` };
   return { ok: true, world: target.world, options: { ...options, world: target.world } };
 }
+
+/**
+ * The plain WebSocket URL of world `w`: at the public address of the process hosting it (its
+ * listing's `publicAddress`, PUBLIC_WS_URL of that process), with the scheme of this process's
+ * `ownWsUrl`; this process's own address when the listing has none (a single process).
+ */
+export function worldWsUrl(w: Pick<WorldListing, "world" | "publicAddress">, ownWsUrl: string): string {
+  const base = w.publicAddress ? `${ownWsUrl.startsWith("wss:") ? "wss" : "ws"}://${w.publicAddress.replace(/\/+$/, "")}` : ownWsUrl.replace(/\/+$/, "");
+  return `${base}?world=${w.world}`;
+}
+
+/** Where a `/ws` client asking for world `n` should go, when another process lists it; undefined when no process does. */
+export async function locateWorld(n: number, ownWsUrl: string): Promise<string | undefined> {
+  const listed = (await listWorlds()).find((w) => w.world === n);
+  return listed?.publicAddress ? worldWsUrl(listed, ownWsUrl) : undefined;
+}

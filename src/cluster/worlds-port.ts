@@ -1,12 +1,15 @@
 /**
  * The `WorldPort` routes and services get: every world of this process, found by the character
- * (the world that holds it). Asynchronous, so that a lookup in another process (the integrator's
- * cross-process bus) plugs in here without changing a caller.
+ * (the world that holds it), and with a cluster (`RemoteWorlds`) the worlds of every other process:
+ * a character not in a world here is asked of the process holding its lease, over the bus. A holder
+ * that does not answer: 503 SERVER_BUSY (Retry-After) for what a route needs, "offline" for
+ * `isOnline` and private messages (src/cluster/remote.ts).
  */
 import type { StoredGoal } from "../../entities/character.js";
 import type { PlayerSync } from "../events.js";
 import type { LivePlayerSummary, Surroundings, WorldPort, WorldSnapshot } from "../world/port.js";
 import type { LeaseStore } from "./leases.js";
+import type { RemoteWorlds } from "./remote.js";
 import type { LocalWorlds } from "./worlds.js";
 
 export class WorldsPort implements WorldPort {
@@ -14,6 +17,8 @@ export class WorldsPort implements WorldPort {
     private readonly worlds: LocalWorlds,
     /** Leases: a character another process plays is not out of the world (`whileOutOfWorld`). */
     private readonly leases?: LeaseStore,
+    /** Other processes' worlds (none: this process alone). */
+    private readonly remote?: RemoteWorlds,
   ) {}
 
   /** The live port of the world holding the character, if any. */
@@ -25,12 +30,14 @@ export class WorldsPort implements WorldPort {
     return this.worlds.playersOnline();
   }
 
-  isOnline(characterId: string): Promise<boolean> {
-    return Promise.resolve(this.worlds.all().some((h) => h.world.isOnline(characterId)));
+  async isOnline(characterId: string): Promise<boolean> {
+    if (this.worlds.all().some((h) => h.world.isOnline(characterId))) return true;
+    return (await this.remote?.quiet("world.isOnline", { characterId }, false)) ?? false;
   }
 
-  isInWorld(characterId: string): Promise<boolean> {
-    return Promise.resolve(this.holder(characterId) !== undefined);
+  async isInWorld(characterId: string): Promise<boolean> {
+    if (this.holder(characterId)) return true;
+    return (await this.remote?.ask("world.isInWorld", { characterId }, false)) ?? false;
   }
 
   /**
@@ -50,17 +57,21 @@ export class WorldsPort implements WorldPort {
   }
 
   /** Applied in every world (after whatever each has queued for the character: a join in any of them ends with the new flag). */
-  setAgentFlag(characterId: string, isAgent: boolean): Promise<void> {
+  async setAgentFlag(characterId: string, isAgent: boolean): Promise<void> {
     for (const h of this.worlds.all()) h.world.port.setAgentFlag(characterId, isAgent);
-    return Promise.resolve();
+    await this.remote?.ask("world.setAgentFlag", { characterId, isAgent }, undefined);
   }
 
-  livePlayer(characterId: string): Promise<LivePlayerSummary | undefined> {
-    return Promise.resolve(this.holder(characterId)?.livePlayer(characterId));
+  async livePlayer(characterId: string): Promise<LivePlayerSummary | undefined> {
+    const local = this.holder(characterId);
+    if (local) return local.livePlayer(characterId);
+    return this.remote?.ask<"world.livePlayer", LivePlayerSummary | undefined>("world.livePlayer", { characterId }, undefined);
   }
 
-  livePlayerSync(characterId: string): Promise<PlayerSync | undefined> {
-    return Promise.resolve(this.holder(characterId)?.livePlayerSync(characterId));
+  async livePlayerSync(characterId: string): Promise<PlayerSync | undefined> {
+    const local = this.holder(characterId);
+    if (local) return local.livePlayerSync(characterId);
+    return this.remote?.ask<"world.livePlayerSync", PlayerSync | undefined>("world.livePlayerSync", { characterId }, undefined);
   }
 
   /** World `n`'s snapshot (the default world without a number); undefined for a world not hosted here. */
@@ -69,29 +80,40 @@ export class WorldsPort implements WorldPort {
     return Promise.resolve(h ? { ...h.world.port.snapshot(), world: h.number } : undefined);
   }
 
-  surroundings(characterId: string, radius: number): Promise<Surroundings | undefined> {
-    return Promise.resolve(this.holder(characterId)?.surroundings(characterId, radius));
+  async surroundings(characterId: string, radius: number): Promise<Surroundings | undefined> {
+    const local = this.holder(characterId);
+    if (local) return local.surroundings(characterId, radius);
+    return this.remote?.ask<"world.surroundings", Surroundings | undefined>("world.surroundings", { characterId, radius }, undefined);
   }
 
-  applyGoal(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): Promise<boolean> {
-    return Promise.resolve(this.holder(characterId)?.applyGoal(characterId, goal, goalsPaused) ?? false);
+  async applyGoal(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): Promise<boolean> {
+    const local = this.holder(characterId);
+    if (local) return local.applyGoal(characterId, goal, goalsPaused);
+    return (await this.remote?.ask("world.applyGoal", { characterId, goal, goalsPaused }, false)) ?? false;
   }
 
-  deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): Promise<boolean> {
-    return Promise.resolve(this.holder(characterId)?.deliverPrivateMessage(characterId, from, text) ?? false);
+  /** Delivered where the character plays; a process that does not answer counts as offline (false). */
+  async deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): Promise<boolean> {
+    const local = this.holder(characterId);
+    if (local) return local.deliverPrivateMessage(characterId, from, text);
+    return (await this.remote?.quiet("world.deliverPrivateMessage", { characterId, from, text: text.slice(0, 2_000) }, false)) ?? false;
   }
 
-  disconnect(characterId: string, code: number, reason: string): Promise<void> {
-    this.holder(characterId)?.disconnect(characterId, code, reason);
-    return Promise.resolve();
+  async disconnect(characterId: string, code: number, reason: string): Promise<void> {
+    const local = this.holder(characterId);
+    if (local) return local.disconnect(characterId, code, reason);
+    await this.remote?.ask("world.disconnect", { characterId, code, reason: reason.slice(0, 120) }, undefined);
   }
 
-  /** The social cache is shared by every world: told once. */
+  /** The social cache is shared by every world of a process: told once here, and broadcast to the other processes. */
   socialChanged(characterIds: string[]): void {
     this.worlds.default.world.port.socialChanged(characterIds);
+    this.remote?.socialChanged(characterIds);
   }
 
   async flush(characterId: string): Promise<void> {
-    await this.holder(characterId)?.flush(characterId);
+    const local = this.holder(characterId);
+    if (local) return local.flush(characterId);
+    await this.remote?.ask("world.flush", { characterId }, undefined);
   }
 }

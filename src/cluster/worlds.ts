@@ -42,6 +42,8 @@ export interface HostWorldsDeps {
   leases: LeaseStore;
   /** Asks another process to let a character go (the cross-process hook; none: refused). */
   remote?: RemoteRelease;
+  /** How often the leases of this process's characters are renewed (a third of the lease TTL). */
+  leaseRenewMs?: number;
   saveIntervalSeconds: number;
   tickMs: number;
   trade: { pendingTimeoutMs: number; inactivityTimeoutMs: number };
@@ -63,6 +65,7 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
     remote: d.remote,
     replacedCode: CLOSE_CODES.REPLACED,
     logger: d.logger,
+    renewMs: d.leaseRenewMs,
   });
   for (const n of d.numbers) {
     // One world logs as before; several tag their lines with the world number.

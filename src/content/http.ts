@@ -8,6 +8,7 @@ import path from "node:path";
 import { Router, type Request, type Response, type NextFunction } from "express";
 import { z } from "zod";
 import { SKILLS } from "../domain/types.js";
+import type { RouteModule } from "../http/app.js";
 import type { GameContent } from "./load.js";
 import { UNLOCK_TYPES } from "./schemas.js";
 
@@ -167,3 +168,28 @@ export function createDataRouter(content: GameContent): Router {
   });
   return router;
 }
+
+/** OpenAPI entries of the content routes mounted outside the API modules (data, areas, manifests). */
+export const contentApiDocs: RouteModule = (api) => {
+  api.document({
+    method: "get",
+    path: "/api/data/skill-unlocks",
+    summary: "Skill unlocks keyed by lowercase skill name (public)",
+    tags: ["data"],
+    responses: { 200: { description: "Skill unlock set", schema: SkillUnlocksResponseSchema } },
+  });
+  api.document({
+    method: "get",
+    path: "/api/v1/world/areas",
+    summary: "All world areas",
+    tags: ["world"],
+    responses: { 200: { description: "Areas", schema: WorldAreasResponseSchema } },
+  });
+  api.document({
+    method: "get",
+    path: "/manifests/{file}",
+    summary: "Game content manifests (Cache-Control: public, max-age=300, must-revalidate; ETag)",
+    tags: ["data"],
+    responses: { 200: { description: "Manifest JSON" }, 304: { description: "Not modified" }, 404: { description: "No such manifest" } },
+  });
+};

@@ -4,8 +4,9 @@
  * UTF-8 JSON `{ "event": "<name>", "data": {...} }` both ways. It joins the world on the client's
  * behalf and feeds frames to the same event table as the SDK path. Each world room registers itself
  * here (`serve`, by world number) when it is created; `/ws?world=N` joins world N (without it the
- * default world: 1 if hosted, else the lowest), a world not hosted is refused with 4014
- * UNKNOWN_WORLD naming the worlds available, a full one with 4015 WORLD_FULL. Before any world room
+ * default world: 1 if hosted, else the lowest), a world another process hosts is refused with 4016
+ * WORLD_ELSEWHERE and its address, a world not hosted anywhere with 4014 UNKNOWN_WORLD naming the
+ * worlds available here, a full one with 4015 WORLD_FULL. Before any world room
  * exists a join is answered 1013.
  */
 import type { IncomingMessage } from "node:http";
@@ -86,6 +87,8 @@ export interface AdapterDeps {
   metrics?: Metrics;
   /** Admission control of joins: a refused join closes with 4503 `SERVER_BUSY: …` (src/net/admission.ts). */
   admission?: Admission;
+  /** Where world `n`, not hosted here, is (the `/ws` URL of the process hosting it), if anywhere: the client is closed with 4016 WORLD_ELSEWHERE and that URL. */
+  locateWorld?: (n: number) => Promise<string | undefined>;
 }
 
 export interface Adapter {
@@ -159,7 +162,12 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       if (gate.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       if (worlds.size === 0) return ws.close(1013, "world not ready");
       const picked = pickWorld(url.searchParams.get("world"), worlds);
-      if (typeof picked === "string") return refuse(404, CLOSE_CODES.UNKNOWN_WORLD, picked);
+      if (typeof picked === "string") {
+        const asked = url.searchParams.get("world") ?? "";
+        const elsewhere = /^[1-9]\d{0,5}$/.test(asked) ? await deps.locateWorld?.(Number(asked)).catch(() => undefined) : undefined;
+        if (elsewhere) return refuse(421, CLOSE_CODES.WORLD_ELSEWHERE, `WORLD_ELSEWHERE: world ${asked} is at ${elsewhere}`.slice(0, 123));
+        return refuse(404, CLOSE_CODES.UNKNOWN_WORLD, picked);
+      }
       const w = picked.world;
       if (w.isFull()) return refuse(503, CLOSE_CODES.WORLD_FULL, `WORLD_FULL: world ${picked.n} is full; try another world`);
       const joined = await admit(

@@ -31,13 +31,14 @@ export const STORAGE_RETRY_AFTER_S = 5;
 /** HTTP status of a busy refusal; on `/ws` the close code is 4000 + it (CLOSE_CODES.SERVER_BUSY). */
 export const SERVER_BUSY_STATUS = 503;
 
-export type BusyReason = "queue_full" | "wait_timeout" | "overloaded" | "storage";
+export type BusyReason = "queue_full" | "wait_timeout" | "overloaded" | "storage" | "unreachable";
 
 const REASONS: Record<BusyReason, string> = {
   queue_full: "too many waiting",
   wait_timeout: "waited too long",
   overloaded: "overloaded",
   storage: "storage unavailable",
+  unreachable: "the server hosting the character did not answer",
 };
 
 const clampRetry = (s: number) => Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, Math.ceil(s)));

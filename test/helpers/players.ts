@@ -70,12 +70,15 @@ function recorder() {
 }
 
 /** Join the world with the SDK. */
-export async function sdkPlayer(server: GameServer, opts: { accountId?: string; token?: string; characterId?: string } = {}): Promise<TestPlayer> {
+export async function sdkPlayer(
+  server: Pick<GameServer, "url">,
+  opts: { accountId?: string; token?: string; characterId?: string; world?: number } = {},
+): Promise<TestPlayer> {
   const { accountId, token } = opts.token ? { accountId: opts.accountId ?? "", token: opts.token } : tokenFor(opts.accountId);
   const rec = recorder();
   const client = new Client(`${server.url}/ws`);
   client.auth.token = token;
-  const room = await client.join("world", opts.characterId ? { characterId: opts.characterId } : {});
+  const room = await client.join("world", { ...(opts.characterId ? { characterId: opts.characterId } : {}), ...(opts.world ? { world: opts.world } : {}) });
   room.onMessage("*", (type, data) => rec.push(String(type), data));
   const sync = await rec.next("player:sync");
   return {
@@ -96,7 +99,10 @@ export async function sdkPlayer(server: GameServer, opts: { accountId?: string; 
 }
 
 /** Join the world over the plain WebSocket adapter. */
-export async function jsonPlayer(server: GameServer, opts: { accountId?: string; token?: string; characterId?: string } = {}): Promise<TestPlayer> {
+export async function jsonPlayer(
+  server: Pick<GameServer, "url">,
+  opts: { accountId?: string; token?: string; characterId?: string } = {},
+): Promise<TestPlayer> {
   const { accountId, token } = opts.token ? { accountId: opts.accountId ?? "", token: opts.token } : tokenFor(opts.accountId);
   const rec = recorder();
   const q = new URLSearchParams({ token, ...(opts.characterId ? { characterId: opts.characterId } : {}) });

@@ -1,6 +1,6 @@
 /** `GET /api/v1/worlds` (public): every world, its population and where a client connects to it (README "Worlds"). */
 import { z } from "zod";
-import { listWorlds } from "../../cluster/routing.js";
+import { listWorlds, worldWsUrl } from "../../cluster/routing.js";
 import type { Config } from "../../config.js";
 import type { RouteModule } from "../app.js";
 import { defineRoute } from "./context.js";
@@ -11,7 +11,9 @@ const WorldListingSchema = z
     players: z.int().openapi({ description: "Players online (both transports), as the world last published it (every few ticks)" }),
     maxPlayers: z.int(),
     full: z.boolean().openapi({ description: "A join is refused (503 WORLD_FULL, /ws close 4015) until someone leaves" }),
-    wsUrl: z.string().openapi({ description: "Plain WebSocket URL of the world, `/ws?world=N`" }),
+    wsUrl: z
+      .string()
+      .openapi({ description: "Plain WebSocket URL of the world, `/ws?world=N` at the public address (PUBLIC_WS_URL) of the process hosting it" }),
     sdkEndpoint: z.string().openapi({ description: 'Colyseus SDK endpoint; join with `client.join("world", { world: N })`' }),
   })
   .openapi("WorldListing");
@@ -39,7 +41,7 @@ export function worldsRoutes(config: Pick<Config, "publicWsUrl" | "publicApiUrl"
           players: w.players,
           maxPlayers: w.maxPlayers,
           full: w.full,
-          wsUrl: `${config.publicWsUrl}?world=${w.world}`,
+          wsUrl: worldWsUrl(w, config.publicWsUrl),
           sdkEndpoint,
         })),
       }),

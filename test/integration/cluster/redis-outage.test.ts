@@ -4,12 +4,17 @@
  * Redis is gone the processes keep running their worlds and the `/ws` joins, nothing crashes,
  * matchmaking fails cleanly within a bounded time, and rate limits count locally; when Redis is back (empty:
  * it has no persistence) each process lists its room again, exactly once, and matchmaking works.
+ * One character, one world holds throughout: while the bus is down a join of A's character on B is
+ * refused (409, A's player untouched); once Redis is back the same join replaces it (4009), and the
+ * character's stored items are the same as before.
  */
 import assert from "node:assert/strict";
 import { closeAll, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { matchmake, requireClusterDatabase, startCluster, stopCluster, type ClusterProcess } from "../../helpers/cluster.js";
 import { hasRedisServer, OwnRedis } from "../../helpers/redis.js";
 import { postgresStorage, resetStorage } from "../../helpers/storage.js";
+import { totals } from "../../helpers/trade.js";
+import { CLOSE_CODES } from "../../../src/events.js";
 import { Redis } from "ioredis";
 
 describe("cluster: Redis stopped and restarted", function () {
@@ -53,6 +58,8 @@ describe("cluster: Redis stopped and restarted", function () {
     const [a, b] = procs as [ClusterProcess, ClusterProcess];
     const onA = await RawPlayer.connect({ url: a.url });
     players.push(onA);
+    const storage = await postgresStorage();
+    const items = await totals(storage.orm, [onA.id]);
     const lostA = a.child.waitFor(/redis: connection lost|redis: connection error/);
     await redis.stop();
     await lostA;
@@ -74,6 +81,11 @@ describe("cluster: Redis stopped and restarted", function () {
     assert.ok(seat.status >= 400, `matchmaking refused (${seat.status} ${JSON.stringify(seat.body)})`);
     assert.ok(performance.now() - started < 15_000, "no hang");
 
+    // A's character joining on B: B cannot ask A to let it go (no bus), so it is refused; A keeps it.
+    const elsewhere = await RawPlayer.connect({ url: b.url }, { token: onA.token, accountId: onA.accountId, noWait: true });
+    assert.equal((await elsewhere.log.waitClose()).code, 4409);
+    assert.equal(onA.log.isClosed, false, "A's player still plays");
+
     // Redis back, empty: each process lists its room again, once.
     const restored = Promise.all(procs.map((p) => p.child.waitFor(/room listings restored/, 30_000)));
     await redis.start();
@@ -85,6 +97,12 @@ describe("cluster: Redis stopped and restarted", function () {
     }
     players.push(await SdkPlayer.join({ url: b.url }));
     assert.deepEqual(await listings(), [a.processId, b.processId].sort(), "no room listed twice");
+    // The bus is back: the same join now replaces A's connection, and nothing was duplicated or lost.
+    const moved = await RawPlayer.connect({ url: b.url }, { token: onA.token, accountId: onA.accountId });
+    players.push(moved);
+    assert.equal(moved.id, onA.id);
+    assert.equal((await onA.log.waitClose()).code, CLOSE_CODES.REPLACED);
+    assert.deepEqual(await totals(storage.orm, [onA.id]), items, "the character's stored items are unchanged");
     for (const p of procs) assert.equal(p.child.proc.exitCode, null, "no process exited");
     assert.doesNotMatch(a.child.output() + b.child.output(), /uncaught exception/);
   });

@@ -95,6 +95,16 @@ describe("config", () => {
     for (const bad of ["0", "601", "soon"]) assert.throws(() => loadConfig({ SEAT_RESERVATION_SECONDS: bad }), /SEAT_RESERVATION_SECONDS/);
   });
 
+  it("LEASE_TTL_SECONDS: 30 by default, 2 to 3600, a bad value is one line", () => {
+    assert.equal(loadConfig({}).leaseTtlSeconds, 30);
+    assert.equal(loadConfig({ LEASE_TTL_SECONDS: "5" }).leaseTtlSeconds, 5);
+    for (const bad of ["1", "3601", "ten", "2.5"]) {
+      const found = problems({ LEASE_TTL_SECONDS: bad });
+      assert.equal(found.length, 1, `LEASE_TTL_SECONDS=${bad}`);
+      assert.match(found[0]!, /^LEASE_TTL_SECONDS: /);
+    }
+  });
+
   it("is frozen", () => {
     const c = loadConfig({});
     assert.throws(() => {

@@ -1,0 +1,86 @@
+/**
+ * Start-up stage of the worlds this process hosts, inside the cluster (docs/architecture.md
+ * "Start-up", README "Worlds"): after Colyseus and the bus are set up (the lease owner is this
+ * process's Colyseus `processId`, the address of its bus requests), it
+ * 1. opens the character leases (`LEASE_TTL_SECONDS`) and clears what a killed previous run left:
+ *    alone on its database (no REDIS_URL) every lease; with others, only the logins nobody plays;
+ * 2. builds every hosted world (`hostWorlds`) with the cross-process release of a character
+ *    (`BusRemoteRelease`) and the `WorldsPort` that reaches the other processes (`RemoteWorlds`);
+ * 3. answers the other processes' requests about its characters and trade rooms (`serveWorlds`).
+ */
+import type { Principal } from "../auth/service.js";
+import type { Config } from "../config.js";
+import type { GameContent } from "../content/load.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+import type { CharacterService } from "../services/characters.js";
+import type { SocialService } from "../services/social.js";
+import type { Storage } from "../storage/orm.js";
+import type { AdminCodeCheck } from "../world/deps.js";
+import type { ClusterBus } from "./bus.js";
+import { LeaseStore } from "./leases.js";
+import { BusRemoteRelease, RemoteWorlds, serveWorlds } from "./remote.js";
+import { WorldsPort } from "./worlds-port.js";
+import { hostWorlds, type LocalWorlds } from "./worlds.js";
+
+export interface HostingDeps {
+  config: Config;
+  content: GameContent;
+  storage: Storage;
+  characterService: CharacterService;
+  social: SocialService;
+  logger: Logger;
+  metrics: Metrics;
+  bus: ClusterBus;
+  /** This process's Colyseus id: the lease owner. */
+  processId: string;
+  backgroundWork: <T>(work: () => Promise<T>) => Promise<T>;
+  checkAdminCode: (code: string, address: string | undefined) => Promise<AdminCodeCheck>;
+  /** Is `principal` a trader of this process's trade room `roomId`? Undefined: no such room here. */
+  tradeAdmits: (roomId: string, principal: Principal, requested: string | undefined) => Promise<boolean | undefined>;
+}
+
+export interface Hosting {
+  leases: LeaseStore;
+  worlds: LocalWorlds;
+  worldPort: WorldsPort;
+  remote: RemoteWorlds;
+  /** Stop answering broadcasts (the bus's handlers end with the bus). */
+  stop(): Promise<void>;
+}
+
+export async function hostClusterWorlds(d: HostingDeps): Promise<Hosting> {
+  const { config, storage, logger } = d;
+  const characters = d.characterService.repo;
+  const leases = new LeaseStore(storage.orm, d.processId, config.leaseTtlSeconds);
+  // Without REDIS_URL this is the only process on its database: leases a killed previous run left
+  // are its own, not another live process's. With others, a login is stale only when nobody holds
+  // its character's lease (a process playing it renews it).
+  if (!config.redisUrl) await leases.clearAll();
+  const closed = await characters.closeStaleLogins();
+  if (closed > 0) logger.info({ closed }, "closed logins left open by a stopped process");
+  const remote = new RemoteWorlds(d.bus, leases, logger);
+  const worlds = hostWorlds({
+    numbers: config.worlds,
+    content: d.content,
+    storage,
+    characters,
+    createCharacter: (accountId, preferredName) => d.characterService.createForJoin(accountId, preferredName),
+    social: d.social,
+    logger,
+    metrics: d.metrics,
+    leases,
+    remote: new BusRemoteRelease(d.bus, logger),
+    leaseRenewMs: Math.floor((config.leaseTtlSeconds * 1000) / 3),
+    saveIntervalSeconds: config.saveIntervalSeconds,
+    tickMs: config.tickMs,
+    trade: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
+    backgroundWork: d.backgroundWork,
+    checkAdminCode: d.checkAdminCode,
+    // Called only once the worlds run (a chat line), after worldPort below exists.
+    otherWorlds: () => worldPort,
+  });
+  const worldPort = new WorldsPort(worlds, leases, remote);
+  const unsubscribe = await serveWorlds({ bus: d.bus, worlds, tradeAdmits: d.tradeAdmits, logger });
+  return { leases, worlds, worldPort, remote, stop: unsubscribe };
+}

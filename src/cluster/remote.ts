@@ -1,0 +1,198 @@
+/**
+ * Worlds in other processes, over the cluster bus (README "Worlds", docs/rooms.md "Processes").
+ *
+ * - The holder side (`serveWorlds`): the process holding a character's lease answers requests about
+ *   it from its own worlds — `character.release` (let it go for a join elsewhere), the `world.*`
+ *   methods of `WorldPort` (isOnline, livePlayer, applyGoal, deliverPrivateMessage, …),
+ *   `trade.admits` (may this principal watch a trade room of this process) — and applies the
+ *   `world.socialChanged` broadcast. Every payload is checked with zod before it is used.
+ * - The asking side: `RemoteWorlds` finds the holder of a character (its lease: the owner is the
+ *   holder's Colyseus process id) and asks it; `BusRemoteRelease` is the `RemoteRelease` of
+ *   `CharacterClaims`. A holder that does not answer within `REMOTE_TIMEOUT_MS` (dead, busy, Redis
+ *   down) is a `ServerBusyError` (REST 503 SERVER_BUSY with Retry-After) for calls a route needs,
+ *   "offline" for presence checks (isOnline, private chat), and a refused join (409
+ *   CHARACTER_ELSEWHERE with the seconds the lease has left) for a release.
+ */
+import { matchMaker } from "@colyseus/core";
+import { z } from "zod";
+import type { Principal } from "../auth/service.js";
+import type { Logger } from "../logger.js";
+import { ServerBusyError } from "../net/admission.js";
+import { WorldError } from "../world/errors.js";
+import { BusError, type ClusterBus } from "./bus.js";
+import type { RemoteRelease } from "./claims.js";
+import type { LeaseHolder, LeaseStore } from "./leases.js";
+import type { LocalWorlds } from "./worlds.js";
+
+/** How long a request to another process waits for its answer. */
+export const REMOTE_TIMEOUT_MS = 3_000;
+/** Retry-After of a REST call refused because the holder did not answer. */
+export const REMOTE_RETRY_AFTER_S = 5;
+/** Broadcast topic: social relations of these characters changed (every process refreshes its cache). */
+export const SOCIAL_TOPIC = "world.socialChanged";
+
+const id = z.string().min(1).max(100);
+const who = z.object({ characterId: id });
+const goal = z.object({
+  id: z.string().max(200),
+  type: z.string().max(200),
+  description: z.string().max(2_000),
+  target: z.string().max(200).optional(),
+  progress: z.number(),
+  targetCount: z.number().optional(),
+  startedAt: z.string().max(100),
+  setBy: z.enum(["agent", "owner"]).optional(),
+  completedAt: z.string().max(100).optional(),
+});
+
+/** The methods of the holder side and their payloads. */
+export const REMOTE_SCHEMAS = {
+  "character.release": who,
+  "world.isOnline": who,
+  "world.isInWorld": who,
+  "world.livePlayer": who,
+  "world.livePlayerSync": who,
+  "world.surroundings": who.extend({ radius: z.number().int().min(0).max(1_000) }),
+  "world.applyGoal": who.extend({ goal: goal.nullable(), goalsPaused: z.boolean() }),
+  "world.deliverPrivateMessage": who.extend({ from: z.object({ id: id.optional(), name: z.string().min(1).max(100) }), text: z.string().min(1).max(2_000) }),
+  "world.disconnect": who.extend({ code: z.number().int().min(1000).max(4999), reason: z.string().max(120) }),
+  "world.setAgentFlag": who.extend({ isAgent: z.boolean() }),
+  "world.flush": who,
+  "trade.admits": z.object({ roomId: id, accountId: id, characterId: id.optional(), requested: id.optional() }),
+} as const;
+export type RemoteMethod = keyof typeof REMOTE_SCHEMAS;
+type Payload<M extends RemoteMethod> = z.infer<(typeof REMOTE_SCHEMAS)[M]>;
+
+/** What the holder side needs of this process. */
+export interface ServeWorldsDeps {
+  bus: ClusterBus;
+  worlds: LocalWorlds;
+  /** Is this principal one of the two traders of local trade room `roomId`? Undefined: no such room here. */
+  tradeAdmits: (roomId: string, principal: Principal, requested: string | undefined) => Promise<boolean | undefined>;
+  logger: Logger;
+}
+
+/** Answer the requests of other processes about the characters in this process's worlds. Returns the unsubscribe of the broadcast. */
+export async function serveWorlds(d: ServeWorldsDeps): Promise<() => Promise<void>> {
+  const { bus, worlds } = d;
+  const port = (characterId: string) => worlds.holding(characterId)?.world.port;
+  const on = <M extends RemoteMethod>(method: M, fn: (p: Payload<M>) => unknown) =>
+    bus.handle(method, REMOTE_SCHEMAS[method] as unknown as z.ZodType<Payload<M>>, fn);
+  on("character.release", (p) => worlds.claims.letGo(p.characterId));
+  on("world.isOnline", (p) => worlds.all().some((h) => h.world.isOnline(p.characterId)));
+  on("world.isInWorld", (p) => port(p.characterId) !== undefined);
+  on("world.livePlayer", (p) => port(p.characterId)?.livePlayer(p.characterId) ?? null);
+  on("world.livePlayerSync", (p) => port(p.characterId)?.livePlayerSync(p.characterId) ?? null);
+  on("world.surroundings", (p) => port(p.characterId)?.surroundings(p.characterId, p.radius) ?? null);
+  on("world.applyGoal", (p) => port(p.characterId)?.applyGoal(p.characterId, p.goal, p.goalsPaused) ?? false);
+  on("world.deliverPrivateMessage", (p) => port(p.characterId)?.deliverPrivateMessage(p.characterId, p.from, p.text) ?? false);
+  on("world.disconnect", (p) => port(p.characterId)?.disconnect(p.characterId, p.code, p.reason));
+  on("world.setAgentFlag", (p) => {
+    for (const h of worlds.all()) h.world.port.setAgentFlag(p.characterId, p.isAgent);
+  });
+  on("world.flush", async (p) => {
+    await port(p.characterId)?.flush(p.characterId);
+  });
+  on("trade.admits", async (p) => {
+    const principal: Principal = { accountId: p.accountId, characterId: p.characterId, roles: [], anonymous: false, via: "server" };
+    // null: no such trade room here (gone meanwhile): the asker lets Colyseus answer "not found".
+    return (await d.tradeAdmits(p.roomId, principal, p.requested)) ?? null;
+  });
+  // Told by another process (this one applied it already when it published).
+  return bus.subscribe(SOCIAL_TOPIC, z.object({ characterIds: z.array(id).max(10_000) }), (msg, from) => {
+    if (from !== bus.processId) worlds.default.world.port.socialChanged(msg.characterIds);
+  });
+}
+
+/** A holder that could not be asked: its error for a route (503 SERVER_BUSY, Retry-After). */
+function unreachable(e: unknown): Error {
+  if (e instanceof BusError && e.code === "REMOTE_ERROR") return e;
+  return new ServerBusyError("unreachable", REMOTE_RETRY_AFTER_S, "request to another server");
+}
+
+/** The asking side: calls about characters whose lease another process holds. */
+export class RemoteWorlds {
+  constructor(
+    private readonly bus: ClusterBus,
+    private readonly leases: LeaseStore,
+    private readonly logger: Logger,
+    private readonly timeoutMs = REMOTE_TIMEOUT_MS,
+  ) {}
+
+  /** The process holding the character's lease when it is another one. */
+  async holderOf(characterId: string): Promise<string | undefined> {
+    const holder = await this.leases.holder(characterId);
+    return holder && holder.owner !== this.leases.owner ? holder.owner : undefined;
+  }
+
+  /**
+   * Ask the holder of the character; `none` when no other process holds it. A holder that does not
+   * answer is a `ServerBusyError` (503 SERVER_BUSY for REST).
+   */
+  async ask<M extends RemoteMethod, T>(method: M, payload: Payload<M>, none: T): Promise<T> {
+    const owner = await this.holderOf(payload.characterId as string);
+    if (!owner) return none;
+    try {
+      const result = await this.bus.request(owner, method, payload, { timeoutMs: this.timeoutMs });
+      return (result ?? none) as T;
+    } catch (e) {
+      this.logger.warn({ method, to: owner, err: (e as Error).message }, "cluster: the holder of a character did not answer");
+      throw unreachable(e);
+    }
+  }
+
+  /** As `ask`, but a holder that does not answer counts as `none` (presence: offline, not delivered). */
+  async quiet<M extends RemoteMethod, T>(method: M, payload: Payload<M>, none: T): Promise<T> {
+    try {
+      return await this.ask(method, payload, none);
+    } catch {
+      return none;
+    }
+  }
+
+  /** Tell every other process that social relations changed. */
+  socialChanged(characterIds: string[]): void {
+    this.bus.publish(SOCIAL_TOPIC, { characterIds }).catch((e: Error) => this.logger.warn({ err: e.message }, "cluster: social change not broadcast"));
+  }
+
+  /**
+   * May `principal` join trade room `roomId` of another process? Asked of the process hosting it
+   * (from the room listing); undefined when the room is not another process's trade room or that
+   * process did not answer (the room's own onJoin check then decides: the same 403).
+   */
+  async tradeAdmits(roomId: string, principal: Principal, requested: unknown): Promise<boolean | undefined> {
+    const [listing] = await matchMaker.query({ roomId });
+    if (!listing || listing.name !== "trade" || listing.processId === this.bus.processId) return undefined;
+    const payload = {
+      roomId,
+      accountId: principal.accountId,
+      characterId: principal.characterId,
+      requested: typeof requested === "string" && requested.length <= 100 ? requested : undefined,
+    };
+    try {
+      const admitted = await this.bus.request(listing.processId, "trade.admits", payload, { timeoutMs: this.timeoutMs, result: z.boolean().nullable() });
+      return admitted ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** `RemoteRelease` over the bus: asks the lease holder to let the character go (`character.release`). */
+export class BusRemoteRelease implements RemoteRelease {
+  constructor(
+    private readonly bus: ClusterBus,
+    private readonly logger: Logger,
+    private readonly timeoutMs = REMOTE_TIMEOUT_MS,
+  ) {}
+
+  async release(characterId: string, holder: LeaseHolder): Promise<boolean> {
+    try {
+      return await this.bus.request(holder.owner, "character.release", { characterId }, { timeoutMs: this.timeoutMs, result: z.boolean() });
+    } catch (e) {
+      if (e instanceof BusError && e.remoteCode === "CHARACTER_IN_COMBAT") throw new WorldError("CHARACTER_IN_COMBAT", e.message);
+      this.logger.warn({ characterId, holder: holder.owner, err: (e as Error).message }, "cluster: the holder of a character did not let it go");
+      return false;
+    }
+  }
+}

@@ -60,6 +60,10 @@ const { values: args } = parseArgs({
     "max-two": { type: "string", default: "6000" },
     /** First total of the two-process ladder (default: what one process carried). */
     "two-start": { type: "string" },
+    /** Step of the two-process ladder (default: --step). */
+    "two-step": { type: "string" },
+    /** Share of --budget the one-process ladder may use (the rest is the two processes'). */
+    "one-share": { type: "string", default: "0.4" },
     p99: { type: "string" },
     reference: { type: "string" },
     via: { type: "string", default: "own" },
@@ -105,6 +109,9 @@ const STEP = int(args.step, 10, 5_000, "--step");
 const START = args.start ? int(args.start, 2, 10_000, "--start") : STEP;
 const MAX_ONE = int(args["max-one"], 2, 10_000, "--max-one");
 const MAX_TWO = int(args["max-two"], 4, 20_000, "--max-two");
+const TWO_STEP = args["two-step"] ? int(args["two-step"], 10, 10_000, "--two-step") : STEP;
+const ONE_SHARE = Number(args["one-share"]);
+if (!(ONE_SHARE > 0 && ONE_SHARE < 1)) fail("--one-share must be between 0 and 1");
 const REFERENCE = args.reference ? int(args.reference, 2, 10_000, "--reference") : undefined;
 const TICK_MS = int(args["tick-ms"], 10, 10_000, "--tick-ms");
 const BAR = args.p99 ? int(args.p99, 1, 600_000, "--p99") : TICK_MS + 100;
@@ -444,10 +451,10 @@ class Phase {
 /** Time one ladder step may need at most (join, warm-up, window, slack), to stop before the budget runs out. */
 const stepMs = (added: number) => (WARMUP_S + DURATION_S + 30) * 1000 + added * 40;
 
-async function ladder(phase: Phase, sizes: number[], bar: () => number, steps: Step[], label: string): Promise<string | undefined> {
+async function ladder(phase: Phase, sizes: number[], bar: () => number, steps: Step[], label: string, until: number): Promise<string | undefined> {
   let have = 0;
   for (const total of sizes) {
-    if (timeLeft() < stepMs(total - have) + 30_000) return `stopped before ${total}: the --budget would run out`;
+    if (until - Date.now() < stepMs(total - have)) return `stopped before ${total}: the --budget would run out`;
     const t = Date.now();
     const { join, prepareFailed } = await phase.grow(total);
     have = total;
@@ -640,7 +647,7 @@ async function main() {
       const oneSteps: Step[] = [];
       try {
         const sizes = REFERENCE ? [REFERENCE] : Array.from({ length: Math.floor((MAX_ONE - START) / STEP) + 1 }, (_, i) => START + i * STEP);
-        const note = await ladder(phase, sizes, () => (REFERENCE ? Infinity : BAR), oneSteps, "one process");
+        const note = await ladder(phase, sizes, () => (REFERENCE ? Infinity : BAR), oneSteps, "one process", startedAt + BUDGET_MS * ONE_SHARE);
         if (note) notes.push(`one process: ${note}`);
       } finally {
         steps.push(...oneSteps);
@@ -670,8 +677,8 @@ async function main() {
     const twoSteps: Step[] = [];
     try {
       const first = args["two-start"] ? int(args["two-start"], 4, 20_000, "--two-start") : Math.max(cap1.passed, START);
-      const sizes = Array.from({ length: Math.max(0, Math.floor((MAX_TWO - first) / STEP) + 1) }, (_, i) => first + i * STEP);
-      const note = await ladder(phase, sizes, () => bar, twoSteps, "two processes");
+      const sizes = Array.from({ length: Math.max(0, Math.floor((MAX_TWO - first) / TWO_STEP) + 1) }, (_, i) => first + i * TWO_STEP);
+      const note = await ladder(phase, sizes, () => bar, twoSteps, "two processes", startedAt + BUDGET_MS - 30_000);
       if (note) notes.push(`two processes: ${note}`);
     } finally {
       steps.push(...twoSteps);
@@ -703,13 +710,16 @@ async function main() {
     console.log(describe(cap2, "two processes"));
     console.log(
       `ratio two / one: ${Number.isNaN(ratio) ? "–" : `×${ratio}${oneKnown && !twoKnown ? " or more" : ""}`}${ratioInterpolated ? ` (interpolated ×${ratioInterpolated})` : ""}; target ×1.6: ${verdict}` +
-        (!oneKnown
-          ? " (one process never went over the bar: raise --max-one)"
-          : !twoKnown && verdict !== "met"
-            ? " (two processes never went over the bar: raise --max-two or --budget)"
-            : ""),
+        (!cap1.passed
+          ? " (one process did not pass at its first size: lower --start)"
+          : !oneKnown
+            ? " (one process never went over the bar: raise --max-one)"
+            : !twoKnown && verdict !== "met"
+              ? " (two processes never went over the bar: raise --max-two or --budget)"
+              : ""),
     );
     for (const n of notes) console.log(`note: ${n}`);
+    console.log(`load average at the end ${loadavg().map(round1).join(" ")}; ${((Date.now() - startedAt) / 1000).toFixed(0)} s in all`);
   } finally {
     save();
     rmSync(world, { recursive: true, force: true });

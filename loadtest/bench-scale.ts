@@ -43,6 +43,7 @@ import { flushDb, redisAnswers } from "../test/helpers/redis.js";
 import { seededRng } from "./bot.js";
 import type { BotSpec, GroupReport, WorkerMessage } from "./bot-worker.js";
 import { botToken } from "./colyseus/tokens.js";
+import { ladderCapacity, type Capacity } from "./capacity.js";
 import { BotWorker, mergeJoins, pct, placement, prepareCharacters, share, type JoinSummary, type Placement } from "./fleet.js";
 import { byLabel, counterDiff, ProcSampler, round1, scrape, type Scrape } from "./sampler.js";
 import { buildDist, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe } from "./server.js";
@@ -249,6 +250,8 @@ interface WorldFigures {
   p99Ms: number;
   /** Players each observer's state held at the window's end. */
   observersSee: { min: number; max: number };
+  /** Players `GET /api/v1/worlds` of the first process lists in this world after the window (every process's rooms once Redis shares them). */
+  listed?: number;
 }
 
 interface Step {
@@ -426,6 +429,11 @@ class Phase {
         observersSee: { min: seen.length ? Math.min(...seen) : NaN, max: seen.length ? Math.max(...seen) : NaN },
       };
     });
+    // Where the players really are: the world listing (checks each bot landed in the world it asked for).
+    const listing = (await fetch(`${this.procs[0]!.server.url}/api/v1/worlds`, { signal: AbortSignal.timeout(10_000) })
+      .then((r) => r.json())
+      .catch(() => undefined)) as { worlds?: { world: number; players: number }[] } | undefined;
+    for (const w of worlds) w.listed = listing?.worlds?.find((l) => l.world === w.world)?.players;
     const all = latencies(this.slots.flatMap((slot) => groups(`w${slot.world}`)));
     const bots = this.sampler.stats("bots", t0, t1);
     return {
@@ -483,7 +491,7 @@ async function ladder(phase: Phase, sizes: number[], bar: () => number, steps: S
           .join("; ") +
         `; move→visible p50 ${m.moveVisible.p50Ms} / p99 ${m.moveVisible.p99Ms} ms over ${m.moveVisible.samples}` +
         (m.worlds.length > 1 ? ` (${m.worlds.map((w) => `w${w.world} ${w.p99Ms}`).join(", ")})` : "") +
-        `; observers see ${m.worlds.map((w) => `${w.observersSee.min}–${w.observersSee.max}`).join(", ")}; bots cpu ${m.bots.cpuAvg}% (loop p99 ${m.bots.loopP99Ms} ms); ` +
+        `; observers see ${m.worlds.map((w) => `${w.observersSee.min}–${w.observersSee.max}`).join(", ")}; listed ${m.worlds.map((w) => `w${w.world} ${f(w.listed)}`).join(", ")}; bots cpu ${m.bots.cpuAvg}% (loop p99 ${m.bots.loopP99Ms} ms); ` +
         `machine ${m.machineBusy?.busy ?? "?"} of ${m.machineBusy?.of ?? "?"}, load ${m.loadAvg.join(" ")}; ${((Date.now() - t) / 1000).toFixed(0)} s — ${step.pass ? "passes" : `does not pass (${step.why})`}` +
         (m.bots.loopP99Ms > 100 ? ` — WARNING: the bots' event loop lagged (p99 ${m.bots.loopP99Ms} ms): they may be the bottleneck` : ""),
     );
@@ -494,25 +502,16 @@ async function ladder(phase: Phase, sizes: number[], bar: () => number, steps: S
 
 // ------------------------------------------------------------------ capacity and tables
 
-interface Capacity {
-  /** Largest size that passed (0: none). */
-  passed: number;
-  /** First size that did not pass, if the ladder reached one. */
-  failedAt?: number;
-  /** Linear estimate of the size at the bar between the two (when the failure was the p99). */
-  interpolated?: number;
-}
-
 function capacity(steps: Step[], bar: number): Capacity {
-  const ok = steps.filter((s) => s.pass);
-  const a = ok.at(-1);
-  const b = steps.find((s) => !s.pass);
-  const c: Capacity = { passed: a?.total ?? 0, failedAt: b?.total };
-  if (a && b && b.total > a.total && Number.isFinite(b.moveVisible.p99Ms) && b.moveVisible.p99Ms > bar && b.why?.startsWith("p99")) {
-    const x = (bar - a.moveVisible.p99Ms) / (b.moveVisible.p99Ms - a.moveVisible.p99Ms);
-    c.interpolated = Math.round(a.total + Math.max(0, Math.min(1, x)) * (b.total - a.total));
-  }
-  return c;
+  return ladderCapacity(
+    steps.map((s) => ({
+      total: s.total,
+      pass: s.pass,
+      p99Ms: s.moveVisible.p99Ms,
+      overBarOnly: !s.pass && s.why?.startsWith("p99") === true && !s.why.includes(","),
+    })),
+    bar,
+  );
 }
 
 type Row = Record<string, string>;
@@ -543,6 +542,9 @@ function failures(s: Step): string {
   if (saves) parts.push(`${saves} save failures`);
   const errors = s.procs.reduce((n, p) => n + p.errorLines, 0);
   if (errors) parts.push(`${errors} error lines`);
+  for (const w of s.worlds)
+    if (w.listed === undefined || Math.abs(w.listed - w.connected) > Math.max(2, w.connected * 0.02))
+      parts.push(`world ${w.world} lists ${f(w.listed)} players for ${w.connected} bots`);
   return parts.join(", ") || "none";
 }
 

@@ -30,7 +30,7 @@
  * bounded in time and the whole run by `--budget` seconds; servers and bot processes are killed on
  * any exit.
  */
-import type { ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
@@ -206,6 +206,20 @@ async function stopProc(p: Proc) {
   if (p.server.proc.exitCode === null && p.server.proc.signalCode === null) p.server.proc.kill("SIGKILL");
 }
 
+/** Pids of the PostgreSQL backends connected to the benchmark's database (the servers' pools), to sample their CPU. */
+function postgresBackends(): number[] {
+  const r = spawnSync("psql", [args.db!, "-tAc", "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()"], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  return r.status === 0
+    ? r.stdout
+        .split("\n")
+        .map(Number)
+        .filter((n) => Number.isInteger(n) && n > 0)
+    : [];
+}
+
 // ------------------------------------------------------------------ a phase: processes, bots, ladder steps
 
 interface Ctx {
@@ -265,7 +279,11 @@ interface Step {
   rssTotalMb: number;
   moveVisible: { samples: number; lost: number; p50Ms: number; p99Ms: number };
   bots: { cpuAvg: number; rssPeakMb: number; loopP99Ms: number };
+  /** PostgreSQL backends connected to the benchmark's database, % of one core. */
+  postgresCpu: number;
   machineBusy?: { busy: number; of: number };
+  /** Busy CPU of the machine not used by the servers, the bots or the database's backends (other work), % of one core. */
+  otherCpu?: number;
   loadAvg: number[];
   closed: Record<string, number>;
   pass: boolean;
@@ -375,6 +393,7 @@ class Phase {
     await Promise.all(this.workers.map((w) => w.ask({ cmd: "report" }, "report", 30_000)));
     const m0 = await Promise.all(this.procs.map((p) => scrape(p.metricsUrl)));
     const e0 = this.procs.map((p) => p.errorCount);
+    for (const pid of postgresBackends()) this.sampler.watch("postgres", pid);
     this.sampler.sample();
     const t0 = performance.now();
     await sleep(DURATION_S * 1000);
@@ -436,14 +455,19 @@ class Phase {
     for (const w of worlds) w.listed = listing?.worlds?.find((l) => l.world === w.world)?.players;
     const all = latencies(this.slots.flatMap((slot) => groups(`w${slot.world}`)));
     const bots = this.sampler.stats("bots", t0, t1);
+    const postgres = this.sampler.stats("postgres", t0, t1);
+    const machineBusy = this.sampler.hostStats(t0, t1);
+    const cpuTotal = round1(procs.reduce((n, p) => n + p.cpuAvg, 0));
     return {
       procs,
       worlds,
-      cpuTotal: round1(procs.reduce((n, p) => n + p.cpuAvg, 0)),
+      cpuTotal,
       rssTotalMb: procs.reduce((n, p) => n + p.rssPeakMb, 0),
       moveVisible: { samples: all.length, lost: worlds.reduce((n, w) => n + w.lost, 0), p50Ms: Math.round(pct(all, 50)), p99Ms: Math.round(pct(all, 99)) },
       bots: { cpuAvg: bots.cpuAvg, rssPeakMb: bots.rssPeakMb, loopP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))) },
-      machineBusy: this.sampler.hostStats(t0, t1),
+      postgresCpu: postgres.cpuAvg,
+      machineBusy,
+      otherCpu: machineBusy ? Math.max(0, Math.round(machineBusy.busy - cpuTotal - bots.cpuAvg - postgres.cpuAvg)) : undefined,
       loadAvg: loadavg().map((x) => round1(x)),
       closed,
     };
@@ -492,7 +516,7 @@ async function ladder(phase: Phase, sizes: number[], bar: () => number, steps: S
         `; move→visible p50 ${m.moveVisible.p50Ms} / p99 ${m.moveVisible.p99Ms} ms over ${m.moveVisible.samples}` +
         (m.worlds.length > 1 ? ` (${m.worlds.map((w) => `w${w.world} ${w.p99Ms}`).join(", ")})` : "") +
         `; observers see ${m.worlds.map((w) => `${w.observersSee.min}–${w.observersSee.max}`).join(", ")}; listed ${m.worlds.map((w) => `w${w.world} ${f(w.listed)}`).join(", ")}; bots cpu ${m.bots.cpuAvg}% (loop p99 ${m.bots.loopP99Ms} ms); ` +
-        `machine ${m.machineBusy?.busy ?? "?"} of ${m.machineBusy?.of ?? "?"}, load ${m.loadAvg.join(" ")}; ${((Date.now() - t) / 1000).toFixed(0)} s — ${step.pass ? "passes" : `does not pass (${step.why})`}` +
+        `postgres ${m.postgresCpu}%; machine ${m.machineBusy?.busy ?? "?"} of ${m.machineBusy?.of ?? "?"} (other work ${m.otherCpu ?? "?"}), load ${m.loadAvg.join(" ")}; ${((Date.now() - t) / 1000).toFixed(0)} s — ${step.pass ? "passes" : `does not pass (${step.why})`}` +
         (m.bots.loopP99Ms > 100 ? ` — WARNING: the bots' event loop lagged (p99 ${m.bots.loopP99Ms} ms): they may be the bottleneck` : ""),
     );
     if (!step.pass) return undefined;
@@ -561,7 +585,8 @@ function rows(steps: Step[]): Row[] {
     samples: String(s.moveVisible.samples),
     joined: String(s.worlds.reduce((n, w) => n + w.connected, 0)),
     "bots CPU %": f(s.bots.cpuAvg),
-    "machine busy %": s.machineBusy ? `${s.machineBusy.busy}/${s.machineBusy.of}` : "–",
+    "PG CPU %": f(s.postgresCpu),
+    "machine busy % (other)": s.machineBusy ? `${s.machineBusy.busy}/${s.machineBusy.of} (${f(s.otherCpu)})` : "–",
     failures: failures(s),
     "at the bar": s.pass ? "yes" : "no",
   }));

@@ -33,7 +33,7 @@
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, release, setPriority, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -84,6 +84,10 @@ const { values: args } = parseArgs({
     "hotspot-share": { type: "string", default: "0.3" },
     /** Seconds the whole run may take; a ladder stops early (saying so) when the next step would not fit. */
     budget: { type: "string", default: "720" },
+    /** Diagnostic: the two processes without Redis (no shared matchmaking; each bot joins its own world's process). */
+    "no-redis": { type: "boolean", default: false },
+    /** Niceness of the bot processes (0–19): a higher one lets the servers have the cores first when both want them. */
+    "bots-nice": { type: "string", default: "0" },
     /** Skip `tsc` (dist/ already built from this checkout). */
     "no-build": { type: "boolean", default: false },
     json: { type: "string" },
@@ -102,6 +106,9 @@ function int(v: string | undefined, min: number, max: number, name: string): num
 
 if (args.scenario !== "spread" && args.scenario !== "crowd") fail(`--scenario must be "spread" or "crowd"`);
 if (args.via !== "own" && args.via !== "other") fail(`--via must be "own" or "other"`);
+if (args["no-redis"] && args.via === "other") fail("--via other needs Redis (a seat in another process's room): drop --no-redis");
+const BOTS_NICE = int(args["bots-nice"], 0, 19, "--bots-nice");
+const TWO_REDIS = args["no-redis"] ? undefined : args.redis;
 if (!args.db) fail("--db postgres://… is required (the processes of a cluster share one PostgreSQL database)");
 if (!/^redis:\/\/127\.0\.0\.1(:\d+)?\/\d+$/.test(args.redis!))
   fail("--redis must be redis://127.0.0.1[:port]/<db> (a logical database of your own: it is emptied)");
@@ -318,6 +325,7 @@ class Phase {
     }));
     for (let i = 0; i < WORKERS; i++) {
       const w = new BotWorker(children);
+      if (BOTS_NICE && w.proc.pid) setPriority(w.proc.pid, BOTS_NICE);
       this.workers.push(w);
       this.sampler.watch("bots", w.proc.pid);
     }
@@ -574,7 +582,7 @@ function failures(s: Step): string {
 
 function rows(steps: Step[]): Row[] {
   return steps.map((s) => ({
-    processes: s.phase === "one" ? "1 (world 1)" : "2 (A: w1, B: w2)",
+    processes: s.phase === "one" ? "1 (world 1)" : TWO_REDIS ? "2 (A: w1, B: w2)" : "2, no Redis",
     clients: s.phase === "one" ? String(s.total) : `${s.total} (${s.worlds.map((w) => w.bots).join("+")})`,
     "CPU % per process": s.procs.map((p) => f(p.cpuAvg)).join(" / "),
     "CPU % total": f(s.cpuTotal),
@@ -642,6 +650,8 @@ async function main() {
       tickMs: TICK_MS,
       bar: REFERENCE ? `p99 of one process at ${REFERENCE}` : BAR,
       via: args.via,
+      twoProcessesOnRedis: !args["no-redis"],
+      botsNice: BOTS_NICE,
       probes: PROBES,
       workers: WORKERS,
       warmupSeconds: WARMUP_S,
@@ -692,10 +702,10 @@ async function main() {
     const cap1 = REFERENCE ? { passed: REFERENCE } : capacity(steps, bar);
     // ---- two processes
     await flushDb(args.redis!);
-    const a = await startProc("A", 1, ctx, args.redis);
+    const a = await startProc("A", 1, ctx, TWO_REDIS);
     let b: Proc;
     try {
-      b = await startProc("B", 2, ctx, args.redis);
+      b = await startProc("B", 2, ctx, TWO_REDIS);
     } catch (e) {
       await stopProc(a);
       throw e;

@@ -37,6 +37,7 @@ import { cpus, loadavg, release, setPriority, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { Redis } from "ioredis";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { freePort } from "../test/helpers/process.js";
 import { flushDb, redisAnswers } from "../test/helpers/redis.js";
@@ -213,6 +214,21 @@ async function stopProc(p: Proc) {
   if (p.server.proc.exitCode === null && p.server.proc.signalCode === null) p.server.proc.kill("SIGKILL");
 }
 
+/** Pid of the Redis server (INFO server), to sample its CPU. */
+async function redisServerPid(url: string): Promise<number | undefined> {
+  const r = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  r.on("error", () => undefined);
+  try {
+    await r.connect();
+    const pid = Number(/process_id:(\d+)/.exec(await r.info("server"))?.[1]);
+    return pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    r.disconnect();
+  }
+}
+
 /** Pids of the PostgreSQL backends connected to the benchmark's database (the servers' pools), to sample their CPU. */
 function postgresBackends(): number[] {
   const r = spawnSync("psql", [args.db!, "-tAc", "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()"], {
@@ -289,7 +305,9 @@ interface Step {
   /** PostgreSQL backends connected to the benchmark's database, % of one core. */
   postgresCpu: number;
   machineBusy?: { busy: number; of: number };
-  /** Busy CPU of the machine not used by the servers, the bots or the database's backends (other work), % of one core. */
+  /** The Redis server (the whole server: other users of it count too), % of one core; two processes on Redis only. */
+  redisCpu?: number;
+  /** Busy CPU of the machine not used by the servers, the bots, the database's backends or Redis (other work), % of one core. */
   otherCpu?: number;
   loadAvg: number[];
   closed: Record<string, number>;
@@ -311,6 +329,8 @@ class Phase {
     readonly procs: Proc[],
     private readonly ctx: Ctx,
     via: "own" | "other",
+    /** The processes' Redis, if they share one. */
+    readonly redis?: string,
   ) {
     for (const p of procs) this.sampler.watch(p.name, p.server.proc.pid);
     const max = name === "one" ? MAX_ONE : Math.ceil(MAX_TWO / procs.length);
@@ -402,6 +422,7 @@ class Phase {
     const m0 = await Promise.all(this.procs.map((p) => scrape(p.metricsUrl)));
     const e0 = this.procs.map((p) => p.errorCount);
     for (const pid of postgresBackends()) this.sampler.watch("postgres", pid);
+    if (this.redis) this.sampler.watch("redis", await redisServerPid(this.redis));
     this.sampler.sample();
     const t0 = performance.now();
     await sleep(DURATION_S * 1000);
@@ -457,13 +478,19 @@ class Phase {
       };
     });
     // Where the players really are: the world listing (checks each bot landed in the world it asked for).
-    const listing = (await fetch(`${this.procs[0]!.server.url}/api/v1/worlds`, { signal: AbortSignal.timeout(10_000) })
-      .then((r) => r.json())
-      .catch(() => undefined)) as { worlds?: { world: number; players: number }[] } | undefined;
-    for (const w of worlds) w.listed = listing?.worlds?.find((l) => l.world === w.world)?.players;
+    // Asked of the process that does not host the world when there is one (with Redis it lists every
+    // process's rooms; without, only its own, so then the host is asked).
+    for (const [i, w] of worlds.entries()) {
+      const ask = this.redis ? this.procs[(i + 1) % this.procs.length]! : this.procs[i]!;
+      const listing = (await fetch(`${ask.server.url}/api/v1/worlds`, { signal: AbortSignal.timeout(10_000) })
+        .then((r) => r.json())
+        .catch(() => undefined)) as { worlds?: { world: number; players: number }[] } | undefined;
+      w.listed = listing?.worlds?.find((l) => l.world === w.world)?.players;
+    }
     const all = latencies(this.slots.flatMap((slot) => groups(`w${slot.world}`)));
     const bots = this.sampler.stats("bots", t0, t1);
     const postgres = this.sampler.stats("postgres", t0, t1);
+    const redis = this.redis ? this.sampler.stats("redis", t0, t1).cpuAvg : undefined;
     const machineBusy = this.sampler.hostStats(t0, t1);
     const cpuTotal = round1(procs.reduce((n, p) => n + p.cpuAvg, 0));
     return {
@@ -475,7 +502,8 @@ class Phase {
       bots: { cpuAvg: bots.cpuAvg, rssPeakMb: bots.rssPeakMb, loopP99Ms: Math.round(Math.max(...reports.map((r) => r.loopDelayP99Ms))) },
       postgresCpu: postgres.cpuAvg,
       machineBusy,
-      otherCpu: machineBusy ? Math.max(0, Math.round(machineBusy.busy - cpuTotal - bots.cpuAvg - postgres.cpuAvg)) : undefined,
+      redisCpu: redis,
+      otherCpu: machineBusy ? Math.max(0, Math.round(machineBusy.busy - cpuTotal - bots.cpuAvg - postgres.cpuAvg - (redis ?? 0))) : undefined,
       loadAvg: loadavg().map((x) => round1(x)),
       closed,
     };
@@ -524,7 +552,7 @@ async function ladder(phase: Phase, sizes: number[], bar: () => number, steps: S
         `; move→visible p50 ${m.moveVisible.p50Ms} / p99 ${m.moveVisible.p99Ms} ms over ${m.moveVisible.samples}` +
         (m.worlds.length > 1 ? ` (${m.worlds.map((w) => `w${w.world} ${w.p99Ms}`).join(", ")})` : "") +
         `; observers see ${m.worlds.map((w) => `${w.observersSee.min}–${w.observersSee.max}`).join(", ")}; listed ${m.worlds.map((w) => `w${w.world} ${f(w.listed)}`).join(", ")}; bots cpu ${m.bots.cpuAvg}% (loop p99 ${m.bots.loopP99Ms} ms); ` +
-        `postgres ${m.postgresCpu}%; machine ${m.machineBusy?.busy ?? "?"} of ${m.machineBusy?.of ?? "?"} (other work ${m.otherCpu ?? "?"}), load ${m.loadAvg.join(" ")}; ${((Date.now() - t) / 1000).toFixed(0)} s — ${step.pass ? "passes" : `does not pass (${step.why})`}` +
+        `postgres ${m.postgresCpu}%${m.redisCpu === undefined ? "" : `, redis ${m.redisCpu}%`}; machine ${m.machineBusy?.busy ?? "?"} of ${m.machineBusy?.of ?? "?"} (other work ${m.otherCpu ?? "?"}), load ${m.loadAvg.join(" ")}; ${((Date.now() - t) / 1000).toFixed(0)} s — ${step.pass ? "passes" : `does not pass (${step.why})`}` +
         (m.bots.loopP99Ms > 100 ? ` — WARNING: the bots' event loop lagged (p99 ${m.bots.loopP99Ms} ms): they may be the bottleneck` : ""),
     );
     if (!step.pass) return undefined;
@@ -593,7 +621,7 @@ function rows(steps: Step[]): Row[] {
     samples: String(s.moveVisible.samples),
     joined: String(s.worlds.reduce((n, w) => n + w.connected, 0)),
     "bots CPU %": f(s.bots.cpuAvg),
-    "PG CPU %": f(s.postgresCpu),
+    "PG / Redis CPU %": `${f(s.postgresCpu)} / ${f(s.redisCpu)}`,
     "machine busy % (other)": s.machineBusy ? `${s.machineBusy.busy}/${s.machineBusy.of} (${f(s.otherCpu)})` : "–",
     failures: failures(s),
     "at the bar": s.pass ? "yes" : "no",
@@ -710,7 +738,7 @@ async function main() {
       await stopProc(a);
       throw e;
     }
-    const phase = new Phase("two", [a, b], ctx, args.via as "own" | "other");
+    const phase = new Phase("two", [a, b], ctx, args.via as "own" | "other", TWO_REDIS);
     const twoSteps: Step[] = [];
     try {
       const first = args["two-start"] ? int(args["two-start"], 4, 20_000, "--two-start") : Math.max(cap1.passed, START);

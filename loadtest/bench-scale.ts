@@ -779,9 +779,11 @@ async function main() {
           ? " (one process did not pass at its first size: lower --start)"
           : !oneKnown
             ? " (one process never went over the bar: raise --max-one)"
-            : !twoKnown && verdict !== "met"
-              ? " (two processes never went over the bar: raise --max-two or --budget)"
-              : ""),
+            : !cap2.passed
+              ? ` (two processes did not pass at their first size, ${cap2.failedAt}: they carry less than one)`
+              : !twoKnown && verdict !== "met"
+                ? " (two processes never went over the bar: raise --max-two or --budget)"
+                : ""),
     );
     for (const n of notes) console.log(`note: ${n}`);
     console.log(`load average at the end ${loadavg().map(round1).join(" ")}; ${((Date.now() - startedAt) / 1000).toFixed(0)} s in all`);

@@ -30,6 +30,8 @@ export interface BotTarget {
   /** The SDK endpoint (`http://host:port/ws` for the game, `http://host:port` for the baseline). */
   endpoint: string;
   adminCode?: string;
+  /** Game only: the world to join (the join option `{ world }`, README "Worlds"); none: the server's default world. */
+  world?: number;
 }
 
 /** How a join ended (README "Benchmarks", failures by kind). */
@@ -102,7 +104,7 @@ export class BenchBot {
     const startedAt = Date.now();
     const client = new Client(this.target.endpoint);
     if (this.token) client.auth.token = this.token;
-    const options = this.target.kind === "baseline" ? { x: this.home.x, z: this.home.z } : {};
+    const options = this.target.kind === "baseline" ? { x: this.home.x, z: this.home.z } : this.target.world === undefined ? {} : { world: this.target.world };
     const joining = client.join("world", options);
     try {
       const room = await withTimeout(joining, timeoutMs, "join");

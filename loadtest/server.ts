@@ -66,6 +66,8 @@ export interface LoadServerOptions {
   readyMs?: number;
   /** Told the process as soon as it is spawned (to kill it if the script exits during start-up). */
   onSpawn?: (proc: ChildProcess) => void;
+  /** Port on 127.0.0.1 (default: a free one), e.g. chosen up front to name it in PUBLIC_WS_URL. */
+  port?: number;
 }
 
 export interface LoadServer {
@@ -85,7 +87,7 @@ export interface LoadServer {
  * answers; throws (with the last lines of output) if the process exits first or is not ready in time.
  */
 export async function startLoadServer(o: LoadServerOptions): Promise<LoadServer> {
-  const port = await freePort();
+  const port = o.port ?? (await freePort());
   const proc = spawn(process.execPath, o.nodeArgs, {
     cwd: o.cwd ?? ROOT,
     env: {

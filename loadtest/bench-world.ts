@@ -21,7 +21,7 @@
  * `--create-on-join`. All traffic stays on 127.0.0.1; every phase is bounded in time; the servers
  * and workers are killed on any failure.
  */
-import { fork, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { cpus, release, tmpdir, totalmem } from "node:os";
@@ -31,8 +31,9 @@ import { parseArgs } from "node:util";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { freePort } from "../test/helpers/process.js";
 import { seededRng, type BotTarget, type TargetKind, type Tile } from "./bot.js";
-import type { BotSpec, Command, GroupReport, JoinReport, Role, WorkerMessage } from "./bot-worker.js";
+import type { BotSpec, GroupReport, Role } from "./bot-worker.js";
 import { botToken } from "./colyseus/tokens.js";
+import { BotWorker, hotspots, mergeJoins, pct, prepareCharacters, safeHomes, share, shuffle, type JoinSummary } from "./fleet.js";
 import { byLabel, counterDiff, histogramQuantile, ProcSampler, round1, scrape, type Scrape } from "./sampler.js";
 import { buildDist, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe, type TickStats } from "./server.js";
 
@@ -248,82 +249,7 @@ async function stopTarget(s: TargetServer) {
 
 // ------------------------------------------------------------------ workers
 
-class Worker {
-  readonly proc: ChildProcess;
-  private waiting: { type: WorkerMessage["type"]; resolve: (m: WorkerMessage) => void }[] = [];
-  constructor() {
-    this.proc = fork(join(ROOT, "loadtest/bot-worker.ts"), [], { cwd: ROOT, execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    children.add(this.proc);
-    this.proc.on("message", (m: WorkerMessage) => {
-      const i = this.waiting.findIndex((w) => w.type === m.type);
-      if (i >= 0) this.waiting.splice(i, 1)[0]!.resolve(m);
-    });
-  }
-  send(c: Command) {
-    this.proc.send(c);
-  }
-  ask<T extends WorkerMessage["type"]>(c: Command, type: T, timeoutMs: number): Promise<Extract<WorkerMessage, { type: T }>> {
-    return new Promise((res, rej) => {
-      const t = setTimeout(() => rej(new Error(`worker did not answer ${c.cmd} within ${timeoutMs} ms`)), timeoutMs);
-      this.waiting.push({
-        type,
-        resolve: (m) => {
-          clearTimeout(t);
-          res(m as Extract<WorkerMessage, { type: T }>);
-        },
-      });
-      this.send(c);
-    });
-  }
-  async stop() {
-    await this.ask({ cmd: "stop" }, "stopped", 30_000).catch(() => this.proc.kill("SIGKILL"));
-  }
-}
-
 // ------------------------------------------------------------------ placement
-
-/** Tiles where a bot can wander `roam` tiles around without meeting an aggressive NPC or a wall. */
-function safeHomes(content: GameContent, keep: (t: Tile) => boolean = () => true): Tile[] {
-  const b = content.worldBounds;
-  const danger = [...content.npcs.values()]
-    .filter((d) => d.aggressive)
-    .flatMap((d) => d.spawns.map((s) => ({ ...s, r: d.wanderRadius + d.aggroRadius + ROAM + 6 })));
-  const out: Tile[] = [];
-  for (let x = b.minX + ROAM; x <= b.maxX - ROAM; x += 3)
-    for (let z = b.minZ + ROAM; z <= b.maxZ - ROAM; z += 3) {
-      const t = { x, z };
-      if (content.isBlocked(x, z) || !keep(t)) continue;
-      if (danger.some((d) => Math.max(Math.abs(d.x - x), Math.abs(d.z - z)) <= d.r)) continue;
-      out.push(t);
-    }
-  return out;
-}
-
-function shuffle<T>(list: T[], rng: () => number): T[] {
-  const a = [...list];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
-}
-
-/** Places players gather: the two banks, then two points in the wilds (each moved to the nearest safe home). */
-const HOTSPOT_ANCHORS: Tile[] = [
-  { x: 6, z: 7 },
-  { x: 38, z: 5 },
-  { x: -60, z: 20 },
-  { x: 40, z: -60 },
-  { x: -40, z: -60 },
-  { x: 80, z: 30 },
-  { x: -90, z: -20 },
-  { x: 0, z: 45 },
-];
-
-function hotspots(homes: Tile[]): Tile[] {
-  return HOTSPOT_ANCHORS.slice(0, HOTSPOTS).map((a) => homes.reduce((best, t) => (dist(t, a) < dist(best, a) ? t : best), homes[0]!));
-}
-const dist = (a: Tile, b: Tile) => Math.max(Math.abs(a.x - b.x), Math.abs(a.z - b.z));
 
 /** Bot specs of a scenario: probe pairs first (observer, mover), then wanderers. */
 function specs(scenario: "crowd" | "spread", n: number, content: GameContent, rng: () => number): BotSpec[] {
@@ -333,8 +259,8 @@ function specs(scenario: "crowd" | "spread", n: number, content: GameContent, rn
   let homes: Tile[] = [];
   let hot: Tile[] = [];
   if (scenario === "spread") {
-    const all = safeHomes(content);
-    hot = hotspots(all);
+    const all = safeHomes(content, ROAM);
+    hot = hotspots(all, HOTSPOTS);
     const inHot = hot.length ? Math.round(n * HOTSPOT_SHARE) : 0;
     const wide = shuffle(all, rng);
     homes = Array.from({ length: n }, (_, i) => (i < inHot ? hot[i % hot.length]! : wide[(i - inHot) % wide.length]!));
@@ -395,83 +321,6 @@ function pollStatus(url: string, gapMs: number) {
   };
 }
 
-function pct(sorted: number[], p: number) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-/** Make one character per token over REST, `concurrency` at a time (game only; not timed as joins). */
-async function prepareCharacters(url: string, tokens: string[], concurrency = PREPARE_CONCURRENCY): Promise<{ ms: number; failed: number; errors: string[] }> {
-  const t0 = Date.now();
-  const queue = [...tokens];
-  let failed = 0;
-  const errors: string[] = [];
-  const one = async () => {
-    for (let token = queue.shift(); token; token = queue.shift()) {
-      const r = await fetch(`${url}/api/character`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: "{}",
-        signal: AbortSignal.timeout(60_000),
-      }).then(
-        async (res) => ({ ok: res.status === 201, text: res.status === 201 ? "" : `${res.status} ${(await res.text()).slice(0, 160)}` }),
-        (e) => ({ ok: false, text: String((e as Error).message) }),
-      );
-      if (!r.ok) {
-        failed++;
-        if (errors.length < 3) errors.push(r.text);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, one));
-  return { ms: Date.now() - t0, failed, errors };
-}
-
-interface JoinSummary {
-  attempted: number;
-  joined: number;
-  kinds: JoinReport["kinds"];
-  outcomes: Record<string, number>;
-  /** From the first join request to the last successful join (s). */
-  allSeconds: number;
-  p50Ms: number;
-  p99Ms: number;
-  placeFailed: number;
-  errors: string[];
-}
-
-function mergeJoins(reports: JoinReport[], attempted: number): JoinSummary {
-  const kinds: JoinReport["kinds"] = { joined: 0, busy: 0, refused: 0, failed: 0 };
-  const outcomes: Record<string, number> = {};
-  for (const r of reports) {
-    for (const k of Object.keys(kinds) as (keyof typeof kinds)[]) kinds[k] += r.kinds[k];
-    for (const [k, v] of Object.entries(r.outcomes)) outcomes[k] = (outcomes[k] ?? 0) + v;
-  }
-  const lat = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  const starts = reports.filter((r) => r.firstStart > 0).map((r) => r.firstStart);
-  const first = starts.length ? Math.min(...starts) : 0;
-  const last = Math.max(0, ...reports.map((r) => r.lastJoined));
-  return {
-    attempted,
-    joined: kinds.joined,
-    kinds,
-    outcomes,
-    allSeconds: kinds.joined ? round1((last - first) / 1000) : NaN,
-    p50Ms: Math.round(pct(lat, 50)),
-    p99Ms: Math.round(pct(lat, 99)),
-    placeFailed: reports.reduce((n, r) => n + r.placeFailed, 0),
-    errors: reports.flatMap((r) => r.errors).slice(0, 8),
-  };
-}
-
-/** Split specs over workers: a probe pair stays in one worker, the rest round-robin. */
-function share(list: BotSpec[], workers: number): BotSpec[][] {
-  const out = Array.from({ length: workers }, () => [] as BotSpec[]);
-  let i = 0;
-  for (const s of list) out[s.pair !== undefined ? s.pair % workers : i++ % workers]!.push(s);
-  return out;
-}
-
 interface Measured {
   seconds: number;
   connected: number;
@@ -497,13 +346,13 @@ interface Window {
 
 class Run {
   readonly sampler = new ProcSampler(1_000);
-  readonly workers: Worker[] = [];
+  readonly workers: BotWorker[] = [];
   constructor(readonly server: TargetServer) {
     this.sampler.watch("server", server.proc.pid);
   }
   spawnWorkers(n: number) {
     for (let i = 0; i < n; i++) {
-      const w = new Worker();
+      const w = new BotWorker(children);
       this.workers.push(w);
       this.sampler.watch("bots", w.proc.pid);
     }
@@ -684,7 +533,7 @@ async function joinPhase(run: Run, list: BotSpec[], concurrency: number, ctx: Ct
   list.forEach((s, i) => (s.token = tokens[i]));
   let prepare: ScenarioResult["prepare"];
   if (run.server.kind === "game" && !args["create-on-join"]) {
-    prepare = await prepareCharacters(run.server.url, tokens as string[]);
+    prepare = await prepareCharacters(run.server.url, tokens as string[], PREPARE_CONCURRENCY);
     console.log(
       `  [${label}] ${list.length - prepare.failed}/${list.length} characters made up front in ${(prepare.ms / 1000).toFixed(1)} s${prepare.errors.length ? ` (${prepare.errors.join("; ")})` : ""}`,
     );
@@ -783,7 +632,7 @@ async function runInterest(kind: TargetKind, n: number, ctx: Ctx): Promise<Scena
     }
     while (near.length < nearCount) near.push({ n: near.length, home: spawn, group: "near", role: "wander" });
     const farHomes = shuffle(
-      safeHomes(ctx.content, (t) => Math.max(Math.abs(t.x - spawn.x), Math.abs(t.z - spawn.z)) >= 60),
+      safeHomes(ctx.content, ROAM, (t) => Math.max(Math.abs(t.x - spawn.x), Math.abs(t.z - spawn.z)) >= 60),
       rng,
     );
     const far: BotSpec[] = Array.from({ length: n - nearCount }, (_, i) => ({
@@ -846,7 +695,7 @@ async function runBurst(kind: TargetKind, n: number, ctx: Ctx): Promise<BurstRes
     list.forEach((s, i) => (s.token = tokens[i]));
     let prepare: BurstResult["prepare"];
     if (kind === "game" && !args["create-on-join"]) {
-      prepare = await prepareCharacters(server.url, tokens as string[]);
+      prepare = await prepareCharacters(server.url, tokens as string[], PREPARE_CONCURRENCY);
       console.log(`  [${label}] ${n - prepare.failed}/${n} characters made up front in ${(prepare.ms / 1000).toFixed(1)} s`);
     }
     await sleep(2_000);

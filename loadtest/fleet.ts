@@ -1,9 +1,8 @@
 /**
  * The coordinator's side of the bot processes, for load scripts that drive `bot-worker.ts`
- * (`bench-scale.ts`): a worker process spoken to over IPC, bot specs shared between workers, join
+ * (`bench-world.ts`, `bench-scale.ts`): a worker process spoken to over IPC, bot specs shared between workers, join
  * reports merged, characters made up front over REST, and where bots live on the map (safe homes
- * out of reach of aggressive NPCs, hotspots). `bench-world.ts` has its own copies of these pieces
- * (it is a script with top-level options and cannot be imported); both drive the same workers.
+ * out of reach of aggressive NPCs, hotspots). `bench-world.ts` and `bench-scale.ts` both use them.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
@@ -129,7 +128,7 @@ export async function prepareCharacters(url: string, tokens: string[], concurren
 // ------------------------------------------------------------------ placement
 
 /** Tiles where a bot can wander `roam` tiles around without meeting an aggressive NPC or a wall (3 tiles apart). */
-export function safeHomes(content: GameContent, roam: number): Tile[] {
+export function safeHomes(content: GameContent, roam: number, keep: (t: Tile) => boolean = () => true): Tile[] {
   const b = content.worldBounds;
   const danger = [...content.npcs.values()]
     .filter((d) => d.aggressive)
@@ -137,9 +136,10 @@ export function safeHomes(content: GameContent, roam: number): Tile[] {
   const out: Tile[] = [];
   for (let x = b.minX + roam; x <= b.maxX - roam; x += 3)
     for (let z = b.minZ + roam; z <= b.maxZ - roam; z += 3) {
-      if (content.isBlocked(x, z)) continue;
+      const t = { x, z };
+      if (content.isBlocked(x, z) || !keep(t)) continue;
       if (danger.some((d) => Math.max(Math.abs(d.x - x), Math.abs(d.z - z)) <= d.r)) continue;
-      out.push({ x, z });
+      out.push(t);
     }
   return out;
 }

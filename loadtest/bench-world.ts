@@ -71,6 +71,7 @@ const { values: args } = parseArgs({
     json: { type: "string" },
     /** Write a V8 CPU profile of the game server into this directory (on exit). */
     "cpu-prof": { type: "string" },
+    "cpu-prof-window": { type: "string" },
     /** Extra Node.js flags for the server processes, e.g. "--max-semi-space-size=4". */
     "server-node-options": { type: "string" },
     /** How the game server runs: "dist" (compiled, production flags) or "tsx" (from the sources, as `npm start`). */
@@ -219,6 +220,7 @@ async function startTarget(kind: TargetKind, world: string, databaseUrl: string 
         TICK_MS: args["tick-ms"] || undefined,
         DATABASE_URL: databaseUrl,
         METRICS_PORT: String(metricsPort),
+        PROBE_PROFILE_DIR: args["cpu-prof-window"] ? resolve(args["cpu-prof-window"]) : undefined,
       },
       onLine,
       tailLines: 100,

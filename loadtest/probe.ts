@@ -84,7 +84,33 @@ let windowCpu = process.cpuUsage();
 let windowWall = performance.now();
 let windowPeakRss = 0;
 
+/**
+ * `PROBE_PROFILE_DIR`: a CPU profile of the measurement window only (from the SIGUSR2 that opens it,
+ * for `PROBE_PROFILE_SECONDS`, default 20), written there as `window-<pid>.cpuprofile`; node's own
+ * `--cpu-prof` covers the whole run, joins and start-up included.
+ */
+async function profileWindow(dir: string) {
+  const { Session } = await import("node:inspector/promises");
+  const { writeFile } = await import("node:fs/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  setTimeout(() => {
+    void session
+      .post("Profiler.stop")
+      .then(({ profile }) => writeFile(`${dir}/window-${process.pid}.cpuprofile`, JSON.stringify(profile)))
+      .then(() => session.disconnect())
+      .catch((e: unknown) => process.stderr.write(`probe: profile not written: ${String(e)}\n`));
+  }, Number(process.env.PROBE_PROFILE_SECONDS ?? 20) * 1000).unref();
+}
+let profiled = false;
+
 process.on("SIGUSR2", () => {
+  if (process.env.PROBE_PROFILE_DIR && !profiled) {
+    profiled = true;
+    void profileWindow(process.env.PROBE_PROFILE_DIR);
+  }
   windowed.reset();
   tickWindow.reset();
   tickCpuWindow.reset();

@@ -7,7 +7,7 @@
  * does. Prints the milliseconds of each part per tick (wall clock, then the process's CPU time, the
  * figure to compare on a busy machine) and the patch bytes per client per tick.
  *
- *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50]
+ *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--encoder interest|colyseus]
  *
  * A figure to compare between commits on the same machine, not a test: the real measurement is
  * `npm run bench:world`.
@@ -15,7 +15,8 @@
 import { parseArgs } from "node:util";
 import { Encoder, StateView } from "@colyseus/schema";
 import type { CharacterRepository } from "../entities/character-repository.js";
-import { refreshView, SchemaMirror, type SdkVisibility } from "../rooms/world/views.js";
+import { InterestEncoder, TrackedView } from "../rooms/world/interest-encoder.js";
+import { ENTITY_SCHEMAS, refreshView, SchemaMirror, type SdkVisibility } from "../rooms/world/views.js";
 import { WorldState } from "../schema/world.js";
 import { loadContent } from "../src/content/load.js";
 import { createLogger } from "../src/logger.js";
@@ -23,7 +24,9 @@ import type { Player } from "../src/world/player.js";
 import { World } from "../src/world/world.js";
 import { characterRecord } from "../test/helpers/records.js";
 
-const { values: args } = parseArgs({ options: { players: { type: "string", default: "1000" }, ticks: { type: "string", default: "50" } } });
+const { values: args } = parseArgs({
+  options: { players: { type: "string", default: "1000" }, ticks: { type: "string", default: "50" }, encoder: { type: "string", default: "interest" } },
+});
 const players = Number(args.players);
 const ticks = Number(args.ticks);
 const WARMUP = Math.floor(ticks / 3);
@@ -44,14 +47,16 @@ const world = new World({
   now: () => now,
 });
 const state = new WorldState();
-const encoder = new Encoder(state);
+// `--encoder interest` (the room's, rooms/world/interest-encoder.ts) or `colyseus` (Colyseus's own, to compare).
+const interest = args.encoder !== "colyseus";
+const encoder = interest ? new InterestEncoder(state, undefined, ENTITY_SCHEMAS) : new Encoder(state);
 const mirror = new SchemaMirror(state, world);
 const clients: { p: Player; view: StateView; seen: SdkVisibility; nextMove: number }[] = [];
 for (let i = 0; i < players; i++) {
   const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
   const { player } = world.join(characterRecord(id, { at: content.spawn }), { id: `c${i}`, kind: "sdk", send: () => undefined, close: () => undefined }, 4009);
   mirror.upsert("players", player.id);
-  clients.push({ p: player, view: new StateView(), seen: {}, nextMove: 0 });
+  clients.push({ p: player, view: interest ? new TrackedView() : new StateView(), seen: {}, nextMove: 0 });
 }
 
 const ms = { step: 0, mirror: 0, views: 0, encode: 0 };

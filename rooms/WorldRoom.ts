@@ -6,8 +6,8 @@
  * The server defines the room type with `worldRoomType(deps)`, a subclass closing over its dependencies (no client option reaches them).
  */
 import { randomUUID } from "node:crypto";
+import type { StateView } from "@colyseus/schema";
 import { Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from "@colyseus/core";
-import { StateView } from "@colyseus/schema";
 import type { CharacterRepository } from "../entities/character-repository.js";
 import type { Principal } from "../src/auth/service.js";
 import { CLOSE_CODES, CLIENT_EVENT_NAMES } from "../src/events.js";
@@ -23,7 +23,8 @@ import type { World } from "../src/world/world.js";
 import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
 import { asServerError, authorizeJoin, type WorldAuth } from "./world/join-auth.js";
-import { refreshView, SchemaMirror, WorldUpdates, type SdkVisibility } from "./world/views.js";
+import { installInterestEncoder, TrackedView } from "./world/interest-encoder.js";
+import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates, type SdkVisibility } from "./world/views.js";
 
 /** A connected client, SDK or plain WebSocket: the player's `Connection` plus what the room keeps for it. */
 export interface ClientLink extends Connection, SdkVisibility {
@@ -122,6 +123,8 @@ export class WorldRoom extends Room implements JsonWorld {
     this.deps = deps;
     this.world = deps.world;
     this.mirror = new SchemaMirror(this.state, deps.world);
+    // Each changed entity encoded once per tick, not once per client that sees it (README "In a crowd").
+    installInterestEncoder(this, ENTITY_SCHEMAS);
     this.maxClients = deps.maxPlayers;
     if (deps.seatReservationSeconds) this.seatReservationTimeout = deps.seatReservationSeconds;
     this.setSimulationInterval(() => this.onTick(), this.deps.tickMs);
@@ -157,7 +160,7 @@ export class WorldRoom extends Room implements JsonWorld {
       (code, reason) => link.client?.leave(code, reason),
     );
     link.client = client;
-    client.view = new StateView();
+    client.view = new TrackedView();
     this.recordServerCloses(client, link);
     // Stage 2 of an admitted join (src/net/admission.ts): busy or a storage failure refuses with 503 SERVER_BUSY.
     const enter = () => this.enter(link, principal, options?.characterId);

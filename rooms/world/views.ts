@@ -12,6 +12,8 @@ import { GroundItemState, NpcState, PlayerState, ResourceState, type WorldState 
 
 export const KINDS: readonly ViewKind[] = ["players", "npcs", "resources", "groundItems"];
 const SCHEMA = { players: PlayerState, npcs: NpcState, resources: ResourceState, groundItems: GroundItemState } as const;
+/** The entity classes, each encoded once per tick for every view that holds it (interest-encoder.ts). */
+export const ENTITY_SCHEMAS = Object.values(SCHEMA);
 type SchemaOf<K extends ViewKind> = InstanceType<(typeof SCHEMA)[K]>;
 
 /** Compile-time check: every public field of a view is a field of its schema class, with the same type. */

@@ -1,0 +1,201 @@
+/**
+ * The world room's schema encoding (docs/protocol.md#interest-management, README "In a crowd").
+ *
+ * Colyseus encodes each client's patch by walking every entity that changed in the tick and testing
+ * whether the client's `StateView` sees it, then encoding that entity's changed fields again for
+ * every client that does: the cost grows with clients × changed entities, which in a crowd of 1,000
+ * moving players is a million visibility tests and a hundred thousand field encodings a tick.
+ *
+ * Here each changed *entity* (a player, NPC, resource or ground item: a schema object whose fields are
+ * all primitives, reached only through a view-filtered collection) is encoded once per tick into a
+ * chunk, and a client's patch copies the chunks of the entities its view holds: the cost grows with
+ * clients × the tracking bound. Everything else — the view's own additions and removals
+ * (`view.changes`), the collections themselves and the shared (unfiltered) fields — goes through
+ * Colyseus's encoder unchanged. The bytes on the wire are those Colyseus writes, in a different
+ * order among entities (each entity's chunk starts with its own structure switch); the
+ * differential test (test/unit/world/interest-encoder.test.ts) decodes both and compares.
+ */
+import { SchemaSerializer, type Room } from "@colyseus/core";
+import { $changes, Encoder, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
+
+type Ref = Parameters<StateView["add"]>[0];
+type Iterator = { offset: number };
+interface ChangeNode {
+  changeTree: ChangeTree;
+  next?: ChangeNode;
+}
+interface ChangeList {
+  next?: ChangeNode;
+  tail?: ChangeNode;
+  nextPosition: number;
+}
+type SchemaClass = { readonly name: string; readonly prototype: Schema };
+
+const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64", "bigint64", "biguint64", "varint", "varuint"]);
+
+/**
+ * Free bytes kept ahead of each entity's chunk: more than any entity encodes to (a few short strings
+ * and numbers), so Colyseus's own overflow path (a re-encode and a warning) is never needed.
+ */
+const ENTITY_HEADROOM = 4096;
+
+/** A client's view that also keeps the set of entities it holds, so its patch need not walk the whole tick's changes. */
+export class TrackedView extends StateView {
+  /** Change trees of what was added (and not removed since). */
+  readonly entities = new Set<ChangeTree>();
+
+  override add(obj: Ref, tag?: number, checkIncludeParent?: boolean): boolean {
+    const added = super.add(obj, tag, checkIncludeParent);
+    const tree = (obj as { [$changes]?: ChangeTree } | undefined)?.[$changes];
+    if (tree) this.entities.add(tree);
+    return added;
+  }
+
+  override remove(obj: Ref, tag?: number, isClear?: boolean): this {
+    super.remove(obj, tag, isClear ?? false);
+    const tree = (obj as { [$changes]?: ChangeTree } | undefined)?.[$changes];
+    if (tree) this.entities.delete(tree);
+    return this;
+  }
+}
+
+/** Colyseus's encoder with the per-view pass over entities done once per tick (see the file comment). */
+export class InterestEncoder extends Encoder {
+  private readonly leafTypes: ReadonlySet<SchemaClass>;
+  /** Whether the chunks below describe the current changes (cleared by the shared pass and by `discardChanges`). */
+  private built = false;
+  /** Encoded chunks of this tick's changed entities: bytes, and per tree its [start, end) in them. */
+  private chunkBytes: Uint8Array = new Uint8Array(64 * 1024);
+  private readonly chunks = new Map<ChangeTree, number>();
+  private chunkStart: number[] = [];
+  private chunkEnd: number[] = [];
+  /** The tick's changed trees that are not entities: encoded per view by Colyseus. */
+  private readonly others: ChangeList = { next: undefined, tail: undefined, nextPosition: 0 };
+  /** One-node list used to encode a single entity; and a view that sees everything, for that. */
+  private readonly single: ChangeList = { next: undefined, tail: undefined, nextPosition: 0 };
+  private readonly everything = { isChangeTreeVisible: () => true } as unknown as StateView;
+
+  /** `leafTypes`: the entity classes; each must have only primitive fields (checked here). */
+  constructor(state: Schema, root: Root | undefined, leafTypes: readonly SchemaClass[]) {
+    super(state, root);
+    for (const type of leafTypes) {
+      const metadata = (type as unknown as { [Symbol.metadata]?: Record<string, { name?: string; type?: unknown; tag?: number }> })[Symbol.metadata];
+      if (!metadata) throw new Error(`InterestEncoder: ${type.name} is not a schema class`);
+      for (const [key, field] of Object.entries(metadata)) {
+        if (!/^\d+$/.test(key)) continue;
+        if (typeof field.type !== "string" || !PRIMITIVES.has(field.type) || field.tag !== undefined)
+          throw new Error(`InterestEncoder: ${type.name}.${field.name} must be an untagged primitive field`);
+      }
+    }
+    this.leafTypes = new Set(leafTypes);
+  }
+
+  override encode(it: Iterator = { offset: 0 }, view?: StateView, buffer: Uint8Array = this.sharedBuffer, initialOffset = it.offset): Uint8Array {
+    if (view === undefined) {
+      // The shared pass starts a tick's encoding: the changes may differ from the last chunks.
+      this.built = false;
+      return super.encode(it, undefined, buffer, initialOffset);
+    }
+    if (!(view instanceof TrackedView)) return super.encode(it, view, buffer, initialOffset);
+    if (!this.built) this.build();
+    // Collections and the root, filtered for this view by Colyseus (parents before the entities).
+    buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
+    // Then the chunks of the changed entities this view holds, whichever set is smaller to walk.
+    const visible = view.entities;
+    if (visible.size <= this.chunks.size) {
+      for (const tree of visible) {
+        const i = this.chunks.get(tree);
+        if (i !== undefined && view.isVisible(tree)) buffer = this.copyChunk(i, it, buffer);
+      }
+    } else {
+      for (const [tree, i] of this.chunks) if (visible.has(tree) && view.isVisible(tree)) buffer = this.copyChunk(i, it, buffer);
+    }
+    return buffer.subarray(0, it.offset);
+  }
+
+  override discardChanges(): void {
+    this.built = false;
+    super.discardChanges();
+  }
+
+  /** Split the tick's changes: entities are encoded once into chunks, the rest listed for per-view encoding. */
+  private build() {
+    this.chunks.clear();
+    this.others.next = this.others.tail = undefined;
+    const queue = (this.root as unknown as { changes: ChangeList }).changes;
+    const it: Iterator = { offset: 0 };
+    let n = 0;
+    let tail: ChangeNode | undefined;
+    for (let node = queue.next; node; node = node.next) {
+      const tree = node.changeTree;
+      if (this.isEntity(tree)) {
+        if (!tree.has()) continue;
+        const start = it.offset;
+        this.single.next = this.single.tail = { changeTree: tree };
+        this.chunkBytes = this.encodeList(this.single, it, this.everything, this.chunkBytes, start, true);
+        if (it.offset === start) continue;
+        this.chunkStart[n] = start;
+        this.chunkEnd[n] = it.offset;
+        this.chunks.set(tree, n++);
+      } else {
+        const copy: ChangeNode = { changeTree: tree };
+        if (tail) tail.next = copy;
+        else this.others.next = copy;
+        tail = this.others.tail = copy;
+      }
+    }
+    this.single.next = this.single.tail = undefined;
+    this.built = true;
+  }
+
+  /** An entity: one of the leaf classes, filtered (reached through a view collection), attached, with no field filter of its own. */
+  private isEntity(tree: ChangeTree): boolean {
+    return this.leafTypes.has(tree.ref.constructor as SchemaClass) && tree.isFiltered && tree.encDescriptor.filter === undefined;
+  }
+
+  /** Colyseus's encoding of just the trees in `list` (the root's change queue swapped for the call). */
+  private encodeList(list: ChangeList, it: Iterator, view: StateView, buffer: Uint8Array, initialOffset: number, grow = false): Uint8Array {
+    const root = this.root as unknown as { changes: ChangeList };
+    const queue = root.changes;
+    root.changes = list;
+    try {
+      if (grow && buffer.length - it.offset < ENTITY_HEADROOM) buffer = this.grown(buffer, it.offset + ENTITY_HEADROOM);
+      // Colyseus returns the written part (a subarray, of a new buffer if it had to grow): go on
+      // writing into the whole buffer.
+      const written = super.encode(it, view, buffer, initialOffset);
+      if (written.buffer === buffer.buffer) return buffer;
+      return written.buffer === this.sharedBuffer.buffer ? this.sharedBuffer : new Uint8Array(written.buffer);
+    } finally {
+      root.changes = queue;
+    }
+  }
+
+  private copyChunk(i: number, it: Iterator, buffer: Uint8Array): Uint8Array {
+    const start = this.chunkStart[i]!;
+    const length = this.chunkEnd[i]! - start;
+    if (it.offset + length > buffer.length) buffer = this.ensureCapacity(buffer, it.offset + length);
+    buffer.set(this.chunkBytes.subarray(start, start + length), it.offset);
+    it.offset += length;
+    return buffer;
+  }
+
+  private grown(buffer: Uint8Array, size: number): Uint8Array {
+    const grown = new Uint8Array(Math.max(size, buffer.length * 2));
+    grown.set(buffer);
+    return grown;
+  }
+}
+
+/**
+ * Put the encoder above in place of Colyseus's in a room whose state is set (Colyseus sets it, and
+ * makes its serializer, before `onCreate`). The serializer keeps everything else; the new encoder
+ * takes over the same Root, so every refId already given stays valid.
+ */
+export function installInterestEncoder(room: Room, leafTypes: readonly SchemaClass[]): InterestEncoder {
+  const serializer = (room as unknown as { _serializer?: unknown })._serializer;
+  if (!(serializer instanceof SchemaSerializer)) throw new Error("installInterestEncoder: the room has no schema serializer yet");
+  const holder = serializer as unknown as { encoder: Encoder };
+  const encoder = new InterestEncoder(holder.encoder.state as Schema, holder.encoder.root, leafTypes);
+  holder.encoder = encoder;
+  return encoder;
+}

@@ -1,0 +1,194 @@
+/**
+ * rooms/world/interest-encoder.ts against Colyseus's own encoder: the same random play (entities
+ * created, changed and deleted; views adding and removing them; clients joining with a full state
+ * and leaving) is run on two copies of the world state, one encoded by Colyseus's `Encoder` with
+ * `StateView`s, one by `InterestEncoder` with `TrackedView`s, each client's patches decoded as the
+ * SDK decodes them. After every tick each client must hold the same state on both sides, and exactly
+ * what its view holds with the server's values.
+ */
+import assert from "node:assert/strict";
+import { Decoder, Encoder, StateView, type Schema } from "@colyseus/schema";
+import { InterestEncoder, TrackedView } from "../../../rooms/world/interest-encoder.js";
+import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../../../schema/world.js";
+
+const LEAVES = [PlayerState, NpcState, ResourceState, GroundItemState];
+
+/** A small seeded generator (mulberry32), so a failure can be replayed from its seed. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Kind = "players" | "npcs";
+interface Client {
+  view: StateView;
+  decoder: Decoder<InstanceType<typeof WorldState>>;
+}
+interface Side {
+  state: InstanceType<typeof WorldState>;
+  encoder: Encoder;
+  clients: Map<number, Client>;
+  tracked: boolean;
+}
+
+function side(tracked: boolean): Side {
+  const state = new WorldState();
+  const encoder = tracked ? new InterestEncoder(state as unknown as Schema, undefined, LEAVES) : new Encoder(state);
+  return { state, encoder, clients: new Map(), tracked };
+}
+
+const entity = (kind: Kind, id: string, r: () => number) =>
+  kind === "players"
+    ? Object.assign(new PlayerState(), { id, name: `p${id}`, x: Math.floor(r() * 50), z: Math.floor(r() * 50), health: 10, maxHealth: 10, activity: "idle" })
+    : Object.assign(new NpcState(), { id, npcId: "goblin", name: "Goblin", x: Math.floor(r() * 50), z: Math.floor(r() * 50), health: 5, maxHealth: 5 });
+
+/** What Colyseus's SchemaSerializer.applyPatches does for a room with filters, decoding each client's frame. */
+function patch(s: Side) {
+  const encoder = s.encoder;
+  const it = { offset: 1 };
+  encoder.sharedBuffer[0] = 0;
+  if (encoder.hasChanges) {
+    encoder.encode(it);
+    const sharedOffset = it.offset;
+    for (const c of s.clients.values()) c.decoder.decode(encoder.encodeView(c.view, sharedOffset, it), { offset: 1 });
+    encoder.discardChanges();
+  } else {
+    for (const c of s.clients.values()) if (c.view.changes.size > 0) c.decoder.decode(encoder.encodeView(c.view, 1, it), { offset: 1 });
+  }
+}
+
+/** What SchemaSerializer.getFullState sends a client that joins. */
+function join(s: Side, id: number) {
+  const view = s.tracked ? new TrackedView() : new StateView();
+  const decoder = new Decoder(new WorldState());
+  const buffer = new Uint8Array(Encoder.BUFFER_SIZE);
+  const shared = { offset: 1 };
+  s.encoder.encodeAll(shared, buffer);
+  decoder.decode(s.encoder.encodeAllView(view, shared.offset, { ...shared }, buffer), { offset: 1 });
+  s.clients.set(id, { view, decoder });
+}
+
+function decoded(c: Client) {
+  const out: Record<string, unknown> = {};
+  for (const kind of ["players", "npcs"] as const) out[kind] = Object.fromEntries([...c.decoder.state[kind].entries()].map(([k, v]) => [k, v.toJSON()]).sort());
+  return JSON.stringify(out);
+}
+
+function run(seed: number, ticks: number) {
+  const r = rng(seed);
+  const sides = [side(false), side(true)];
+  const ids: Record<Kind, string[]> = { players: [], npcs: [] };
+  let next = 0;
+  let nextClient = 0;
+  const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)];
+  for (let tick = 0; tick < ticks; tick++) {
+    // Clients come and go (a join gets the full state, as at any time between ticks).
+    if (r() < 0.3 || nextClient < 2) {
+      const id = nextClient++;
+      for (const s of sides) join(s, id);
+    }
+    if (r() < 0.05 && sides[0]!.clients.size > 2) {
+      const id = pick([...sides[0]!.clients.keys()])!;
+      for (const s of sides) {
+        s.clients.get(id)!.view.dispose();
+        s.clients.delete(id);
+      }
+    }
+    const steps = 1 + Math.floor(r() * 12);
+    for (let k = 0; k < steps; k++) {
+      const roll = r();
+      const kind: Kind = r() < 0.7 ? "players" : "npcs";
+      if (roll < 0.25 || ids[kind].length < 3) {
+        const id = String(next++);
+        const seedFields = Math.floor(r() * 1e9);
+        for (const s of sides) (s.state[kind] as unknown as Map<string, Schema>).set(id, entity(kind, id, rng(seedFields)));
+        ids[kind].push(id);
+      } else if (roll < 0.35) {
+        const id = pick(ids[kind])!;
+        ids[kind] = ids[kind].filter((x) => x !== id);
+        // As SchemaMirror.remove does: out of every view first, then out of the state.
+        for (const s of sides) {
+          const obj = (s.state[kind] as unknown as Map<string, Schema>).get(id)!;
+          for (const c of s.clients.values()) if (c.view.has(obj)) c.view.remove(obj);
+          (s.state[kind] as unknown as Map<string, Schema>).delete(id);
+        }
+      } else if (roll < 0.75) {
+        // Moves (several times in a tick, sometimes back to the old value), names and flags.
+        const id = pick(ids[kind])!;
+        const x = Math.floor(r() * 50);
+        const name = r() < 0.2 ? `n${Math.floor(r() * 5)}` : undefined;
+        for (const s of sides) {
+          const o = (s.state[kind] as unknown as Map<string, { x: number; name: string; health: number }>).get(id)!;
+          o.x = x;
+          o.health = (o.health + 1) % 20;
+          if (name !== undefined) o.name = name;
+        }
+      } else {
+        // A client's view gains or loses an entity.
+        const client = pick([...sides[0]!.clients.keys()])!;
+        const id = pick(ids[kind])!;
+        const add = r() < 0.6;
+        for (const s of sides) {
+          const obj = (s.state[kind] as unknown as Map<string, Schema>).get(id)!;
+          const view = s.clients.get(client)!.view;
+          if (add && !view.has(obj)) view.add(obj);
+          if (!add && view.has(obj)) view.remove(obj);
+        }
+      }
+    }
+    for (const s of sides) patch(s);
+    for (const id of sides[0]!.clients.keys()) {
+      const [plain, tracked] = sides.map((s) => s.clients.get(id)!);
+      assert.equal(decoded(tracked!), decoded(plain!), `seed ${seed}, tick ${tick}, client ${id}: decoded states differ`);
+      // And exactly what the view holds, with the server's values.
+      const s = sides[1]!;
+      for (const kind of ["players", "npcs"] as const) {
+        const expected = [...(s.state[kind] as unknown as Map<string, Schema & { toJSON(): unknown }>)].filter(([, o]) => tracked!.view.has(o)).map(([k, o]) => [k, o.toJSON()]);
+        const got = [...tracked!.decoder.state[kind].entries()].map(([k, v]) => [k, v.toJSON()]);
+        assert.deepEqual(Object.fromEntries(got), Object.fromEntries(expected), `seed ${seed}, tick ${tick}, client ${id}: ${kind} differ from the view`);
+      }
+    }
+  }
+}
+
+describe("world schema encoding (InterestEncoder)", () => {
+  for (const seed of [1, 2, 3, 42, 1234, 99991])
+    it(`decodes to what Colyseus's encoder gives and what each view holds (seed ${seed})`, () => {
+      run(seed, 120);
+    });
+
+  it("refuses an entity class with a non-primitive field", () => {
+    assert.throws(() => new InterestEncoder(new WorldState() as unknown as Schema, undefined, [WorldState]), /must be an untagged primitive field/);
+  });
+
+  it("encodes each changed entity once per tick, whatever the number of views", () => {
+    const s = side(true);
+    for (let i = 0; i < 50; i++) s.state.players.set(String(i), entity("players", String(i), rng(i)) as InstanceType<typeof PlayerState>);
+    for (let c = 0; c < 20; c++) {
+      join(s, c);
+      for (const p of s.state.players.values()) s.clients.get(c)!.view.add(p);
+    }
+    patch(s);
+    let encodes = 0;
+    const encode = Encoder.prototype.encode;
+    Encoder.prototype.encode = function (this: Encoder, ...args: Parameters<Encoder["encode"]>) {
+      encodes++;
+      return encode.apply(this, args);
+    };
+    try {
+      for (const p of s.state.players.values()) p.x += 1;
+      patch(s);
+    } finally {
+      Encoder.prototype.encode = encode;
+    }
+    // One shared pass, one per changed entity, one per view for the collections.
+    assert.equal(encodes, 1 + 50 + 20);
+    for (const c of s.clients.values()) assert.equal(c.decoder.state.players.get("7")!.x, s.state.players.get("7")!.x);
+  });
+});

@@ -9,8 +9,11 @@ import type { SqlEntityManager } from "@mikro-orm/sql";
 import { isUniqueViolation } from "../src/storage/errors.js";
 import type { Orm } from "../src/storage/orm.js";
 import { AccountEntity } from "./account.js";
-import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character, type StoredGoal } from "./character.js";
+import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "./character.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
+import { progressData, writeProgressBatch, type CharacterProgress, type SkillColumns } from "./character-progress.js";
+
+export type { CharacterProgress, SkillColumns };
 
 /** The stored item rows of one character. */
 export interface ItemRows {
@@ -28,20 +31,8 @@ export interface CharacterRecord extends ItemRows {
   loadedAt?: number;
 }
 
-/** Skill columns as stored: `<skill>Level` and `<skill>Xp`. */
-export type SkillColumns = Record<string, { level: number; xp: number }>;
-
-/** What the batched save writes. Items are written only when `items` is present. */
-export interface ProgressSnapshot {
-  characterId: string;
-  x: number;
-  y: number;
-  z: number;
-  health: number;
-  combatLevel: number;
-  skills: SkillColumns;
-  goal?: StoredGoal | null;
-  goalsPaused?: boolean;
+/** What a save writes: progress, and items and coins only when present. */
+export interface ProgressSnapshot extends CharacterProgress {
   coins?: number;
   items?: Omit<ItemRows, "bank"> & { bank?: ItemRows["bank"] };
 }
@@ -171,11 +162,19 @@ export class CharacterRepository {
     };
   }
 
-  /** Save one player's progress in one transaction. */
+  /** Save one player's progress (and its items when present) in one transaction. */
   async save(s: ProgressSnapshot): Promise<void> {
     await this.fork().transactional(async (em) => {
       await this.writeSnapshot(em, s);
     });
+  }
+
+  /**
+   * Save the progress of several players (no items, no coins) in one statement
+   * (`writeProgressBatch`, at most `PROGRESS_BATCH_MAX` of them). @returns the rows updated.
+   */
+  async saveProgress(rows: readonly CharacterProgress[]): Promise<number> {
+    return writeProgressBatch(this.orm, rows);
   }
 
   /**
@@ -185,20 +184,8 @@ export class CharacterRepository {
   async writeSnapshot(em: SqlEntityManager, s: ProgressSnapshot): Promise<void> {
     const character = await em.findOne(CharacterEntity, { id: s.characterId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!character) return;
-    const data: Record<string, unknown> = {
-      positionX: s.x,
-      positionY: s.y,
-      positionZ: s.z,
-      health: s.health,
-      combatLevel: s.combatLevel,
-      lastSeenAt: new Date(),
-    };
-    for (const [skill, v] of Object.entries(s.skills)) {
-      data[`${skill}Level`] = v.level;
-      data[`${skill}Xp`] = v.xp;
-    }
-    if (s.goal !== undefined) data.goal = s.goal;
-    if (s.goalsPaused !== undefined) data.goalsPaused = s.goalsPaused;
+    // The same properties as the batched save (entities/character-progress.ts).
+    const data = progressData(s, new Date());
     if (s.coins !== undefined) data.coins = s.coins;
     em.assign(character, data as never);
     await em.flush();

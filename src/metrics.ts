@@ -169,7 +169,11 @@ export class Metrics {
         if (depth !== undefined) this.set(depth);
       },
     });
-    this.saveFailures = new Counter({ name: "realm_save_failures_total", help: "Storage jobs of the per-player queues that failed", registers });
+    this.saveFailures = new Counter({
+      name: "realm_save_failures_total",
+      help: "Storage jobs of the per-player queues that failed (a failed batched progress save counts each of its players)",
+      registers,
+    });
     const gates: [name: string, help: string, read: (g: { inFlight: number; waiting: number }) => number][] = [
       ["realm_admission_in_flight", "Joins and character creations holding an admission slot, by gate (join, creation)", (g) => g.inFlight],
       ["realm_admission_waiting", "Joins and character creations waiting for an admission slot, by gate", (g) => g.waiting],

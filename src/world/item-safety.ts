@@ -3,7 +3,8 @@
  * (`locked` while an immediate transaction, a death or a settlement runs), what changed since the
  * last save (`itemsDirty`, `progressDirty`), and whether the items in memory can be trusted at all
  * (`stale`: a trade's outcome could not be confirmed; they are never written again, and the player
- * reloads on its next join). `save` is the one save path of the world and the trade service.
+ * reloads on its next join). `save` is the one save path of the world and the trade service
+ * (`saveProgressTogether` its form for a batch of players' progress).
  */
 export class ItemSafety {
   #locked = false;
@@ -75,6 +76,28 @@ export class ItemSafety {
     } catch (e) {
       if (items) this.#itemsDirty = true;
       if (progress) this.#progressDirty = true;
+      throw e;
+    }
+  }
+
+  /**
+   * The same save path for the progress of several players written together (a batched progress
+   * save, docs/persistence.md "Batched saves"): take every player's progress flag, `write`, and give
+   * every one its flag back if the write fails. Items flags stay as they are: such a write holds no
+   * items, so changed items are written by a later save.
+   */
+  static async saveProgressTogether(all: readonly ItemSafety[], write: () => Promise<void>): Promise<void> {
+    const taken = all.map((s) => {
+      const was = s.#progressDirty;
+      s.#progressDirty = false;
+      return was;
+    });
+    try {
+      await write();
+    } catch (e) {
+      all.forEach((s, i) => {
+        if (taken[i]) s.#progressDirty = true;
+      });
       throw e;
     }
   }

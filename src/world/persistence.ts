@@ -20,6 +20,14 @@ export class PlayerQueues {
     return this.pending;
   }
 
+  /**
+   * No job of this player is queued or running: a job `run` now (synchronously after this check) is
+   * the first of its queue, so nothing of the player runs before or during it.
+   */
+  idle(playerId: string): boolean {
+    return !this.chains.has(playerId);
+  }
+
   /** Run `job` after every earlier job of this player. Resolves with its result. */
   run<T>(playerId: string, job: () => Promise<T>): Promise<T> {
     const prev = this.chains.get(playerId) ?? Promise.resolve();

@@ -92,7 +92,7 @@ export class World {
     const movement = (this.movement = new Movement({ players, playerGrid, content, regions: this.regions, progress, interrupt }));
     const visibility = (this.visibility = new Visibility({ players, npcs, resources, groundItems, playerGrid, npcGrid, resourceGrid, itemGrid, content, clock }));
     const ground = (this.ground = new Ground({ groundItems, itemGrid, resources, resourceGrid, content, clock, movement }));
-    const saving = (this.saving = new Saving({ players, queues, characters, logger, backgroundWork: deps.backgroundWork }));
+    const saving = (this.saving = new Saving({ players, queues, characters, logger, backgroundWork: deps.backgroundWork, onBatchFailure: (n) => deps.metrics?.saveFailures.inc(n) }));
     const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, interrupt }));
     const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, movement, visibility, deaths, ground, progress, queues, characters }));
     this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths });

@@ -2,11 +2,15 @@
  * Saving: batched saves of what changed (progress, items) on SAVE_INTERVAL, the final save when a
  * player leaves, and immediate item transactions (bank, store, drop, admin) that write first and
  * change memory only once committed. Every write runs in the player's storage queue; the tick never
- * waits for one. Settlements hold a character's items (`holdItems`) while they run.
+ * waits for one. Settlements hold a character's items (`holdItems`) while they run. Players whose
+ * only change is progress are saved many to one statement (docs/persistence.md "Batched saves").
  */
+import { PROGRESS_BATCH_MAX } from "../../../entities/character-progress.js";
 import type { CharacterRepository } from "../../../entities/character-repository.js";
 import type { Inventory } from "../../domain/inventory.js";
 import type { Logger } from "../../logger.js";
+import { isStorageUnavailable, storageFailureLog } from "../../storage/unavailable.js";
+import { ItemSafety } from "../item-safety.js";
 import { refuse, refuseWith, type Refusal } from "../refusals.js";
 import type { PlayerQueues } from "../persistence.js";
 import type { Player } from "../player.js";
@@ -30,31 +34,88 @@ export interface SavingDeps {
   logger: Logger;
   /** Background database work for batched saves (WorldDeps.backgroundWork). */
   backgroundWork?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Told of `players` saves that failed in a batched progress save (metrics; each queue job's failure is counted by the queues). */
+  onBatchFailure?: (players: number) => void;
 }
 
 export class Saving {
   /** Characters whose items are held by a settlement (count): a player joining meanwhile is locked. */
   private readonly itemHolds = new Map<string, number>();
+  /** Players whose last batched progress save failed: saved one at a time until a save succeeds. */
+  private readonly alone = new WeakSet<Player>();
 
   constructor(private readonly d: SavingDeps) {}
 
-  /** Queue a save of every player whose state changed. Never awaited by the tick. */
+  /**
+   * Queue a save of every player whose state changed. Never awaited by the tick. A player whose only
+   * change is progress, with nothing in its storage queue, joins a batched progress save
+   * (`saveProgressBatch`); any other is saved alone, in its queue.
+   */
   saveDirty(): void {
+    const batch: Player[] = [];
     for (const p of this.d.players.values()) {
       if (!p.progressDirty && !p.itemsDirty) continue;
       if (p.itemsLocked) continue;
+      if (!p.itemsDirty && !this.alone.has(p) && this.d.queues.idle(p.id)) {
+        batch.push(p);
+        continue;
+      }
       // In the player's queue (its saves stay in order), then behind interactive database work.
-      const background = this.d.backgroundWork;
-      void this.d.queues.run(p.id, () => (background ? background(() => this.save(p)) : this.save(p)));
+      void this.d.queues.run(p.id, () => this.background(() => this.save(p)));
     }
+    for (let i = 0; i < batch.length; i += PROGRESS_BATCH_MAX) this.saveProgressBatch(batch.slice(i, i + PROGRESS_BATCH_MAX));
+  }
+
+  /**
+   * Save the progress of `players` in one statement, as one background job (at most
+   * `PROGRESS_BATCH_MAX` players; `saveDirty` checked that each one's queue is idle).
+   *
+   * Ordering: a job is put in every player's queue now, synchronously with that check, so it is the
+   * first job of each queue, and it ends only when the batch has been written (or failed). So
+   * nothing else of these players — a save on leaving, an item transaction, a death, a settlement, a
+   * join reading the row — runs before or during the batch: whatever they write comes after it, as
+   * with one save per player. The batch itself waits for nothing but a background slot and the
+   * database, never for a queue, so holding several queues at once can't deadlock (a queue that
+   * was not idle would make it wait behind that queue's jobs: such a player is saved alone).
+   */
+  private saveProgressBatch(players: readonly Player[]): void {
+    let written!: () => void;
+    const done = new Promise<void>((resolve) => (written = resolve));
+    for (const p of players) void this.d.queues.run(p.id, () => done);
+    void this.background(() => this.writeProgressBatch(players)).then(written, written);
+  }
+
+  /** The write of a batched progress save: flags as `ItemSafety.saveProgressTogether`; a failure is logged once. */
+  private async writeProgressBatch(players: readonly Player[]): Promise<void> {
+    try {
+      await ItemSafety.saveProgressTogether(
+        players.map((p) => p.safety),
+        async () => {
+          await this.d.characters.saveProgress(players.map((p) => p.snapshot(false)));
+        },
+      );
+    } catch (e) {
+      // Every player got its progress flag back: the next interval saves it again, alone, so one
+      // row the statement can't write (a check, a held lock) never keeps the others from saving.
+      for (const p of players) this.alone.add(p);
+      this.d.onBatchFailure?.(players.length);
+      const context = { players: players.length, firstPlayerId: players[0]?.id };
+      if (isStorageUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
+      else this.d.logger.error({ err: e, ...context }, "batched progress save failed; its players will be saved one at a time");
+    }
+  }
+
+  private background<T>(work: () => Promise<T>): Promise<T> {
+    return this.d.backgroundWork ? this.d.backgroundWork(work) : work();
   }
 
   /**
    * Save one player now (call it inside its queue): the one save path (`ItemSafety.save`), used by
    * the batched save, `flush` and the trade service before a settlement.
    */
-  save(p: Player): Promise<void> {
-    return p.safety.save((items) => this.d.characters.save(p.snapshot(items)));
+  async save(p: Player): Promise<void> {
+    await p.safety.save((items) => this.d.characters.save(p.snapshot(items)));
+    this.alone.delete(p);
   }
 
   /** Queue the save of a player that left, with its items, and record the end of its login. */

@@ -56,6 +56,11 @@ class FakeCharacters {
     await this.saveGate;
     this.write(s);
   }
+  async saveProgress(rows: ProgressSnapshot[]) {
+    await this.saveGate;
+    for (const s of rows) this.write(s);
+    return rows.length;
+  }
   async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
     await this.deathGate;
     if (this.openDeaths.has(death.characterId)) return null;

@@ -40,6 +40,11 @@ class FakeRepo {
     await this.gate;
     this.saves.push(structuredClone(s));
   }
+  async saveProgress(rows: ProgressSnapshot[]) {
+    await this.gate;
+    this.saves.push(...structuredClone(rows));
+    return rows.length;
+  }
   async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
     await this.gate;
     if (this.deaths.some((d) => d.characterId === death.characterId && !d.resolved)) return null;

@@ -32,6 +32,15 @@ class FakeRepo {
     if (this.failSaves) throw new Error("storage down");
     this.saves.push(structuredClone(s));
   }
+  /** Batched progress saves, each also in `saves`. */
+  batches: ProgressSnapshot[][] = [];
+  async saveProgress(rows: ProgressSnapshot[]) {
+    await this.gate;
+    if (this.failSaves) throw new Error("storage down");
+    this.batches.push(structuredClone(rows));
+    this.saves.push(...structuredClone(rows));
+    return rows.length;
+  }
   async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
     await this.gate;
     if (this.failDeath) throw new Error("storage down");

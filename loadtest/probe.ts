@@ -96,13 +96,16 @@ async function profileWindow(dir: string) {
   session.connect();
   await session.post("Profiler.enable");
   await session.post("Profiler.start");
-  setTimeout(() => {
-    void session
-      .post("Profiler.stop")
-      .then(({ profile }) => writeFile(`${dir}/window-${process.pid}.cpuprofile`, JSON.stringify(profile)))
-      .then(() => session.disconnect())
-      .catch((e: unknown) => process.stderr.write(`probe: profile not written: ${String(e)}\n`));
-  }, Number(process.env.PROBE_PROFILE_SECONDS ?? 20) * 1000).unref();
+  setTimeout(
+    () => {
+      void session
+        .post("Profiler.stop")
+        .then(({ profile }) => writeFile(`${dir}/window-${process.pid}.cpuprofile`, JSON.stringify(profile)))
+        .then(() => session.disconnect())
+        .catch((e: unknown) => process.stderr.write(`probe: profile not written: ${String(e)}\n`));
+    },
+    Number(process.env.PROBE_PROFILE_SECONDS ?? 20) * 1000,
+  ).unref();
 }
 let profiled = false;
 

@@ -12,6 +12,8 @@ import { startTicker, type TickedRoom, type Ticker } from "../../../rooms/world/
 const TICK_MS = 20;
 /** World 2's phase: half a tick. */
 const PHASE = 10;
+/** A wall-clock time on the grid at phase 0 (the test's own clock). */
+const T0 = 1_000_000;
 
 /** A room with what the ticker uses: the calls it got, in order. */
 function standInRoom() {
@@ -37,7 +39,7 @@ describe("world room ticker", () => {
 
   it("auto: ticks on the world's slots, the room clock first, one tick per slot while ticks end in time", async () => {
     const room = standInRoom();
-    let t = 1_000_003;
+    let t = T0 + 3;
     const slots: number[] = [];
     const handles: unknown[] = [];
     let done!: () => void;
@@ -53,9 +55,9 @@ describe("world room ticker", () => {
       },
       { tickMs: TICK_MS, tickPhase: "auto", worldNumber: 2, now: () => t },
     );
-    assert.equal(ticker.slot, 1_000_010, "the first slot of phase 10 from now on");
+    assert.equal(ticker.slot, T0 + PHASE, "the first slot of world 2's phase from now on");
     await three;
-    assert.deepEqual(slots, [1_000_010, 1_000_030, 1_000_050]);
+    assert.deepEqual(slots, [T0 + PHASE, T0 + PHASE + TICK_MS, T0 + PHASE + 2 * TICK_MS]);
     assert.deepEqual(room.log, ["clock", "tick", "clock", "tick", "clock", "tick"]);
     // Colyseus's timestep handle is the ticker's current timeout (Node's Timeout objects).
     assert.ok(
@@ -67,7 +69,7 @@ describe("world room ticker", () => {
 
   it("auto: a tick that overruns makes the next one take the next free slot and counts the skipped slots", async () => {
     const room = standInRoom();
-    let t = 1_000_000;
+    let t = T0;
     const slots: number[] = [];
     const skipped: number[] = [];
     let done!: () => void;
@@ -83,7 +85,7 @@ describe("world room ticker", () => {
       { tickMs: TICK_MS, tickPhase: "auto", worldNumber: 2, now: () => t, metrics: { tickSlotsSkipped: { inc: (n: number) => skipped.push(n) } } },
     );
     await three;
-    assert.deepEqual(slots, [1_000_010, 1_000_070, 1_000_090]);
+    assert.deepEqual(slots, [T0 + PHASE, T0 + PHASE + 3 * TICK_MS, T0 + PHASE + 4 * TICK_MS]);
     assert.deepEqual(skipped, [2]);
   });
 

@@ -79,6 +79,8 @@ const { values: args } = parseArgs({
     "join-timeout": { type: "string", default: "60" },
     "prepare-concurrency": { type: "string", default: "16" },
     "tick-ms": { type: "string", default: "600" },
+    /** The servers' TICK_PHASE: `auto` (each world on its phase of the wall-clock tick grid) or `off` (Colyseus's interval). */
+    "tick-phase": { type: "string", default: "auto" },
     "save-interval": { type: "string", default: "10" },
     roam: { type: "string", default: "8" },
     hotspots: { type: "string", default: "4" },
@@ -123,6 +125,8 @@ const ONE_SHARE = Number(args["one-share"]);
 if (!(ONE_SHARE > 0 && ONE_SHARE < 1)) fail("--one-share must be between 0 and 1");
 const REFERENCE = args.reference ? int(args.reference, 2, 10_000, "--reference") : undefined;
 const TICK_MS = int(args["tick-ms"], 10, 10_000, "--tick-ms");
+if (args["tick-phase"] !== "auto" && args["tick-phase"] !== "off") fail(`--tick-phase must be "auto" or "off"`);
+const TICK_PHASE = args["tick-phase"];
 const BAR = args.p99 ? int(args.p99, 1, 600_000, "--p99") : TICK_MS + 100;
 const DURATION_S = int(args.duration, 5, 600, "--duration");
 const WARMUP_S = int(args.warmup, 0, 300, "--warmup");
@@ -181,6 +185,7 @@ async function startProc(name: string, world: number, ctx: Ctx, redisUrl?: strin
       ADMIN_CODE,
       SAVE_INTERVAL: args["save-interval"],
       TICK_MS: String(TICK_MS),
+      TICK_PHASE,
       DATABASE_URL: args.db,
       METRICS_PORT: String(metricsPort),
       WORLDS: String(world),
@@ -676,6 +681,7 @@ async function main() {
       scenario: SCENARIO,
       step: STEP,
       tickMs: TICK_MS,
+      tickPhase: TICK_PHASE,
       bar: REFERENCE ? `p99 of one process at ${REFERENCE}` : BAR,
       via: args.via,
       twoProcessesOnRedis: !args["no-redis"],
@@ -699,7 +705,7 @@ async function main() {
   let bar = REFERENCE ? NaN : BAR;
   const notes: string[] = [];
   console.log(
-    `scale benchmark: ${SCENARIO}, one process then two (one world each, bots split), tick ${TICK_MS} ms, bar ${REFERENCE ? `the p99 of one process at ${REFERENCE}` : `move→visible p99 ≤ ${BAR} ms`}; ` +
+    `scale benchmark: ${SCENARIO}, one process then two (one world each, bots split), tick ${TICK_MS} ms (TICK_PHASE ${TICK_PHASE}), bar ${REFERENCE ? `the p99 of one process at ${REFERENCE}` : `move→visible p99 ≤ ${BAR} ms`}; ` +
       `storage PostgreSQL ${db.host}${db.pathname}; Redis ${args.redis}; load average ${loadavg().map(round1).join(" ")}`,
   );
   try {

@@ -24,6 +24,7 @@ import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
 import { asServerError, authorizeJoin, type WorldAuth } from "./world/join-auth.js";
 import { installInterestEncoder, TrackedView } from "./world/interest-encoder.js";
+import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
 import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates, type SdkVisibility } from "./world/views.js";
 
 /** A connected client, SDK or plain WebSocket: the player's `Connection` plus what the room keeps for it. */
@@ -65,6 +66,8 @@ export interface WorldRoomDeps {
   /** Admission control of joins (src/net/admission.ts); joins are unbounded without it. */
   admission?: Admission;
   tickMs: number;
+  /** `TICK_PHASE`: `auto` ticks on the world's phase of the wall-clock tick grid, `off` on a plain interval (rooms/world/ticker.ts). */
+  tickPhase: TickPhase;
   /** Seconds a reserved seat waits for its client's room socket (`SEAT_RESERVATION_SECONDS`); Colyseus's 15 without it. */
   seatReservationSeconds?: number;
   logger: Logger;
@@ -99,16 +102,17 @@ export class WorldRoom extends Room implements JsonWorld {
   private published = -1;
   /** Ends the subscription to the world's `playerRemoved` (onDispose). */
   private stopListening: (() => void) | undefined;
+  /** Runs `onTick` every tick until the room is disposed (read by tests). */
+  ticker: Ticker | undefined;
 
   /** Unused creation permits, each with the dependencies of the room it creates (see `permitCreation`). */
   private static readonly permits = new Map<string, WorldRoomDeps>();
 
   /**
-   * A one-time permit to create the room of one world, for the server's own `matchMaker.createRoom(
-   * "world", { permit, world })` at start-up. Each world room runs the simulation of its `World`, so
-   * a second one would tick it again: a room created without a permit the server issued (a client's
-   * `create`/`joinOrCreate`, refused before by the matchmaking middleware) fails in `onCreate`
-   * before anything starts. The permit carries the room's dependencies: no client option reaches them.
+   * A one-time permit to create the room of one world, for the server's own `matchMaker.createRoom("world", { permit, world })` at start-up.
+   * Each world room runs the simulation of its `World`, so a second one would tick it again: a room created without a permit the server
+   * issued (a client's `create`/`joinOrCreate`, refused before by the matchmaking middleware) fails in `onCreate` before anything starts.
+   * The permit carries the room's dependencies: no client option reaches them.
    */
   static permitCreation(deps: WorldRoomDeps): string {
     const permit = randomUUID();
@@ -123,14 +127,11 @@ export class WorldRoom extends Room implements JsonWorld {
     this.deps = deps;
     this.world = deps.world;
     this.mirror = new SchemaMirror(this.state, deps.world);
-    // Each changed entity encoded once per tick, not once per client that sees it (README "In a crowd").
-    installInterestEncoder(this, ENTITY_SCHEMAS);
+    installInterestEncoder(this, ENTITY_SCHEMAS); // each changed entity encoded once a tick (README "In a crowd")
     this.maxClients = deps.maxPlayers;
     if (deps.seatReservationSeconds) this.seatReservationTimeout = deps.seatReservationSeconds;
-    this.setSimulationInterval(() => this.onTick(), this.deps.tickMs);
-    // Patches leave at the end of each tick (onTick). A separate patch timer at the same rate fires
-    // just before the tick and would show every change one whole tick late.
-    this.setPatchRate(null);
+    this.ticker = startTicker(this, () => this.onTick(), deps); // `onTick` is looked up at each tick: the benchmark probe wraps it
+    this.setPatchRate(null); // patches leave at the end of each tick (onTick); a patch timer would send them a tick late
     for (const event of CLIENT_EVENT_NAMES) {
       this.onMessage(event, (client: Client, payload: unknown) => {
         const link = this.links.get(client.sessionId);
@@ -147,6 +148,7 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   override onDispose() {
+    this.ticker?.stop();
     this.stopListening?.();
     this.stopServingJson?.();
   }
@@ -211,9 +213,8 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   /**
-   * A plain-WebSocket frame. Frames of a connection that is no longer its player's live one
-   * (replaced, revoked, flood-closed: the socket still delivers during the closing handshake) are
-   * ignored.
+   * A plain-WebSocket frame. Frames of a connection that is no longer its player's live one (replaced, revoked, flood-closed:
+   * the socket still delivers during the closing handshake) are ignored.
    */
   private receiveJson(link: ClientLink, raw: string) {
     const player = this.world.connectedPlayer(link.playerId, link.id);
@@ -236,9 +237,8 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   /**
-   * Colyseus closes an SDK client by itself, before any room handler runs, when a frame is not
-   * valid msgpack (4002). Every close the server starts goes through `client.leave`, so recording
-   * it there lets `onDrop` refuse such a connection a reconnection seat like any other server close.
+   * Colyseus closes an SDK client by itself, before any room handler runs, when a frame is not valid msgpack (4002). Every close the server
+   * starts goes through `client.leave`, so recording it there lets `onDrop` refuse such a connection a reconnection seat like any other server close.
    */
   private recordServerCloses(client: Client, link: ClientLink) {
     const leave = client.leave.bind(client);
@@ -249,9 +249,8 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   /**
-   * Colyseus calls this for an exception in a message handler, timer or lifecycle method instead
-   * of letting it escape a socket listener (which would end the process). Logged, never rethrown
-   * here (lifecycle methods still fail their join or reconnection).
+   * Colyseus calls this for an exception in a message handler, timer, tick (rooms/world/ticker.ts) or lifecycle method instead of letting
+   * it escape a socket listener (which would end the process). Logged, never rethrown here (lifecycle methods still fail their join or reconnection).
    */
   override onUncaughtException(error: RoomException, methodName: RoomMethodName) {
     const cause = error.cause ?? error;
@@ -287,9 +286,8 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   /**
-   * The socket went away without a consented leave. A connection the server closed itself
-   * (flood 4029, replaced 4009, revoked 4003, bad token 4001) or that is no longer the player's
-   * live one gets no reconnection seat: `onLeave` follows at once.
+   * The socket went away without a consented leave. A connection the server closed itself (flood 4029, replaced 4009, revoked 4003,
+   * bad token 4001) or that is no longer the player's live one gets no reconnection seat: `onLeave` follows at once.
    */
   override onDrop(client: Client) {
     const link = this.links.get(client.sessionId);
@@ -301,9 +299,8 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   /**
-   * A dropped SDK client is back within the window. Colyseus skips `onAuth` here, so the account's
-   * block is checked again (the upgrade filter already refused a blocked address). Throwing refuses
-   * the reconnection (the client gets an error).
+   * A dropped SDK client is back within the window. Colyseus skips `onAuth` here, so the account's block is checked again
+   * (the upgrade filter already refused a blocked address). Throwing refuses the reconnection (the client gets an error).
    */
   override onReconnect(client: Client) {
     const link = this.links.get(client.sessionId);

@@ -88,6 +88,7 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   RATE_LIMIT_BLOCK_SECONDS: int(60, 1, 86400),
   TICK_MS: int(600, 10, 10_000),
+  TICK_PHASE: optionalString.pipe(z.enum(["auto", "off"], "must be auto or off").default("auto")),
   MAX_SOCKETS_PER_ADDRESS: int(10, 1, 100_000),
   WORLDS: worldList,
   WORLD_MAX_PLAYERS: int(5_000, 1, 100_000),
@@ -150,6 +151,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly skipManifests: boolean;
   readonly tickMs: number;
+  /** `TICK_PHASE`: `auto` ticks each world on its phase of the wall-clock tick grid, `off` on a plain interval (README "Scaling: several processes and machines"). */
+  readonly tickPhase: "auto" | "off";
   /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
   readonly maxSocketsPerAddress: number;
   /** `WORLDS`: the world numbers this process hosts, ascending (README "Worlds"). */
@@ -275,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: v.TRUST_PROXY,
     skipManifests: v.SKIP_MANIFESTS,
     tickMs: v.TICK_MS,
+    tickPhase: v.TICK_PHASE,
     maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
     worlds: v.WORLDS,
     worldMaxPlayers: v.WORLD_MAX_PLAYERS,

@@ -18,6 +18,7 @@ export const METRIC_NAMES = [
   "realm_rooms",
   "realm_tick_duration_seconds",
   "realm_tick_overruns_total",
+  "realm_tick_slots_skipped_total",
   "realm_messages_in_total",
   "realm_messages_out_total",
   "realm_flood_drops_total",
@@ -59,6 +60,8 @@ export class Metrics {
   /** Tick duration; observe through `tick()`. */
   readonly tickSeconds: Histogram;
   readonly tickOverruns: Counter;
+  /** Tick slots left out because the tick before ran past them (`TICK_PHASE=auto`, rooms/world/ticker.ts). */
+  readonly tickSlotsSkipped: Counter;
   private readonly messagesIn: Counter<"event">;
   private readonly messagesOut: Counter<"event">;
   readonly floodDrops: Counter;
@@ -103,6 +106,11 @@ export class Metrics {
       registers,
     });
     this.tickOverruns = new Counter({ name: "realm_tick_overruns_total", help: "Ticks that took longer than TICK_MS", registers });
+    this.tickSlotsSkipped = new Counter({
+      name: "realm_tick_slots_skipped_total",
+      help: "Slots of the tick grid that got no tick because the tick before (or the process) ran past them (TICK_PHASE=auto)",
+      registers,
+    });
     this.messagesIn = new Counter({
       name: "realm_messages_in_total",
       help: "Messages received from clients by event (both transports); names not in the protocol count as 'unknown'",

@@ -238,6 +238,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     adapter,
     admission,
     tickMs: config.tickMs,
+    tickPhase: config.tickPhase,
     seatReservationSeconds: config.seatReservationSeconds,
     logger,
     metrics,

@@ -150,7 +150,7 @@ export class InterestEncoder extends Encoder {
 
   /** An entity: one of the leaf classes, filtered (reached through a view collection), attached, with no field filter of its own. */
   private isEntity(tree: ChangeTree): boolean {
-    return this.leafTypes.has(tree.ref.constructor as SchemaClass) && tree.isFiltered && tree.encDescriptor.filter === undefined;
+    return this.leafTypes.has((tree.ref as object).constructor as SchemaClass) && tree.isFiltered && tree.encDescriptor.filter === undefined;
   }
 
   /** Colyseus's encoding of just the trees in `list` (the root's change queue swapped for the call). */

@@ -27,6 +27,7 @@ describe("config", () => {
     assert.equal(c.manifestsDir, "world/manifests");
     assert.equal(c.saveIntervalSeconds, 60);
     assert.equal(c.tickMs, 600);
+    assert.equal(c.tickPhase, "auto");
     assert.equal(c.rateLimitBlockSeconds, 60);
     assert.equal(c.publicApiUrl, "http://localhost:5555");
     assert.equal(c.publicWsUrl, "ws://localhost:5555/ws");
@@ -210,6 +211,18 @@ describe("config", () => {
       assert.equal(p.length, 1, p.join("; "));
       assert.match(p[0]!, /^IDP_JWKS_URL: /);
     });
+  });
+
+  it("TICK_PHASE: auto (default, also when empty) or off; anything else refused with the setting named", () => {
+    const table: [value: string | undefined, phase: string][] = [
+      [undefined, "auto"],
+      ["", "auto"],
+      ["auto", "auto"],
+      ["off", "off"],
+      [" off ", "off"],
+    ];
+    for (const [value, phase] of table) assert.equal(loadConfig({ TICK_PHASE: value }).tickPhase, phase, JSON.stringify(value));
+    for (const bad of ["on", "OFF", "true", "0", "auto,off"]) assert.deepEqual(problems({ TICK_PHASE: bad }), ["TICK_PHASE: must be auto or off"], bad);
   });
 
   it("takes TICK_MS, SAVE_INTERVAL, TRUST_PROXY and RATE_LIMIT_BLOCK_SECONDS", () => {

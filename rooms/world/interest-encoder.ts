@@ -39,22 +39,27 @@ const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int
  */
 const ENTITY_HEADROOM = 4096;
 
-/** A client's view that also keeps the set of entities it holds, so its patch need not walk the whole tick's changes. */
+/** A client's view that also keeps the entities it holds, by class, so its patch need not walk the whole tick's changes. */
 export class TrackedView extends StateView {
-  /** Change trees of what was added (and not removed since). */
-  readonly entities = new Set<ChangeTree>();
+  /** Change trees of what was added (and not removed since), by the class of the object. */
+  readonly entities = new Map<unknown, Set<ChangeTree>>();
 
   override add(obj: Ref, tag?: number, checkIncludeParent?: boolean): boolean {
     const added = super.add(obj, tag, checkIncludeParent);
     const tree = (obj as { [$changes]?: ChangeTree } | undefined)?.[$changes];
-    if (tree) this.entities.add(tree);
+    if (tree) {
+      const type = (obj as object).constructor;
+      let set = this.entities.get(type);
+      if (!set) this.entities.set(type, (set = new Set()));
+      set.add(tree);
+    }
     return added;
   }
 
   override remove(obj: Ref, tag?: number, isClear?: boolean): this {
     super.remove(obj, tag, isClear ?? false);
     const tree = (obj as { [$changes]?: ChangeTree } | undefined)?.[$changes];
-    if (tree) this.entities.delete(tree);
+    if (tree) this.entities.get((obj as object).constructor)?.delete(tree);
     return this;
   }
 }
@@ -66,7 +71,7 @@ export class InterestEncoder extends Encoder {
   private built = false;
   /** Encoded chunks of this tick's changed entities: bytes, and per tree its [start, end) in them. */
   private chunkBytes: Uint8Array = new Uint8Array(64 * 1024);
-  private readonly chunks = new Map<ChangeTree, number>();
+  private readonly chunks = new Map<unknown, Map<ChangeTree, number>>();
   private chunkStart: number[] = [];
   private chunkEnd: number[] = [];
   /** The tick's changed trees that are not entities: encoded per view by Colyseus. */
@@ -100,15 +105,19 @@ export class InterestEncoder extends Encoder {
     if (!this.built) this.build();
     // Collections and the root, filtered for this view by Colyseus (parents before the entities).
     buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
-    // Then the chunks of the changed entities this view holds, whichever set is smaller to walk.
-    const visible = view.entities;
-    if (visible.size <= this.chunks.size) {
-      for (const tree of visible) {
-        const i = this.chunks.get(tree);
-        if (i !== undefined && view.isVisible(tree)) buffer = this.copyChunk(i, it, buffer);
+    // Then the chunks of the changed entities this view holds, class by class (resource nodes, many
+    // and static, cost nothing in a tick where none changed), walking whichever set is smaller.
+    for (const [type, held] of view.entities) {
+      const changed = this.chunks.get(type);
+      if (!changed || held.size === 0) continue;
+      if (held.size <= changed.size) {
+        for (const tree of held) {
+          const i = changed.get(tree);
+          if (i !== undefined && view.isVisible(tree)) buffer = this.copyChunk(i, it, buffer);
+        }
+      } else {
+        for (const [tree, i] of changed) if (held.has(tree) && view.isVisible(tree)) buffer = this.copyChunk(i, it, buffer);
       }
-    } else {
-      for (const [tree, i] of this.chunks) if (visible.has(tree) && view.isVisible(tree)) buffer = this.copyChunk(i, it, buffer);
     }
     return buffer.subarray(0, it.offset);
   }
@@ -120,7 +129,7 @@ export class InterestEncoder extends Encoder {
 
   /** Split the tick's changes: entities are encoded once into chunks, the rest listed for per-view encoding. */
   private build() {
-    this.chunks.clear();
+    for (const changed of this.chunks.values()) changed.clear();
     this.others.next = this.others.tail = undefined;
     const queue = (this.root as unknown as { changes: ChangeList }).changes;
     const it: Iterator = { offset: 0 };
@@ -136,7 +145,10 @@ export class InterestEncoder extends Encoder {
         if (it.offset === start) continue;
         this.chunkStart[n] = start;
         this.chunkEnd[n] = it.offset;
-        this.chunks.set(tree, n++);
+        const type = (tree.ref as object).constructor;
+        let changed = this.chunks.get(type);
+        if (!changed) this.chunks.set(type, (changed = new Map()));
+        changed.set(tree, n++);
       } else {
         const copy: ChangeNode = { changeTree: tree };
         if (tail) tail.next = copy;
@@ -172,10 +184,13 @@ export class InterestEncoder extends Encoder {
 
   private copyChunk(i: number, it: Iterator, buffer: Uint8Array): Uint8Array {
     const start = this.chunkStart[i]!;
-    const length = this.chunkEnd[i]! - start;
-    if (it.offset + length > buffer.length) buffer = this.ensureCapacity(buffer, it.offset + length);
-    buffer.set(this.chunkBytes.subarray(start, start + length), it.offset);
-    it.offset += length;
+    const end = this.chunkEnd[i]!;
+    if (it.offset + end - start > buffer.length) buffer = this.ensureCapacity(buffer, it.offset + end - start);
+    // Chunks are a few bytes (a move is about a dozen): a plain loop, no subarray allocated per copy.
+    const from = this.chunkBytes;
+    let o = it.offset;
+    for (let b = start; b < end; b++) buffer[o++] = from[b]!;
+    it.offset = o;
     return buffer;
   }
 

@@ -39,6 +39,10 @@ const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int
  */
 const ENTITY_HEADROOM = 4096;
 
+/** Where a changed entity's chunk is (`InterestEncoder.first`). */
+const CHUNK = Symbol("interest-encoder chunk");
+type Stamped = ChangeTree & { [CHUNK]?: number };
+
 /** A client's view that also keeps the entities it holds, by class, so its patch need not walk the whole tick's changes. */
 export class TrackedView extends StateView {
   /** Change trees of what was added (and not removed since), by the class of the object. */
@@ -71,9 +75,15 @@ export class InterestEncoder extends Encoder {
   private built = false;
   /** Encoded chunks of this tick's changed entities: bytes, and per tree its [start, end) in them. */
   private chunkBytes: Uint8Array = new Uint8Array(64 * 1024);
-  private readonly chunks = new Map<unknown, Map<ChangeTree, number>>();
+  private readonly chunks = new Map<unknown, ChangeTree[]>();
   private chunkStart: number[] = [];
   private chunkEnd: number[] = [];
+  /**
+   * Chunk numbers run on from tick to tick; each tree changed this tick carries its own under
+   * CHUNK (a symbol property: a lookup per held entity without a hash map), valid when >= `first`.
+   */
+  private first = 0;
+  private next = 0;
   /** The tick's changed trees that are not entities: encoded per view by Colyseus. */
   private readonly others: ChangeList = { next: undefined, tail: undefined, nextPosition: 0 };
   /** One-node list used to encode a single entity; and a view that sees everything, for that. */
@@ -109,14 +119,14 @@ export class InterestEncoder extends Encoder {
     // and static, cost nothing in a tick where none changed), walking whichever set is smaller.
     for (const [type, held] of view.entities) {
       const changed = this.chunks.get(type);
-      if (!changed || held.size === 0) continue;
-      if (held.size <= changed.size) {
+      if (!changed || changed.length === 0 || held.size === 0) continue;
+      if (held.size <= changed.length) {
         for (const tree of held) {
-          const i = changed.get(tree);
-          if (i !== undefined && view.isVisible(tree)) buffer = this.copyChunk(i, it, buffer);
+          const i = (tree as Stamped)[CHUNK];
+          if (i !== undefined && i >= this.first && view.isVisible(tree)) buffer = this.copyChunk(i - this.first, it, buffer);
         }
       } else {
-        for (const [tree, i] of changed) if (held.has(tree) && view.isVisible(tree)) buffer = this.copyChunk(i, it, buffer);
+        for (const tree of changed) if (held.has(tree) && view.isVisible(tree)) buffer = this.copyChunk((tree as Stamped)[CHUNK]! - this.first, it, buffer);
       }
     }
     return buffer.subarray(0, it.offset);
@@ -129,11 +139,11 @@ export class InterestEncoder extends Encoder {
 
   /** Split the tick's changes: entities are encoded once into chunks, the rest listed for per-view encoding. */
   private build() {
-    for (const changed of this.chunks.values()) changed.clear();
+    for (const changed of this.chunks.values()) changed.length = 0;
     this.others.next = this.others.tail = undefined;
+    this.first = this.next;
     const queue = (this.root as unknown as { changes: ChangeList }).changes;
     const it: Iterator = { offset: 0 };
-    let n = 0;
     let tail: ChangeNode | undefined;
     for (let node = queue.next; node; node = node.next) {
       const tree = node.changeTree;
@@ -143,12 +153,14 @@ export class InterestEncoder extends Encoder {
         this.single.next = this.single.tail = { changeTree: tree };
         this.chunkBytes = this.encodeList(this.single, it, this.everything, this.chunkBytes, start, true);
         if (it.offset === start) continue;
-        this.chunkStart[n] = start;
-        this.chunkEnd[n] = it.offset;
+        const n = this.next++;
+        this.chunkStart[n - this.first] = start;
+        this.chunkEnd[n - this.first] = it.offset;
+        (tree as Stamped)[CHUNK] = n;
         const type = (tree.ref as object).constructor;
         let changed = this.chunks.get(type);
-        if (!changed) this.chunks.set(type, (changed = new Map()));
-        changed.set(tree, n++);
+        if (!changed) this.chunks.set(type, (changed = []));
+        changed.push(tree);
       } else {
         const copy: ChangeNode = { changeTree: tree };
         if (tail) tail.next = copy;

@@ -43,7 +43,12 @@ const ENTITY_HEADROOM = 4096;
 const CHUNK = Symbol("interest-encoder chunk");
 type Stamped = ChangeTree & { [CHUNK]?: number };
 
-/** A client's view that also keeps the entities it holds, by class, so its patch need not walk the whole tick's changes. */
+/**
+ * A client's view that also keeps the entities it holds, by class, so its patch need not walk the
+ * whole tick's changes. The sets follow `add` and `remove` exactly (the room's only way in and out:
+ * `refreshView`, and `SchemaMirror.remove` before an entity leaves the state), so the encoder takes
+ * them as the view's visibility without testing each tree again.
+ */
 export class TrackedView extends StateView {
   /** Change trees of what was added (and not removed since), by the class of the object. */
   readonly entities = new Map<unknown, Set<ChangeTree>>();
@@ -123,10 +128,10 @@ export class InterestEncoder extends Encoder {
       if (held.size <= changed.length) {
         for (const tree of held) {
           const i = (tree as Stamped)[CHUNK];
-          if (i !== undefined && i >= this.first && view.isVisible(tree)) buffer = this.copyChunk(i - this.first, it, buffer);
+          if (i !== undefined && i >= this.first) buffer = this.copyChunk(i - this.first, it, buffer);
         }
       } else {
-        for (const tree of changed) if (held.has(tree) && view.isVisible(tree)) buffer = this.copyChunk((tree as Stamped)[CHUNK]! - this.first, it, buffer);
+        for (const tree of changed) if (held.has(tree)) buffer = this.copyChunk((tree as Stamped)[CHUNK]! - this.first, it, buffer);
       }
     }
     return buffer.subarray(0, it.offset);

@@ -30,7 +30,7 @@
  * bounded in time and the whole run by `--budget` seconds; servers and bot processes are killed on
  * any exit.
  */
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { cpus, loadavg, release, setPriority, tmpdir, totalmem } from "node:os";
@@ -45,7 +45,7 @@ import { seededRng } from "./bot.js";
 import type { BotSpec, GroupReport, WorkerMessage } from "./bot-worker.js";
 import { botToken } from "./colyseus/tokens.js";
 import { ladderCapacity, type Capacity } from "./capacity.js";
-import { BotWorker, mergeJoins, pct, placement, prepareCharacters, share, type JoinSummary, type Placement } from "./fleet.js";
+import { BotWorker, childrenKilledOnExit, mergeJoins, pct, placement, prepareCharacters, share, type JoinSummary, type Placement } from "./fleet.js";
 import { byLabel, counterDiff, ProcSampler, round1, scrape, type Scrape } from "./sampler.js";
 import { buildDist, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe } from "./server.js";
 
@@ -146,16 +146,7 @@ const JOINED_SHARE = 0.99;
 
 // ------------------------------------------------------------------ processes
 
-const children = new Set<ChildProcess>();
-function killAll() {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-}
-process.on("exit", killAll);
-for (const sig of ["SIGINT", "SIGTERM"] as const)
-  process.on(sig, () => {
-    killAll();
-    process.exit(130);
-  });
+const { children, killAll } = childrenKilledOnExit();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const startedAt = Date.now();

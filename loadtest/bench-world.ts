@@ -21,7 +21,7 @@
  * `--create-on-join`. All traffic stays on 127.0.0.1; every phase is bounded in time; the servers
  * and workers are killed on any failure.
  */
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { cpus, release, tmpdir, totalmem } from "node:os";
@@ -33,7 +33,7 @@ import { freePort } from "../test/helpers/process.js";
 import { seededRng, type BotTarget, type TargetKind, type Tile } from "./bot.js";
 import type { BotSpec, GroupReport, Role } from "./bot-worker.js";
 import { botToken } from "./colyseus/tokens.js";
-import { BotWorker, hotspots, mergeJoins, pct, prepareCharacters, safeHomes, share, shuffle, type JoinSummary } from "./fleet.js";
+import { BotWorker, childrenKilledOnExit, hotspots, mergeJoins, pct, prepareCharacters, safeHomes, share, shuffle, type JoinSummary } from "./fleet.js";
 import { byLabel, counterDiff, histogramQuantile, ProcSampler, round1, scrape, type Scrape } from "./sampler.js";
 import { buildDist, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe, type TickStats } from "./server.js";
 
@@ -123,17 +123,7 @@ const probesFor = (n: number) => (args.probes ? int(args.probes, 0, 500, "--prob
 
 // ------------------------------------------------------------------ processes
 
-const children = new Set<ChildProcess>();
-
-function killAll() {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-}
-process.on("exit", killAll);
-for (const sig of ["SIGINT", "SIGTERM"] as const)
-  process.on(sig, () => {
-    killAll();
-    process.exit(130);
-  });
+const { children, killAll } = childrenKilledOnExit();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -12,6 +12,24 @@ import type { BotSpec, Command, JoinReport, WorkerMessage } from "./bot-worker.j
 import { round1 } from "./sampler.js";
 import { ROOT } from "./server.js";
 
+/**
+ * The child processes a benchmark started (servers, bot processes): all SIGKILLed when the script
+ * exits or is interrupted (exit code 130), so nothing is left running after a failed run.
+ */
+export function childrenKilledOnExit(): { children: Set<ChildProcess>; killAll: () => void } {
+  const children = new Set<ChildProcess>();
+  const killAll = () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  };
+  process.on("exit", killAll);
+  for (const sig of ["SIGINT", "SIGTERM"] as const)
+    process.on(sig, () => {
+      killAll();
+      process.exit(130);
+    });
+  return { children, killAll };
+}
+
 /** One bot process (`bot-worker.ts`); `children` learns it at once so the script can kill it on exit. */
 export class BotWorker {
   readonly proc: ChildProcess;

@@ -8,22 +8,11 @@
  */
 import assert from "node:assert/strict";
 import { Decoder, Encoder, StateView, type Schema } from "@colyseus/schema";
+import { seededRng as rng } from "../../../loadtest/bot.js";
 import { InterestEncoder, TrackedView } from "../../../rooms/world/interest-encoder.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../../../schema/world.js";
 
 const LEAVES = [PlayerState, NpcState, ResourceState, GroundItemState];
-
-/** A small seeded generator (mulberry32), so a failure can be replayed from its seed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = "players" | "npcs";
 interface Client {

@@ -14,15 +14,13 @@
  */
 import { parseArgs } from "node:util";
 import { Encoder, StateView } from "@colyseus/schema";
-import type { CharacterRepository } from "../entities/character-repository.js";
 import { InterestEncoder, TrackedView } from "../rooms/world/interest-encoder.js";
 import { ENTITY_SCHEMAS, refreshView, SchemaMirror, type SdkVisibility } from "../rooms/world/views.js";
 import { WorldState } from "../schema/world.js";
 import { loadContent } from "../src/content/load.js";
-import { createLogger } from "../src/logger.js";
 import type { Player } from "../src/world/player.js";
-import { World } from "../src/world/world.js";
 import { characterRecord } from "../test/helpers/records.js";
+import { worldWithoutStorage } from "../test/helpers/world.js";
 
 const { values: args } = parseArgs({
   options: { players: { type: "string", default: "1000" }, ticks: { type: "string", default: "50" }, encoder: { type: "string", default: "interest" } },
@@ -36,16 +34,7 @@ const content = await loadContent("world/manifests");
 let now = 1_000_000;
 let seed = 1;
 const rng = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-const noStorage = { save: async () => undefined, recordKill: async () => undefined, recordLogout: async () => undefined };
-const world = new World({
-  content,
-  characters: noStorage as unknown as CharacterRepository,
-  logger: createLogger("silent"),
-  saveIntervalSeconds: 1e6,
-  checkAdminCode: () => "wrong",
-  rng,
-  now: () => now,
-});
+const world = worldWithoutStorage(content, { now: () => now, rng, saveIntervalSeconds: 1e6 });
 const state = new WorldState();
 // `--encoder interest` (the room's, rooms/world/interest-encoder.ts) or `colyseus` (Colyseus's own, to compare).
 const interest = args.encoder !== "colyseus";

@@ -7,18 +7,14 @@
  * turn and on its turn.
  */
 import assert from "node:assert/strict";
-import type { CharacterRepository } from "../../../entities/character-repository.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { CROWD_RESELECT_TICKS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
-import { createLogger } from "../../../src/logger.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { newCadence, VIEW_RADIUS, World, type SelectionCadence, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
+import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
 
-/** An open PvP spot in the Ashlands, 60 tiles from any NPC. */
-const SPOT = { x: 100, z: 110 };
 const silent: Connection = { id: "c", kind: "sdk", send: () => undefined, close: () => undefined };
-const noStorage = { save: async () => undefined, recordKill: async () => undefined, recordLogout: async () => undefined };
 
 describe("world interest management: the crowd's selection cadence", () => {
   let content: GameContent;
@@ -32,15 +28,7 @@ describe("world interest management: the crowd's selection cadence", () => {
 
   beforeEach(() => {
     clock = { t: 1_000_000 };
-    world = new World({
-      content,
-      characters: noStorage as unknown as CharacterRepository,
-      logger: createLogger("silent"),
-      saveIntervalSeconds: 600,
-      checkAdminCode: () => "wrong",
-      rng: () => 0.99,
-      now: () => clock.t,
-    });
+    world = worldWithoutStorage(content, { now: () => clock.t });
   });
 
   const join = (dx: number, dz: number, name = `p${++n}`): Player =>

@@ -4,18 +4,14 @@
  * the attacker or the target. A client not selected yet (no `tracking`) gets what is within view.
  */
 import assert from "node:assert/strict";
-import type { CharacterRepository } from "../../../entities/character-repository.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
-import { createLogger } from "../../../src/logger.js";
 import { handleChat } from "../../../src/world/actions/chat.js";
 import type { Player } from "../../../src/world/player.js";
 import { newCadence, VIEW_RADIUS, World } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
+import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
 
-/** An open PvP spot in the Ashlands, 60 tiles from any NPC. */
-const SPOT = { x: 100, z: 110 };
-const noStorage = { save: async () => undefined, recordKill: async () => undefined, recordLogout: async () => undefined };
 
 describe("world interest management: who hears chat and sees hits", () => {
   let content: GameContent;
@@ -29,15 +25,7 @@ describe("world interest management: who hears chat and sees hits", () => {
 
   beforeEach(() => {
     inbox.clear();
-    world = new World({
-      content,
-      characters: noStorage as unknown as CharacterRepository,
-      logger: createLogger("silent"),
-      saveIntervalSeconds: 600,
-      checkAdminCode: () => "wrong",
-      rng: () => 0.99,
-      now: () => 1_000_000,
-    });
+    world = worldWithoutStorage(content, { now: () => 1_000_000 });
   });
 
   const join = (dx: number, dz: number, name = `m${++n}`): Player => {

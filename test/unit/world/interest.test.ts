@@ -5,23 +5,19 @@
  * only a few newcomers come in per tick.
  */
 import assert from "node:assert/strict";
-import type { CharacterRepository } from "../../../entities/character-repository.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { MAX_NEW_PER_TICK, MAX_TRACKED_GROUND_ITEMS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
 import { chebyshev } from "../../../src/domain/movement.js";
-import { createLogger } from "../../../src/logger.js";
 import { PUBLIC_VIEWS } from "../../../src/protocol/player.js";
 import { handleChat } from "../../../src/world/actions/chat.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { SCAN_FACTOR } from "../../../src/world/systems/tracker.js";
 import { COMBAT_LOGOUT_SECONDS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, VIEW_RADIUS, World, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
+import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
 
-/** An open PvP spot in the Ashlands, 60 tiles from any NPC. */
-const SPOT = { x: 100, z: 110 };
 
 const silent: Connection = { id: "c", kind: "sdk", send: () => undefined, close: () => undefined };
-const noStorage = { save: async () => undefined, recordKill: async () => undefined, recordLogout: async () => undefined };
 
 describe("world interest management in a crowd", () => {
   let content: GameContent;
@@ -35,15 +31,7 @@ describe("world interest management in a crowd", () => {
 
   beforeEach(() => {
     clock = { t: 1_000_000 };
-    world = new World({
-      content,
-      characters: noStorage as unknown as CharacterRepository,
-      logger: createLogger("silent"),
-      saveIntervalSeconds: 600,
-      checkAdminCode: () => "wrong",
-      rng: () => 0.99,
-      now: () => clock.t,
-    });
+    world = worldWithoutStorage(content, { now: () => clock.t });
   });
 
   const join = (dx = 0, dz = 0, name = `p${++n}`): Player => {

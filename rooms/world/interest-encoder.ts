@@ -91,8 +91,9 @@ export class InterestEncoder extends Encoder {
   private next = 0;
   /** The tick's changed trees that are not entities: encoded per view by Colyseus. */
   private readonly others: ChangeList = { next: undefined, tail: undefined, nextPosition: 0 };
-  /** One-node list used to encode a single entity; and a view that sees everything, for that. */
-  private readonly single: ChangeList = { next: undefined, tail: undefined, nextPosition: 0 };
+  /** A one-node list, its node pointed at each entity in turn to encode it alone; and a view that sees everything, for that. */
+  private readonly entityNode: { changeTree: ChangeTree | undefined } = { changeTree: undefined };
+  private readonly single = { next: this.entityNode, tail: this.entityNode, nextPosition: 0 } as ChangeList;
   private readonly everything = { isChangeTreeVisible: () => true } as unknown as StateView;
 
   /** `leafTypes`: the entity classes; each must have only primitive fields (checked here). */
@@ -155,7 +156,7 @@ export class InterestEncoder extends Encoder {
       if (this.isEntity(tree)) {
         if (!tree.has()) continue;
         const start = it.offset;
-        this.single.next = this.single.tail = { changeTree: tree };
+        this.entityNode.changeTree = tree;
         this.chunkBytes = this.encodeList(this.single, it, this.everything, this.chunkBytes, start, true);
         if (it.offset === start) continue;
         const n = this.next++;
@@ -173,7 +174,7 @@ export class InterestEncoder extends Encoder {
         tail = this.others.tail = copy;
       }
     }
-    this.single.next = this.single.tail = undefined;
+    this.entityNode.changeTree = undefined;
     this.built = true;
   }
 

@@ -40,12 +40,20 @@ const state = new WorldState();
 const interest = args.encoder !== "colyseus";
 const encoder = interest ? new InterestEncoder(state, undefined, ENTITY_SCHEMAS) : new Encoder(state);
 const mirror = new SchemaMirror(state, world);
+/** Entities added to views (each sent whole): the churn of the selection. */
+let adds = 0;
+class CountingView extends TrackedView {
+  override add(...args: Parameters<TrackedView["add"]>): boolean {
+    adds++;
+    return super.add(...args);
+  }
+}
 const clients: { p: Player; view: StateView; seen: SdkVisibility; nextMove: number }[] = [];
 for (let i = 0; i < players; i++) {
   const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
   const { player } = world.join(characterRecord(id, { at: content.spawn }), { id: `c${i}`, kind: "sdk", send: () => undefined, close: () => undefined }, 4009);
   mirror.upsert("players", player.id);
-  clients.push({ p: player, view: interest ? new TrackedView() : new StateView(), seen: {}, nextMove: 0 });
+  clients.push({ p: player, view: interest ? new CountingView() : new StateView(), seen: {}, nextMove: 0 });
 }
 
 const ms = { step: 0, mirror: 0, views: 0, encode: 0 };
@@ -67,6 +75,7 @@ for (let tick = 0; tick < ticks; tick++) {
     if (!content.isBlocked(x, z)) world.movement.request(c.p, { x, z, run: true });
   }
   const measured = tick >= WARMUP;
+  if (tick === WARMUP) adds = 0;
   let t0 = performance.now();
   let c0 = cpuMs();
   const lap = (part: keyof typeof ms) => {
@@ -99,7 +108,8 @@ for (let tick = 0; tick < ticks; tick++) {
 const per = (v: number) => Math.round((v / (ticks - WARMUP)) * 100) / 100;
 console.log(
   `${players} players, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, views ${per(ms.views)}, ` +
-    `encode ${per(ms.encode)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick`,
+    `encode ${per(ms.encode)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick` +
+    (interest ? `, ${per(adds / players)} entities added per client per tick` : ""),
 );
 console.log(
   `CPU ms per tick: step ${per(cpu.step)}, mirror ${per(cpu.mirror)}, views ${per(cpu.views)}, encode ${per(cpu.encode)}, ` +

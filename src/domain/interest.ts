@@ -23,22 +23,32 @@ export const MAX_TRACKED_RESOURCES = 200;
  */
 export const TRACKING_MARGIN = 2;
 /**
- * Things a client starts tracking per tick at most, per collection (priorities aside). In a crowd
- * on the move the nearest set changes all the time, and every newcomer is sent whole: this keeps
- * each client's share of a tick, and its bandwidth, bounded; the view catches up over a few ticks.
+ * Things a client starts tracking per selection at most, per collection (priorities aside): a view
+ * with room fills at this pace, and every newcomer is sent whole, so a client joining a crowd costs
+ * a bounded share of each tick, and of its bandwidth, while its view fills over a few ticks.
  */
 export const MAX_NEW_PER_TICK = 10;
 
 /**
- * In a crowd (a collection whose candidates passed its bound at the client's last selection), the
- * selection runs again only every this many ticks, staggered over the clients; in between the client
- * keeps what it tracks as it is, and the tracked entities' changes still reach it every tick. It is
- * selected at once when something it tracks leaves its view (gone, out of range, no longer visible)
- * or a new priority is in view; a collection that is not crowded is selected every tick.
- * Re-ranking a hundred neighbours every tick cost most of a crowd's tick, and every newcomer is sent
- * whole.
+ * In a crowd, with its view full, what a client tracks stays while it is in view (as RuneScape's
+ * client keeps its local players): at each selection at most this many of them make way for nearer
+ * newcomers (priorities aside), so the view drifts toward the nearest at a bounded pace. In a crowd on
+ * the move the nearest set is never the same two ticks running; replacing it as fast as it changes
+ * sent most of the crowd whole, again and again (measured: 3.6 entities sent whole per client per
+ * tick at 1,000 with no such limit, 0.6 with it; `loadtest/bench-interest.ts`).
  */
-export const CROWD_RESELECT_TICKS = 3;
+export const MAX_SWAPS_PER_SELECTION = 2;
+
+/**
+ * In a crowd (a collection whose candidates passed its bound, with the client's view of it full, at
+ * its last selection), the selection runs again only every this many ticks, staggered over the
+ * clients; in between the client keeps what it tracks as it is, and the tracked entities' changes
+ * still reach it every tick. It is selected at once when something it tracks leaves its view (gone,
+ * out of range, no longer visible) or a new priority is in view; a collection that is not crowded,
+ * or whose view still has room, is selected every tick. With MAX_SWAPS_PER_SELECTION it sets how
+ * fast a full view drifts toward the nearest: two newcomers every 3.6 s at a 600 ms tick.
+ */
+export const CROWD_RESELECT_TICKS = 6;
 
 /**
  * What a selection chooses from. `ids[i]` lies `distances[i]` whole tiles away (0 or more); only the
@@ -62,6 +72,11 @@ export interface InterestRule {
   readonly margin?: number;
   /** With `previous`, when not everything fits: at most this many it did not track come in (priorities aside). */
   readonly maxAdds?: number;
+  /**
+   * With `previous`, when not everything fits: at most this many of what it tracked, still a
+   * candidate, make way for a nearer newcomer (priorities aside). Free room is filled up to `maxAdds`.
+   */
+  readonly maxSwaps?: number;
 }
 
 // Scratch buffers, reused from one selection to the next.
@@ -77,8 +92,8 @@ let untracked = new Uint32Array(64);
  * candidate (the nearest of them if they alone pass the bound), then the others by rank — the
  * distance, less `margin` for what the client tracked until now — taking at equal rank what it
  * tracked first, then the rest in candidate order, and (when not all fit) at most `maxAdds` it did
- * not track. Linear in `count` (ranks are bucketed; nothing is sorted unless priorities pass the
- * bound).
+ * not track, of which at most `maxSwaps` take the place of something it tracked. Linear in `count`
+ * (ranks are bucketed; nothing is sorted unless priorities pass the bound).
  */
 export function selectInterest(c: InterestCandidates, rule: InterestRule, out: Set<string>): number {
   const { ids, distances, count } = c;
@@ -88,13 +103,17 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: S
   // Each candidate's kind, looked up once: a priority, tracked until now, or not.
   if (kinds.length < count) kinds = new Uint8Array(Math.max(count, 2 * kinds.length));
   let prio = 0;
+  let held = 0;
   let far = 0;
   for (let i = 0; i < count; i++) {
     const id = ids[i]!;
     const kind = priority.has(id) ? PRIORITY : previous?.has(id) ? TRACKED : OTHER;
     kinds[i] = kind;
     if (kind === PRIORITY) prio++;
-    else if (distances[i]! > far) far = distances[i]!;
+    else {
+      if (kind === TRACKED) held++;
+      if (distances[i]! > far) far = distances[i]!;
+    }
   }
   if (prio > bound) return nearestPriorities(c, rule, out);
   if (count <= bound) {
@@ -114,7 +133,8 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: S
   // Rank by rank, what it tracked first, until the room is full: where each kind is cut, and how
   // many of that kind are taken at its cut (everything of a lower rank is).
   let left = bound - prio;
-  let adds = previous ? (rule.maxAdds ?? Infinity) : Infinity;
+  // Newcomers: the free room (up to maxAdds), and at most maxSwaps in place of what it tracked.
+  let adds = previous ? Math.min(rule.maxAdds ?? Infinity, Math.max(0, left - held) + (rule.maxSwaps ?? Infinity)) : Infinity;
   let cutT = -1;
   let atT = 0;
   let cutU = -1;

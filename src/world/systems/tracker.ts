@@ -39,13 +39,16 @@ export class Tracker<T extends Placed> {
     private readonly accept: (e: T, viewer: Player) => boolean,
     /** At most this many it did not track come in per selection (`InterestRule.maxAdds`). */
     readonly maxAdds: number,
+    /** At most this many it tracked make way for nearer ones per selection (`InterestRule.maxSwaps`). */
+    readonly maxSwaps: number,
   ) {
     this.trackedRanks = new Uint32Array(radius + 1);
   }
 
   /**
    * Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous`
-   * its history. True when the candidates passed the bound (a crowd: not all of them fit).
+   * its history. True when the candidates passed the bound and the view is full (a crowd: not all of
+   * them fit, and the view has no room left to fill).
    */
   select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): boolean {
     const { grid, radius } = this;
@@ -57,8 +60,9 @@ export class Tracker<T extends Placed> {
     if (grid.countNear(viewer.x, viewer.z, radius) <= SCAN_FACTOR * this.bound) {
       for (const e of grid.near(viewer.x, viewer.z, radius)) if (!priority.has(e.id)) this.consider(e, viewer);
     } else this.walkRings(viewer, priority, previous);
-    selectInterest(this.c as InterestCandidates, { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds }, out);
-    return this.c.count > this.bound;
+    const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
+    const chosen = selectInterest(this.c as InterestCandidates, rule, out);
+    return this.c.count > this.bound && chosen >= this.bound;
   }
 
   /**

@@ -9,6 +9,7 @@ import type { GameContent } from "../../content/load.js";
 import {
   CROWD_RESELECT_TICKS,
   MAX_NEW_PER_TICK,
+  MAX_SWAPS_PER_SELECTION,
   MAX_TRACKED_GROUND_ITEMS,
   MAX_TRACKED_NPCS,
   MAX_TRACKED_PLAYERS,
@@ -101,10 +102,10 @@ export class Visibility {
   constructor(private readonly d: VisibilityDeps) {
     const tick = () => d.clock.tick;
     this.trackers = {
-      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK),
-      npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, TRACKING_MARGIN, (n) => n.respawnTick === undefined, MAX_NEW_PER_TICK),
-      resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, TRACKING_MARGIN, () => true, MAX_NEW_PER_TICK),
-      groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, TRACKING_MARGIN, (g, p) => canSeeGroundItem(p, g, tick()), MAX_NEW_PER_TICK),
+      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, TRACKING_MARGIN, (n) => n.respawnTick === undefined, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, TRACKING_MARGIN, () => true, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, TRACKING_MARGIN, (g, p) => canSeeGroundItem(p, g, tick()), MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
     };
   }
 
@@ -121,16 +122,17 @@ export class Visibility {
     const priority = this.priorities(p);
     const turn = !cadence || !previous || (this.d.clock.tick + cadence.phase) % CROWD_RESELECT_TICKS === 0;
     for (const kind of KINDS) {
-      v[kind].clear();
-      if (kind === "players") v.players.add(p.id);
       const tracker = this.trackers[kind];
       if (cadence) cadence.kept[kind] = false;
       if (!turn && cadence!.crowded[kind] && tracker.unchanged(p, priority[kind], previous![kind])) {
-        // Kept as it was: the Set objects trade places, nothing is copied.
+        // Kept as it was: the Set objects trade places, nothing is copied (nor cleared: the stale
+        // one is cleared when next filled).
         [v[kind], previous![kind]] = [previous![kind], v[kind]];
         cadence!.kept[kind] = true;
         continue;
       }
+      v[kind].clear();
+      if (kind === "players") v.players.add(p.id);
       const crowded = tracker.select(p, priority[kind], previous?.[kind], v[kind]);
       if (cadence) cadence.crowded[kind] = crowded;
     }

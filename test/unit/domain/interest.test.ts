@@ -3,7 +3,13 @@ import assert from "node:assert/strict";
 import { MAX_TRACKED_PLAYERS, selectInterest } from "../../../src/domain/interest.js";
 
 /** Candidates written as "id@distance". */
-function select(candidates: string[], bound: number, priority: string[] = [], previous?: string[], more: { margin?: number; maxAdds?: number } = {}): string[] {
+function select(
+  candidates: string[],
+  bound: number,
+  priority: string[] = [],
+  previous?: string[],
+  more: { margin?: number; maxAdds?: number; maxSwaps?: number } = {},
+): string[] {
   const ids = candidates.map((c) => c.split("@")[0]!);
   const distances = candidates.map((c) => Number(c.split("@")[1]));
   const out = new Set<string>();
@@ -28,6 +34,7 @@ describe("domain/interest (selectInterest)", () => {
     previous?: string[];
     margin?: number;
     maxAdds?: number;
+    maxSwaps?: number;
     want: string[];
   }[] = [
     { name: "fewer candidates than the bound: all of them", candidates: ["a@3", "b@0", "c@24"], bound: 5, want: ["a", "b", "c"] },
@@ -157,9 +164,54 @@ describe("domain/interest (selectInterest)", () => {
       maxAdds: 2,
       want: ["n0", "n1"],
     },
+    {
+      name: "a full view: at most maxSwaps of what it tracked make way, the farthest of them",
+      candidates: [...olds.slice(0, 4), "o4@6", "o5@7", ...news],
+      bound: 6,
+      previous: oldIds.slice(0, 6),
+      maxAdds: 10,
+      maxSwaps: 2,
+      want: ["n0", "n1", "o0", "o1", "o2", "o3"],
+    },
+    {
+      name: "maxSwaps holds back no newcomer while there is room: the room, and maxSwaps more",
+      candidates: [...olds.slice(0, 4), ...news],
+      bound: 6,
+      previous: oldIds.slice(0, 4),
+      maxAdds: 10,
+      maxSwaps: 1,
+      want: ["n0", "n1", "n2", "o0", "o1", "o2"],
+    },
+    {
+      name: "maxSwaps within maxAdds",
+      candidates: [...olds, ...news],
+      bound: 10,
+      previous: oldIds.slice(0, 5),
+      maxAdds: 6,
+      maxSwaps: 4,
+      want: ["n0", "n1", "n2", "n3", "n4", "n5", "o0", "o1", "o2", "o3"],
+    },
+    {
+      name: "maxSwaps of 0: a full view keeps what it tracks, priorities aside",
+      candidates: ["p@9", "a@5", "b@6", ...news],
+      bound: 3,
+      priority: ["p"],
+      previous: ["a", "b"],
+      maxSwaps: 0,
+      want: ["a", "b", "p"].sort(),
+    },
+    {
+      name: "maxSwaps does not hold back the first view (no history)",
+      candidates: [...olds, ...news],
+      bound: 10,
+      maxSwaps: 1,
+      want: news.map((c) => c.split("@")[0]!),
+    },
   ];
   for (const c of cases)
-    it(c.name, () => assert.deepEqual(select(c.candidates, c.bound, c.priority, c.previous, { margin: c.margin, maxAdds: c.maxAdds }), c.want));
+    it(c.name, () =>
+      assert.deepEqual(select(c.candidates, c.bound, c.priority, c.previous, { margin: c.margin, maxAdds: c.maxAdds, maxSwaps: c.maxSwaps }), c.want),
+    );
 
   it("in a crowd of many more than the bound, exactly the bound, and the ring inside the cut-off whole", () => {
     // 5 candidates on each ring 0..39; bound MAX_TRACKED_PLAYERS = 100: rings 0..19 exactly.

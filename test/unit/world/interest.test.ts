@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
-import { MAX_NEW_PER_TICK, MAX_TRACKED_GROUND_ITEMS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
+import { MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION, MAX_TRACKED_GROUND_ITEMS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
 import { chebyshev } from "../../../src/domain/movement.js";
 import { PUBLIC_VIEWS } from "../../../src/protocol/player.js";
 import { handleChat } from "../../../src/world/actions/chat.js";
@@ -139,22 +139,29 @@ describe("world interest management in a crowd", () => {
     });
   }
 
-  it(`in a crowd at most ${MAX_NEW_PER_TICK} newcomers a tick come into view, and the view catches up with the nearest`, () => {
+  it(`a view with room fills at ${MAX_NEW_PER_TICK} newcomers a selection; once full, at most ${MAX_SWAPS_PER_SELECTION} make way for nearer ones each selection until it holds the nearest`, () => {
     const viewer = join(0, 0, "viewer");
-    const far = Array.from({ length: MAX_TRACKED_PLAYERS + 10 }, (_, i) => join(10, (i % 9) - 4, `far-${i}`));
+    const far = Array.from({ length: 40 }, (_, i) => join(10, (i % 9) - 4, `far-${i}`));
     let view = world.visibleFor(viewer);
-    assert.equal(others(view, viewer).length, MAX_TRACKED_PLAYERS);
-    const near = Array.from({ length: 35 }, (_, i) => join(1, (i % 3) - 1, `near-${i}`));
-    const counts: number[] = [];
-    for (let tick = 0; tick < 5; tick++) {
+    assert.equal(others(view, viewer).length, far.length);
+    // Nearer than every far one, and more than the bound: the nearest view holds only them.
+    const near = Array.from({ length: MAX_TRACKED_PLAYERS + 20 }, (_, i) => join(1 + Math.floor(i / 60), (i % 3) - 1, `near-${i}`));
+    const nearest = new Set(near.slice(0, MAX_TRACKED_PLAYERS).map((p) => p.id));
+    const added: number[] = [];
+    const dropped: number[] = [];
+    for (let selection = 0; selection < 60 && others(view, viewer).some((id) => !nearest.has(id)); selection++) {
       const next = world.visibleFor(viewer, undefined, view);
-      counts.push(others(next, viewer).filter((id) => !view.players.has(id)).length);
-      assert.equal(others(next, viewer).length, MAX_TRACKED_PLAYERS, "still full");
+      added.push(others(next, viewer).filter((id) => !view.players.has(id)).length);
+      dropped.push(others(view, viewer).filter((id) => !next.players.has(id)).length);
+      assert.ok(others(next, viewer).length <= MAX_TRACKED_PLAYERS, "within the bound");
       view = next;
     }
-    assert.deepEqual(counts, [MAX_NEW_PER_TICK, MAX_NEW_PER_TICK, MAX_NEW_PER_TICK, 5, 0]);
-    assert.ok(near.every((p) => view.players.has(p.id)));
-    assert.equal(far.filter((p) => view.players.has(p.id)).length, MAX_TRACKED_PLAYERS - near.length);
+    const fill = (MAX_TRACKED_PLAYERS - far.length) / MAX_NEW_PER_TICK;
+    const swaps = far.length / MAX_SWAPS_PER_SELECTION;
+    assert.deepEqual(added, [...Array<number>(fill).fill(MAX_NEW_PER_TICK), ...Array<number>(swaps).fill(MAX_SWAPS_PER_SELECTION)]);
+    assert.deepEqual(dropped, [...Array<number>(fill).fill(0), ...Array<number>(swaps).fill(MAX_SWAPS_PER_SELECTION)], "nothing dropped while there was room");
+    assert.deepEqual(others(view, viewer).sort(), [...nearest].sort(), "the nearest in the end");
+    assert.deepEqual(others(world.visibleFor(viewer, undefined, view), viewer).sort(), [...nearest].sort(), "and it stays");
   });
 
   it("ground items are bounded too, with the pile it is picking up kept", () => {

@@ -3,8 +3,8 @@
  * client's view in step, in one process without sockets or storage. `--players` bots join at the
  * spawn and, like `bench:world --crowd`'s, run to a random tile within 8 tiles about once a second;
  * each tick runs `World.step`, `SchemaMirror.syncAll`, `refreshView` for every client (the selection
- * and its StateView changes) and the Colyseus encoding of the patch for every view, as `WorldRoom`
- * does. Prints the milliseconds of each part per tick (wall clock, then the process's CPU time, the
+ * and its StateView changes), the encoding of the patch for every view, then the next tick's crowd
+ * selections (`refreshView` ahead), as `WorldRoom` does. Prints the milliseconds of each part per tick (wall clock, then the process's CPU time, the
  * figure to compare on a busy machine) and the patch bytes per client per tick.
  *
  *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--encoder interest|colyseus]
@@ -56,9 +56,9 @@ for (let i = 0; i < players; i++) {
   clients.push({ p: player, view: interest ? new CountingView() : new StateView(), seen: {}, nextMove: 0 });
 }
 
-const ms = { step: 0, mirror: 0, views: 0, encode: 0 };
+const ms = { step: 0, mirror: 0, views: 0, encode: 0, ahead: 0 };
 // CPU time of the process (user + system), the figure to compare on a loaded machine: wall time counts the preemptions.
-const cpu = { step: 0, mirror: 0, views: 0, encode: 0 };
+const cpu = { step: 0, mirror: 0, views: 0, encode: 0, ahead: 0 };
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -104,14 +104,16 @@ for (let tick = 0; tick < ticks; tick++) {
   }
   encoder.discardChanges();
   lap("encode");
+  for (const c of clients) refreshView(world, mirror, c.view, c.seen, c.p, true);
+  lap("ahead");
 }
 const per = (v: number) => Math.round((v / (ticks - WARMUP)) * 100) / 100;
 console.log(
-  `${players} players, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, views ${per(ms.views)}, ` +
+  `${players} players, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, views ${per(ms.views)}, ahead ${per(ms.ahead)}, ` +
     `encode ${per(ms.encode)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick` +
     (interest ? `, ${per(adds / players)} entities added per client per tick` : ""),
 );
 console.log(
   `CPU ms per tick: step ${per(cpu.step)}, mirror ${per(cpu.mirror)}, views ${per(cpu.views)}, encode ${per(cpu.encode)}, ` +
-    `total ${per(cpu.step + cpu.mirror + cpu.views + cpu.encode)}`,
+    `ahead ${per(cpu.ahead)}, total ${per(cpu.step + cpu.mirror + cpu.views + cpu.encode + cpu.ahead)}`,
 );

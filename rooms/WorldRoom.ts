@@ -15,30 +15,17 @@ import type { Logger } from "../src/logger.js";
 import type { Metrics } from "../src/metrics.js";
 import type { Adapter, JsonClientLink, JsonSocket, JsonWorld } from "../src/net/adapter.js";
 import type { Admission } from "../src/net/admission.js";
-import { FloodMeter } from "../src/net/flood.js";
 import type { SocketGate } from "../src/net/socket-gate.js";
 import type { CharacterResolver } from "../src/world/character-resolver.js";
-import type { Connection, Player } from "../src/world/player.js";
+import type { Player } from "../src/world/player.js";
 import type { World } from "../src/world/world.js";
 import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
 import { asServerError, authorizeJoin, type WorldAuth } from "./world/join-auth.js";
 import { installInterestEncoder, TrackedView } from "./world/interest-encoder.js";
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
-import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates, type SdkVisibility } from "./world/views.js";
-
-/** A connected client, SDK or plain WebSocket: the player's `Connection` plus what the room keeps for it. */
-export interface ClientLink extends Connection, SdkVisibility {
-  playerId: string;
-  accountId: string;
-  flood: FloodMeter;
-  /** SDK clients: the close code, once the server has closed this connection (no reconnection seat then). */
-  closedCode?: number;
-  /** SDK clients: the Colyseus client whose view is kept in step with the world. */
-  client?: Client;
-  /** `/ws` clients: what this client has been told, for world:update deltas. */
-  updates?: WorldUpdates;
-}
+import { newLink, type ClientLink } from "./world/links.js";
+import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates } from "./world/views.js";
 
 interface JoinOptions {
   characterId?: string;
@@ -154,7 +141,8 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   override async onJoin(client: Client, options: JoinOptions, principal: WorldAuth) {
-    const link: ClientLink = this.newLink(
+    const link: ClientLink = newLink(
+      this.deps.metrics,
       "sdk",
       principal.accountId,
       principal.address,
@@ -175,7 +163,8 @@ export class WorldRoom extends Room implements JsonWorld {
 
   /** A plain-WebSocket client joins on its own behalf (the `/ws` adapter). */
   async attachJson(principal: Principal, characterId: string | undefined, socket: JsonSocket): Promise<JsonClientLink> {
-    const link = this.newLink(
+    const link = newLink(
+      this.deps.metrics,
       "json",
       principal.accountId,
       socket.remoteAddress,
@@ -187,29 +176,6 @@ export class WorldRoom extends Room implements JsonWorld {
     this.links.set(link.id, link);
     this.sendWorldUpdate(link, player, true);
     return { receive: (text) => this.receiveJson(link, text), detach: () => this.detachJson(link) };
-  }
-
-  /** A link for a new connection; `write` delivers one event to the client, `close` closes it. */
-  private newLink(
-    kind: ClientLink["kind"],
-    accountId: string,
-    remoteAddress: string | undefined,
-    write: (event: string, data: unknown) => void,
-    close: ClientLink["close"],
-  ): ClientLink {
-    return {
-      id: randomUUID(),
-      kind,
-      playerId: "",
-      accountId,
-      remoteAddress,
-      flood: new FloodMeter(),
-      send: (event, data) => {
-        this.deps.metrics?.messageOut(event);
-        write(event, data);
-      },
-      close,
-    };
   }
 
   /**
@@ -358,15 +324,22 @@ export class WorldRoom extends Room implements JsonWorld {
     world.step();
     this.state.tick = world.tick;
     this.mirror.syncAll(() => this.sdkViews());
-    for (const link of this.links.values()) {
-      const p = world.connectedPlayer(link.playerId, link.id);
-      if (!p) continue;
-      if (link.client?.view) refreshView(world, this.mirror, link.client.view, link, p);
-      else if (link.updates) this.sendWorldUpdate(link, p, false);
-    }
+    this.refreshViews(false);
     this.broadcastPatch();
+    // The crowd's selections for the next tick, once this tick's moves are on their way.
+    this.refreshViews(true);
     if (world.tick % 5 === 0) this.publishPopulation();
     this.deps.metrics?.tick((performance.now() - started) / 1000);
+  }
+
+  /** Every client's view in step with what its player tracks (`ahead`: the next tick's crowd turns, SDK clients). */
+  private refreshViews(ahead: boolean) {
+    for (const link of this.links.values()) {
+      const p = this.world.connectedPlayer(link.playerId, link.id);
+      if (!p) continue;
+      if (link.client?.view) refreshView(this.world, this.mirror, link.client.view, link, p, ahead);
+      else if (link.updates && !ahead) this.sendWorldUpdate(link, p, false);
+    }
   }
 
   /** Is the world full (WORLD_MAX_PLAYERS connected players, SDK and `/ws`)? */

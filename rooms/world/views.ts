@@ -110,10 +110,14 @@ export interface SdkVisibility {
   cadence?: SelectionCadence;
 }
 
-/** Keep an SDK client's `StateView` equal to what its player tracks. */
-export function refreshView(world: World, mirror: SchemaMirror, view: StateView, seen: SdkVisibility, p: Player) {
+/**
+ * Keep an SDK client's `StateView` equal to what its player tracks. `ahead`: after the tick's patch,
+ * serve the next tick's crowd selection now, if it is the client's turn (`World.visibleFor`).
+ */
+export function refreshView(world: World, mirror: SchemaMirror, view: StateView, seen: SdkVisibility, p: Player, ahead = false) {
   const cadence = (seen.cadence ??= newCadence());
-  const next = world.visibleFor(p, seen.spare, seen.visible, cadence);
+  if (ahead && (!seen.visible || !world.turnAhead(cadence))) return;
+  const next = world.visibleFor(p, seen.spare, seen.visible, cadence, ahead);
   const prev = seen.visible;
   for (const kind of KINDS) {
     // Kept as it was (no selection off the crowd's turn): nothing to add or remove.

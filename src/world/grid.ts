@@ -60,12 +60,24 @@ export class SpatialGrid<T extends { id: string }> {
       }
   }
 
-  /** How many entities `near` would yield (cheap: the cells' sizes). */
-  countNear(x: number, z: number, radius: number): number {
+  /**
+   * Gather into `out` (cleared first) the non-empty cells `near` would walk, and return how many
+   * entities they hold: one lookup per cell, nothing allocated (the caller reuses `out`).
+   */
+  cellsNear(x: number, z: number, radius: number, out: ReadonlyMap<string, T>[]): number {
     const cs = this.cellSize;
+    const x1 = Math.floor((x + radius) / cs);
+    const z0 = Math.floor((z - radius) / cs);
+    const z1 = Math.floor((z + radius) / cs);
+    out.length = 0;
     let n = 0;
-    for (let cx = Math.floor((x - radius) / cs); cx <= Math.floor((x + radius) / cs); cx++)
-      for (let cz = Math.floor((z - radius) / cs); cz <= Math.floor((z + radius) / cs); cz++) n += this.cells.get(key(cx, cz))?.size ?? 0;
+    for (let cx = Math.floor((x - radius) / cs); cx <= x1; cx++)
+      for (let cz = z0; cz <= z1; cz++) {
+        const cell = this.cells.get(key(cx, cz));
+        if (!cell) continue;
+        out.push(cell);
+        n += cell.size;
+      }
     return n;
   }
 

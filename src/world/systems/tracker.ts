@@ -22,6 +22,8 @@ interface Placed {
 export class Tracker<T extends Placed> {
   /** The candidates of the current viewer (buffers reused from one viewer to the next). */
   private readonly c: { ids: string[]; distances: Int32Array; count: number } = { ids: [], distances: new Int32Array(256), count: 0 };
+  /** The cells around the current viewer (reused from one viewer to the next). */
+  private readonly cells: ReadonlyMap<string, T>[] = [];
   /** The occupied tiles of the ring being walked. */
   private readonly ring: (readonly T[])[] = [];
   private ringSize = 0;
@@ -57,8 +59,10 @@ export class Tracker<T extends Placed> {
       const e = this.all.get(id);
       if (e) this.consider(e, viewer);
     }
-    if (grid.countNear(viewer.x, viewer.z, radius) <= SCAN_FACTOR * this.bound) {
-      for (const e of grid.near(viewer.x, viewer.z, radius)) if (!priority.has(e.id)) this.consider(e, viewer);
+    const cells = this.cells;
+    const near = grid.cellsNear(viewer.x, viewer.z, radius, cells);
+    if (near <= SCAN_FACTOR * this.bound) {
+      for (const cell of cells) for (const e of cell.values()) if (!priority.has(e.id)) this.consider(e, viewer);
     } else this.walkRings(viewer, priority, previous);
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
     const chosen = selectInterest(this.c as InterestCandidates, rule, out);

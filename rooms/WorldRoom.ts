@@ -21,7 +21,7 @@ import type { Player } from "../src/world/player.js";
 import type { World } from "../src/world/world.js";
 import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
-import { asServerError, authorizeJoin, type WorldAuth } from "./world/join-auth.js";
+import { asServerError, authorizeJoin, type JoinAuthDeps, type WorldAuth } from "./world/join-auth.js";
 import { installInterestEncoder, TrackedView } from "./world/interest-encoder.js";
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
 import { newLink, type ClientLink } from "./world/links.js";
@@ -67,10 +67,10 @@ export interface WorldRoomDeps {
  * `metadata.world`). Colyseus calls the static `onAuth` detached from the class, so its shared
  * dependencies are a closure; each room gets its own world's through its creation permit.
  */
-export function worldRoomType(shared: Pick<WorldRoomDeps, "gate" | "admission">) {
+export function worldRoomType(shared: JoinAuthDeps) {
   return class BoundWorldRoom extends WorldRoom {
-    static override onAuth(token: string, _options: JoinOptions, context: AuthContext): Promise<WorldAuth> {
-      return authorizeJoin(shared, token, context);
+    static override onAuth(token: string, options: JoinOptions, context: AuthContext): Promise<WorldAuth> {
+      return authorizeJoin(shared, token, context, options);
     }
   };
 }
@@ -141,6 +141,7 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   override async onJoin(client: Client, options: JoinOptions, principal: WorldAuth) {
+    this.deps.admission?.seats.settle(client.sessionId); // its seat no longer waits (src/net/admission.ts)
     const link: ClientLink = newLink(
       this.deps.metrics,
       "sdk",

@@ -108,6 +108,7 @@ const envSchema = z.object({
   JOIN_CONCURRENCY: int(12, 1, 10_000),
   JOIN_QUEUE: int(256, 0, 1_000_000),
   JOIN_QUEUE_WAIT_MS: int(10_000, 10, 600_000),
+  JOIN_PENDING_SEATS: int(256, 1, 1_000_000),
   CREATE_CONCURRENCY: int(4, 1, 10_000),
   CREATE_QUEUE: int(64, 0, 1_000_000),
   CREATE_QUEUE_WAIT_MS: int(10_000, 10, 600_000),
@@ -188,6 +189,8 @@ export interface Config {
   /** Admission control of joins and character creations (src/net/admission.ts, README "When the server is busy"). */
   readonly admission: {
     readonly joins: { readonly concurrency: number; readonly queue: number; readonly waitMs: number };
+    /** Seats reserved by matchmaking and not yet entered, at most (`JOIN_PENDING_SEATS`); a reservation lasts SEAT_RESERVATION_SECONDS. */
+    readonly seats: { readonly limit: number; readonly ttlMs: number };
     readonly creations: { readonly concurrency: number; readonly queue: number; readonly waitMs: number };
     /** New joins and creations are refused while the event loop lags more than this (0: never). */
     readonly maxLoopDelayMs: number;
@@ -297,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     saveConcurrency: v.SAVE_CONCURRENCY,
     admission: {
       joins: { concurrency: v.JOIN_CONCURRENCY, queue: v.JOIN_QUEUE, waitMs: v.JOIN_QUEUE_WAIT_MS },
+      seats: { limit: v.JOIN_PENDING_SEATS, ttlMs: v.SEAT_RESERVATION_SECONDS * 1000 },
       creations: { concurrency: v.CREATE_CONCURRENCY, queue: v.CREATE_QUEUE, waitMs: v.CREATE_QUEUE_WAIT_MS },
       maxLoopDelayMs: v.ADMISSION_MAX_LOOP_DELAY_MS,
     },

@@ -226,7 +226,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const { world, trades } = worlds.default;
   // The room types, bound to what their rooms use (defined with Colyseus in stage 6); each world's
   // room gets its own world's dependencies through its creation permit (cluster/worlds.ts).
-  const WorldRoomType = worldRoomType({ gate, admission });
+  const WorldRoomType = worldRoomType({ gate, admission, hosts: (n) => worlds.all().some((h) => h.number === n) });
   const roomDeps = (h: HostedWorld) => ({
     world: h.world,
     worldNumber: h.number,

@@ -1,20 +1,37 @@
 /** Matchmaking authentication of a world join (the world room's static `onAuth`). */
-import { ServerError, type AuthContext } from "@colyseus/core";
+import { generateId, ServerError, type AuthContext } from "@colyseus/core";
 import type { Principal } from "../../src/auth/service.js";
 import type { Admission } from "../../src/net/admission.js";
 import { CLIENT_ADDRESS_HEADER } from "../../src/net/colyseus.js";
 import type { SocketGate } from "../../src/net/socket-gate.js";
 import { WorldError } from "../../src/world/errors.js";
 
-/** What `onAuth` hands `onJoin`: the principal and the address it was checked against. */
-export type WorldAuth = Principal & { address?: string };
+/**
+ * What `onAuth` hands `onJoin`: the principal and the address it was checked against; and the
+ * session id of the seat (Colyseus reserves the seat under it), counted by admission control until
+ * its client enters.
+ */
+export type WorldAuth = Principal & { address?: string; sessionId?: string };
+
+/** What the world room type's `onAuth` works with. */
+export interface JoinAuthDeps {
+  gate: SocketGate;
+  admission?: Admission;
+  /** Whether this process hosts the world a join goes to (its seat is then counted here). */
+  hosts?: (world: number) => boolean;
+}
 
 /**
  * Matchmaking authentication: the SDK's `client.auth.token`. In anonymous mode a client without
  * a token gets a temporary identity. Blocked accounts and addresses are refused (429); an invalid
  * token and an anonymous identity count as authentication attempts of the address.
  */
-export async function authorizeJoin({ gate, admission }: { gate: SocketGate; admission?: Admission }, token: string, context: AuthContext): Promise<WorldAuth> {
+export async function authorizeJoin(
+  { gate, admission, hosts }: JoinAuthDeps,
+  token: string,
+  context: AuthContext,
+  options?: { world?: unknown },
+): Promise<WorldAuth> {
   // The matchmaking middleware puts the address here (never Colyseus's header-trusting context.ip).
   const address = context.headers.get(CLIENT_ADDRESS_HEADER) ?? undefined;
   const left = gate.blockedFor(undefined, address);
@@ -24,7 +41,11 @@ export async function authorizeJoin({ gate, admission }: { gate: SocketGate; adm
   const principal = await (admission ? admission.guardJoin(authenticate) : authenticate());
   if (!principal) throw new ServerError(401, "missing or invalid token");
   if (gate.blockedFor(principal.accountId) > 0) throw new ServerError(429, "temporarily blocked for flooding");
-  return { ...principal, address };
+  // The seat's session id, chosen here so that a seat of a world hosted in this process counts
+  // among the seats waiting for their client (src/net/admission.ts SeatLedger) until it enters.
+  const sessionId = generateId();
+  if (admission && typeof options?.world === "number" && hosts?.(options.world)) admission.seats.reserve(sessionId);
+  return { ...principal, address, sessionId };
 }
 
 

@@ -123,15 +123,15 @@ export class AdmissionGate {
     return this.lanes.admitted.length + this.lanes.arrivals.length;
   }
 
-  /** Seconds a refused client should wait: the backlog over the observed service rate, 1–30. */
-  retryAfterSeconds(): number {
+  /** Seconds a refused client should wait: the backlog (by default the gate's own) over the observed service rate, 1–30. */
+  retryAfterSeconds(backlog = this.held + this.waiting + 1): number {
     const perSecond = (Math.max(1, this.limits.concurrency) * 1000) / Math.max(1, this.avgHoldMs);
-    return clampRetry((this.held + this.waiting + 1) / perSecond);
+    return clampRetry(backlog / perSecond);
   }
 
-  /** A busy refusal of this gate. */
-  busy(reason: BusyReason): ServerBusyError {
-    return new ServerBusyError(reason, reason === "storage" ? STORAGE_RETRY_AFTER_S : this.retryAfterSeconds(), this.what);
+  /** A busy refusal of this gate (`backlog`: what the client would wait behind, when not the gate's own). */
+  busy(reason: BusyReason, backlog?: number): ServerBusyError {
+    return new ServerBusyError(reason, reason === "storage" ? STORAGE_RETRY_AFTER_S : this.retryAfterSeconds(backlog), this.what);
   }
 
   /** True while the event loop is slower than allowed. */
@@ -248,9 +248,53 @@ export class LoopLagMonitor {
   }
 }
 
+/**
+ * Seats reserved by matchmaking in this process whose client has not entered the world yet: stage 1
+ * refuses new joins while `limit` are outstanding, so the backlog of reserved seats stays small enough
+ * for each client to enter before its reservation expires (in a burst, an unbounded backlog left
+ * thousands of seats to expire unused: the client got Colyseus's 524 instead of a refusal it can
+ * retry). A seat leaves when its client enters (the world room's `onJoin`) or when its reservation
+ * expires (`ttlMs`: SEAT_RESERVATION_SECONDS).
+ */
+export class SeatLedger {
+  /** Session id → when its reservation expires; all share one lifetime, so the map is in expiry order. */
+  private readonly seats = new Map<string, number>();
+  constructor(
+    readonly limit: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Seats reserved and not yet entered nor expired. */
+  get pending(): number {
+    const t = this.now();
+    for (const [id, expires] of this.seats) {
+      if (expires > t) break;
+      this.seats.delete(id);
+    }
+    return this.seats.size;
+  }
+
+  full(): boolean {
+    return this.pending >= this.limit;
+  }
+
+  reserve(sessionId: string): void {
+    this.seats.delete(sessionId);
+    this.seats.set(sessionId, this.now() + this.ttlMs);
+  }
+
+  /** Its client entered (or the seat is gone). */
+  settle(sessionId: string): void {
+    this.seats.delete(sessionId);
+  }
+}
+
 /** The admission settings (src/config.ts). */
 export interface AdmissionSettings {
   joins: GateLimits;
+  /** Reserved seats waiting for their client at most (JOIN_PENDING_SEATS), and how long a reservation lasts. */
+  seats?: { limit: number; ttlMs: number };
   creations: GateLimits;
   /** New joins and creations are refused while the event-loop lag is above this (0: never). */
   maxLoopDelayMs: number;
@@ -268,6 +312,8 @@ export interface AdmissionDeps {
 export class Admission {
   readonly joins: AdmissionGate;
   readonly creations: AdmissionGate;
+  /** Reserved seats waiting for their client (unbounded without `settings.seats`). */
+  readonly seats: SeatLedger;
   private readonly monitor: LoopLagMonitor | undefined;
   private readonly failures: FailureBurstLog;
 
@@ -283,14 +329,17 @@ export class Admission {
     const gateOpts = { loopDelayMs, maxLoopDelayMs: settings.maxLoopDelayMs };
     this.joins = new AdmissionGate("world join", settings.joins, gateOpts);
     this.creations = new AdmissionGate("character creation", settings.creations, gateOpts);
+    this.seats = new SeatLedger(settings.seats?.limit ?? Infinity, settings.seats?.ttlMs ?? 0);
     this.failures = storageFailureLog(deps.logger);
   }
 
   /**
-   * Stage 1 of an SDK join: a slot for the matchmaking request, released when its answer is sent.
+   * Stage 1 of an SDK join: a slot for the matchmaking request, released when its answer is sent;
+   * refused while `seats.limit` reserved seats wait for their clients.
    * @throws ServerBusyError
    */
   admitMatchmaking(): Promise<Release> {
+    if (this.seats.full()) return Promise.reject(this.joins.busy("queue_full", this.seats.pending + this.joins.inFlight + this.joins.waiting + 1));
     return this.joins.acquire(false);
   }
 

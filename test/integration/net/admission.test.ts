@@ -237,6 +237,46 @@ describe("admission control: a burst beyond the join and creation queues is refu
   });
 });
 
+describe("admission control: seats reserved and not yet entered are bounded (JOIN_PENDING_SEATS)", function () {
+  this.timeout(120_000);
+  let server: GameServer;
+  let lines: LogLine[];
+  const rooms: Room[] = [];
+
+  before(async function () {
+    this.timeout(180_000);
+    ({ server, lines } = await start(await pgliteStorage(), { JOIN_CONCURRENCY: "4", JOIN_QUEUE: "16", JOIN_PENDING_SEATS: "2" }));
+  });
+  after(async () => {
+    await Promise.all(rooms.map((r) => r.leave().catch(() => undefined)));
+    await server?.close();
+  });
+
+  it("two seats reserved and not taken: the next join is refused with 503 SERVER_BUSY (HTTP and SDK); once a seat's client enters, joins go on", async () => {
+    const seats = server.admission.seats;
+    const tokens = [tokenFor().token, tokenFor().token];
+    const reservations: unknown[] = [];
+    for (const token of tokens) {
+      const r = await matchmake(server, token);
+      assert.equal(r.status, 200, "a seat is reserved");
+      reservations.push(await r.json());
+    }
+    assert.equal(seats.pending, 2, "both seats wait for their client");
+    await assertBusyAnswer(await matchmake(server, tokenFor().token), "plain HTTP join past the seats", true);
+    await assertSdkBusy(sdkPlayer(server), "SDK join past the seats");
+    assert.equal(seats.pending, 2, "the refusals reserved nothing");
+    // The first seat's client connects: its seat no longer waits, and a new join is admitted.
+    const client = new Client(`${server.url}/ws`);
+    client.auth.token = tokens[0]!;
+    rooms.push(await client.consumeSeatReservation(reservations[0] as Parameters<Client["consumeSeatReservation"]>[0]));
+    await until(() => seats.pending === 1, "the entered seat left the count");
+    const next = await sdkPlayer(server);
+    assert.ok(next.sync()?.id, "joined and synced");
+    await next.close();
+    assert.deepEqual(errorsIn(lines), [], "nothing logged as an error");
+  });
+});
+
 describe("admission control: a storage failure during a join or a creation is a clean refusal, logged once", function () {
   this.timeout(120_000);
   let server: GameServer;

@@ -13,6 +13,7 @@ import {
   LoopLagMonitor,
   RETRY_AFTER_MAX_S,
   retryAfterOf,
+  SeatLedger,
   ServerBusyError,
   STORAGE_RETRY_AFTER_S,
   type Release,
@@ -187,6 +188,48 @@ describe("admission gate", () => {
     } finally {
       monitor.close();
     }
+  });
+});
+
+describe("admission: seats waiting for their client (SeatLedger)", () => {
+  it("counts reserved seats until their client enters or the reservation expires, and is full at its limit", () => {
+    let now = 0;
+    const seats = new SeatLedger(2, 1000, () => now);
+    seats.reserve("a");
+    now = 400;
+    seats.reserve("b");
+    assert.equal(seats.pending, 2);
+    assert.ok(seats.full());
+    seats.settle("a");
+    assert.equal(seats.pending, 1, "a entered");
+    now = 600;
+    seats.reserve("c");
+    now = 1400;
+    assert.equal(seats.pending, 1, "b expired at 1400, c lasts until 1600");
+    now = 1600;
+    assert.equal(seats.pending, 0, "c expired");
+    seats.settle("unknown");
+    assert.ok(!seats.full());
+  });
+
+  it("stage 1 of a join is refused with SERVER_BUSY while the seats are full, with Retry-After behind them; free again once one enters", async () => {
+    const admission = new Admission(
+      { joins: limits(4, 4), seats: { limit: 2, ttlMs: 60_000 }, creations: limits(1, 1), maxLoopDelayMs: 0 },
+      { logger: memoryLogger().logger },
+    );
+    admission.seats.reserve("a");
+    admission.seats.reserve("b");
+    await assert.rejects(admission.admitMatchmaking(), (e: ServerBusyError) => {
+      assert.ok(e instanceof ServerBusyError);
+      assert.equal(e.reason, "queue_full");
+      assert.ok(e.retryAfterSeconds >= 1);
+      return true;
+    });
+    assert.equal(admission.joins.inFlight, 0, "no slot taken by the refusal");
+    admission.seats.settle("a");
+    const release = await admission.admitMatchmaking();
+    release();
+    admission.close();
   });
 });
 
@@ -395,10 +438,11 @@ describe("database work limiter", () => {
 describe("admission settings", () => {
   const base = { NODE_ENV: "test" };
 
-  it("defaults: joins 12 at once with 256 waiting up to 10 s, creations 4/64/10 s, saves 4, a pool of 20 with a 5 s acquire timeout, 500 ms loop lag; no warning", () => {
+  it("defaults: joins 12 at once with 256 waiting up to 10 s and 256 seats waiting for their client, creations 4/64/10 s, saves 4, a pool of 20 with a 5 s acquire timeout, 500 ms loop lag; no warning", () => {
     const c = loadConfig(base);
     assert.deepEqual(c.admission, {
       joins: { concurrency: 12, queue: 256, waitMs: 10_000 },
+      seats: { limit: 256, ttlMs: 30_000 },
       creations: { concurrency: 4, queue: 64, waitMs: 10_000 },
       maxLoopDelayMs: 500,
     });
@@ -420,17 +464,20 @@ describe("admission settings", () => {
       DB_POOL_MAX: "8",
       DB_POOL_ACQUIRE_TIMEOUT_MS: "700",
       ADMISSION_MAX_LOOP_DELAY_MS: "0",
+      JOIN_PENDING_SEATS: "7",
+      SEAT_RESERVATION_SECONDS: "9",
     });
     assert.deepEqual(c.admission.joins, { concurrency: 1, queue: 0, waitMs: 50 });
+    assert.deepEqual(c.admission.seats, { limit: 7, ttlMs: 9_000 });
     assert.deepEqual(c.admission.creations, { concurrency: 2, queue: 3, waitMs: 60 });
     assert.equal(c.admission.maxLoopDelayMs, 0);
     assert.deepEqual(c.dbPool, { max: 8, acquireTimeoutMs: 700 });
     assert.ok(configWarnings(c).some((w) => /exceed DB_POOL_MAX \(8\)/.test(w)));
     assert.throws(
-      () => loadConfig({ ...base, JOIN_CONCURRENCY: "0", JOIN_QUEUE: "-1", DB_POOL_MAX: "x", JOIN_QUEUE_WAIT_MS: "1" }),
+      () => loadConfig({ ...base, JOIN_CONCURRENCY: "0", JOIN_QUEUE: "-1", DB_POOL_MAX: "x", JOIN_QUEUE_WAIT_MS: "1", JOIN_PENDING_SEATS: "0" }),
       (e: ConfigError) =>
-        e.problems.length === 4 &&
-        ["JOIN_CONCURRENCY", "JOIN_QUEUE", "DB_POOL_MAX", "JOIN_QUEUE_WAIT_MS"].every((n) => e.problems.some((p) => p.startsWith(n))),
+        e.problems.length === 5 &&
+        ["JOIN_CONCURRENCY", "JOIN_QUEUE", "DB_POOL_MAX", "JOIN_QUEUE_WAIT_MS", "JOIN_PENDING_SEATS"].every((n) => e.problems.some((p) => p.startsWith(n))),
     );
   });
 });

@@ -42,7 +42,7 @@ export async function authorizeJoin(
   if (!principal) throw new ServerError(401, "missing or invalid token");
   if (gate.blockedFor(principal.accountId) > 0) throw new ServerError(429, "temporarily blocked for flooding");
   // The seat's session id, chosen here so that a seat of a world hosted in this process counts
-  // among the seats waiting for their client (src/net/admission.ts SeatLedger) until it enters.
+  // among the seats waiting for their client (src/net/seat-ledger.ts) until it enters.
   const sessionId = generateId();
   if (admission && typeof options?.world === "number" && hosts?.(options.world)) admission.seats.reserve(sessionId);
   return { ...principal, address, sessionId };

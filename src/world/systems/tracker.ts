@@ -2,21 +2,38 @@
  * What a viewer tracks of one collection (players, NPCs, resources or ground items): the candidates
  * within the view radius gathered from the spatial grid, and the domain's selection rule applied
  * (src/domain/interest.ts). Gathering costs about the bound, not the crowd: while the grid cells
- * around the viewer hold at most SCAN_FACTOR × the bound, they are scanned; beyond, what the viewer
- * tracked is looked up by id and the tiles are walked ring by ring outward only until the bound is
- * passed (a per-tile index of the grid).
+ * around the viewer hold at most SCAN_FACTOR × the bound, or the crowd around the viewer is too thin
+ * for a walk to pay, they are scanned; beyond, what the viewer tracked is looked up by id and the
+ * tiles are walked ring by ring outward only until the bound is passed (a per-tile index of the grid).
  */
 import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
 import type { SpatialGrid } from "../grid.js";
 import type { Player } from "../player.js";
 
-/** Scan the cells around a viewer while they hold at most this many times the bound; walk rings beyond. */
+/** Scan the cells around a viewer while they hold at most this many times the bound; beyond, walk rings when cheaper. */
 export const SCAN_FACTOR = 2;
+/** What looking at one tile of a ring walk costs, in entities scanned in a cell (measured, roughly). */
+const TILE_COST = 4;
 
 interface Placed {
   readonly id: string;
   readonly x: number;
   readonly z: number;
+}
+
+/**
+ * Whether to walk the tiles ring by ring rather than scan the `near` entities of the cells around a
+ * viewer: only past SCAN_FACTOR × the bound, and only when the walk is the cheaper, judged by the
+ * crowd's density in the viewer's own cell (`ownCell` entities in a `cellSize` square): how many
+ * tiles the walk would look at before the bound is passed. At a hotspot's edge the cells hold many
+ * but the view few, and a walk would look at every tile of the view.
+ */
+export function ringWalkPays(near: number, ownCell: number, cellSize: number, bound: number, radius: number): boolean {
+  if (near <= SCAN_FACTOR * bound) return false;
+  const density = ownCell / (cellSize * cellSize);
+  const side = 2 * radius + 1;
+  const tiles = density > 0 ? Math.min(side * side, (bound + 1) / density) : side * side;
+  return TILE_COST * tiles < near;
 }
 
 export class Tracker<T extends Placed> {
@@ -61,12 +78,15 @@ export class Tracker<T extends Placed> {
     }
     const cells = this.cells;
     const near = grid.cellsNear(viewer.x, viewer.z, radius, cells);
-    if (near <= SCAN_FACTOR * this.bound) {
-      for (const cell of cells) for (const e of cell.values()) if (!priority.has(e.id)) this.consider(e, viewer);
-    } else this.walkRings(viewer, priority, previous);
+    if (this.walks(viewer, near)) this.walkRings(viewer, priority, previous);
+    else for (const cell of cells) for (const e of cell.values()) if (!priority.has(e.id)) this.consider(e, viewer);
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
     const chosen = selectInterest(this.c as InterestCandidates, rule, out);
     return this.c.count > this.bound && chosen >= this.bound;
+  }
+
+  private walks(viewer: Player, near: number): boolean {
+    return ringWalkPays(near, this.grid.cellPopulation(viewer.x, viewer.z), this.grid.cellSize, this.bound, this.radius);
   }
 
   /**

@@ -11,7 +11,7 @@ import { chebyshev } from "../../../src/domain/movement.js";
 import { PUBLIC_VIEWS } from "../../../src/protocol/player.js";
 import { handleChat } from "../../../src/world/actions/chat.js";
 import type { Connection, Player } from "../../../src/world/player.js";
-import { SCAN_FACTOR } from "../../../src/world/systems/tracker.js";
+import { ringWalkPays, SCAN_FACTOR } from "../../../src/world/systems/tracker.js";
 import { COMBAT_LOGOUT_SECONDS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, VIEW_RADIUS, World, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
 import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
@@ -47,7 +47,8 @@ describe("world interest management in a crowd", () => {
 
   for (const [label, size, spread] of [
     ["scanning the grid cells", 150, 0],
-    ["walking the tiles ring by ring", SCAN_FACTOR * MAX_TRACKED_PLAYERS + 100, 3],
+    // Dense enough in the viewer's own cell for a ring walk to pay (ringWalkPays).
+    ["walking the tiles ring by ring", SCAN_FACTOR * MAX_TRACKED_PLAYERS + 300, 3],
   ] as const) {
     it(`every view holds exactly the bound, nearest first, itself included (${size} players, ${label})`, () => {
       const everyone = crowd(size, spread);
@@ -67,6 +68,19 @@ describe("world interest management in a crowd", () => {
       }
     });
   }
+
+  it("walks the tiles ring by ring only past SCAN_FACTOR × the bound, and only where the crowd is dense enough for it to pay", () => {
+    const bound = MAX_TRACKED_PLAYERS;
+    const cases: [near: number, ownCell: number, walks: boolean, why: string][] = [
+      [SCAN_FACTOR * bound, 256 * 4, false, "at SCAN_FACTOR × the bound: scanned"],
+      [2000, 1000, true, "a crowd of 2,000 at the spawn, 1,000 in the viewer's cell"],
+      [1000, 600, true, "a crowd of 1,000"],
+      [600, 20, false, "at a hotspot's edge: the cells hold many, the viewer's own few"],
+      [600, 0, false, "an empty cell of its own"],
+      [100_000, 1, true, "a walk of the whole view still beats scanning 100,000"],
+    ];
+    for (const [near, own, walks, why] of cases) assert.equal(ringWalkPays(near, own, 16, bound, VIEW_RADIUS), walks, why);
+  });
 
   it("always includes the trade partner, beyond the nearest", () => {
     const [a] = crowd(MAX_TRACKED_PLAYERS + 50);
@@ -117,7 +131,8 @@ describe("world interest management in a crowd", () => {
 
   for (const [label, filler] of [
     ["scanning the grid cells", 0],
-    ["walking the tiles ring by ring", SCAN_FACTOR * MAX_TRACKED_PLAYERS],
+    // Past SCAN_FACTOR × the bound, and enough for a walk to pay at the viewer's cell's density (ringWalkPays).
+    ["walking the tiles ring by ring", 6 * MAX_TRACKED_PLAYERS],
   ] as const) {
     it(`no churn at the cut-off: players arriving at the cut-off distance do not push out who is tracked (${label})`, () => {
       const viewer = join(0, 0, "viewer");

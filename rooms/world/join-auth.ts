@@ -44,7 +44,7 @@ export async function authorizeJoin(
   // The seat's session id, chosen here so that a seat of a world hosted in this process counts
   // among the seats waiting for their client (src/net/seat-ledger.ts) until it enters.
   const sessionId = generateId();
-  if (admission && typeof options?.world === "number" && hosts?.(options.world)) admission.seats.reserve(sessionId);
+  if (admission && typeof options?.world === "number" && hosts?.(options.world)) admission.seats.reserve(sessionId, principal.accountId);
   return { ...principal, address, sessionId };
 }
 

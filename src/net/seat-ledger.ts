@@ -6,11 +6,15 @@
  * for each client to enter before its reservation expires (in a burst, an unbounded backlog left
  * thousands of seats to expire unused: the client got Colyseus's 524 instead of a refusal it can
  * retry). A seat leaves when its client enters (the world room's `onJoin`) or when its reservation
- * expires (`ttlMs`: SEAT_RESERVATION_SECONDS).
+ * expires (`ttlMs`: SEAT_RESERVATION_SECONDS). An account counts one seat at most: its newest
+ * (joining again replaces the seat it waits for), so one client that reserves seats in a loop and
+ * never connects cannot fill the ledger and keep everyone else out.
  */
 export class SeatLedger {
-  /** Session id → when its reservation expires; all share one lifetime, so the map is in expiry order. */
-  private readonly seats = new Map<string, number>();
+  /** Session id → when its reservation expires and whose it is; one lifetime for all, so the map is in expiry order. */
+  private readonly seats = new Map<string, { expires: number; account: string }>();
+  /** Account → the session id of its counted seat. */
+  private readonly byAccount = new Map<string, string>();
   constructor(
     readonly limit: number,
     private readonly ttlMs: number,
@@ -20,9 +24,9 @@ export class SeatLedger {
   /** Seats reserved and not yet entered nor expired. */
   get pending(): number {
     const t = this.now();
-    for (const [id, expires] of this.seats) {
-      if (expires > t) break;
-      this.seats.delete(id);
+    for (const [id, seat] of this.seats) {
+      if (seat.expires > t) break;
+      this.settle(id);
     }
     return this.seats.size;
   }
@@ -31,13 +35,20 @@ export class SeatLedger {
     return this.pending >= this.limit;
   }
 
-  reserve(sessionId: string): void {
+  /** A seat of `account` reserved under `sessionId`; it replaces the account's seat counted until now. */
+  reserve(sessionId: string, account: string): void {
+    const previous = this.byAccount.get(account);
+    if (previous !== undefined) this.settle(previous);
     this.seats.delete(sessionId);
-    this.seats.set(sessionId, this.now() + this.ttlMs);
+    this.seats.set(sessionId, { expires: this.now() + this.ttlMs, account });
+    this.byAccount.set(account, sessionId);
   }
 
   /** Its client entered (or the seat is gone). */
   settle(sessionId: string): void {
+    const seat = this.seats.get(sessionId);
+    if (!seat) return;
     this.seats.delete(sessionId);
+    if (this.byAccount.get(seat.account) === sessionId) this.byAccount.delete(seat.account);
   }
 }

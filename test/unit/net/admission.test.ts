@@ -195,15 +195,15 @@ describe("admission: seats waiting for their client (SeatLedger)", () => {
   it("counts reserved seats until their client enters or the reservation expires, and is full at its limit", () => {
     let now = 0;
     const seats = new SeatLedger(2, 1000, () => now);
-    seats.reserve("a");
+    seats.reserve("a", "acc-a");
     now = 400;
-    seats.reserve("b");
+    seats.reserve("b", "acc-b");
     assert.equal(seats.pending, 2);
     assert.ok(seats.full());
     seats.settle("a");
     assert.equal(seats.pending, 1, "a entered");
     now = 600;
-    seats.reserve("c");
+    seats.reserve("c", "acc-c");
     now = 1400;
     assert.equal(seats.pending, 1, "b expired at 1400, c lasts until 1600");
     now = 1600;
@@ -212,13 +212,31 @@ describe("admission: seats waiting for their client (SeatLedger)", () => {
     assert.ok(!seats.full());
   });
 
+  it("an account counts one seat: reserving again replaces its seat, so one client looping on matchmaking cannot fill the ledger", () => {
+    let now = 0;
+    const seats = new SeatLedger(2, 1000, () => now);
+    for (let i = 0; i < 50; i++) seats.reserve(`s${i}`, "looper");
+    assert.equal(seats.pending, 1, "only its newest seat counts");
+    assert.ok(!seats.full(), "others still get in");
+    seats.reserve("other", "acc-other");
+    assert.ok(seats.full());
+    seats.settle("s3");
+    assert.equal(seats.pending, 2, "settling a replaced seat changes nothing");
+    seats.settle("s49");
+    assert.equal(seats.pending, 1);
+    now = 1000;
+    assert.equal(seats.pending, 0, "expired");
+    seats.reserve("s50", "looper");
+    assert.equal(seats.pending, 1, "a new seat after expiry counts again");
+  });
+
   it("stage 1 of a join is refused with SERVER_BUSY while the seats are full, with Retry-After behind them; free again once one enters", async () => {
     const admission = new Admission(
       { joins: limits(4, 4), seats: { limit: 2, ttlMs: 60_000 }, creations: limits(1, 1), maxLoopDelayMs: 0 },
       { logger: memoryLogger().logger },
     );
-    admission.seats.reserve("a");
-    admission.seats.reserve("b");
+    admission.seats.reserve("a", "acc-a");
+    admission.seats.reserve("b", "acc-b");
     await assert.rejects(admission.admitMatchmaking(), (e: ServerBusyError) => {
       assert.ok(e instanceof ServerBusyError);
       assert.equal(e.reason, "queue_full");

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
-import { CROWD_RESELECT_TICKS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
+import { CROWD_RESELECT_TICKS, MAX_NEW_PER_TICK, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { newCadence, VIEW_RADIUS, World, type SelectionCadence, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
@@ -165,6 +165,43 @@ describe("world interest management: the crowd's selection cadence", () => {
     assert.equal(s.viewer.x, there.x - 1, "teleported");
     const off = world.visibleFor(s.viewer, undefined, first, at(cadence, 1));
     assert.deepEqual([...off.players].sort(), [s.viewer.id, there.id].sort());
+  });
+
+  it("a crowd around a view that still has room is not crowded: the view is selected every tick until it is full", () => {
+    const s = scene(true);
+    const cadence = newCadence();
+    // What it tracked until now: 40 of the crowd; more than the bound in view, so newcomers come in 10 a selection.
+    const history: VisibleSet = { players: new Set([s.viewer.id, ...s.ring.slice(0, 40).map((p) => p.id)]), npcs: new Set(), resources: new Set(), groundItems: new Set() };
+    let view = world.visibleFor(s.viewer, undefined, history, at(cadence, 0));
+    assert.equal(view.players.size, 1 + 40 + MAX_NEW_PER_TICK);
+    assert.equal(cadence.crowded.players, false, "room left: not crowded");
+    view = world.visibleFor(s.viewer, undefined, view, at(cadence, 1));
+    assert.equal(cadence.kept.players, false, "selected off its turn");
+    assert.equal(view.players.size, 1 + 40 + 2 * MAX_NEW_PER_TICK);
+  });
+
+  it("the crowd's turn served ahead, after a tick's patch: selected a tick early, kept at the turn itself", () => {
+    const s = scene(true);
+    // Its turn is the next tick.
+    const cadence = { ...newCadence(), phase: (CROWD_RESELECT_TICKS - ((world.tick + 1) % CROWD_RESELECT_TICKS)) % CROWD_RESELECT_TICKS };
+    first = world.visibleFor(s.viewer, undefined, undefined, cadence);
+    assert.ok(cadence.crowded.players && !cadence.crowded.resources);
+    assert.ok(world.turnAhead(cadence), "the next tick is its turn");
+    const newcomer = join(1, 0);
+    const ahead = world.visibleFor(s.viewer, undefined, first, cadence, true);
+    assert.ok(ahead.players.has(newcomer.id), "the crowd selected now: the nearer newcomer came in");
+    assert.equal(ahead.players.size, MAX_TRACKED_PLAYERS + 1);
+    assert.equal(cadence.kept.players, false);
+    assert.equal(cadence.kept.resources, true, "what is not crowded waits for the tick, as every tick");
+    assert.ok(!world.turnAhead(cadence), "served");
+    const aheadIds = [...ahead.players].sort(); // a kept set trades places with `ahead`'s
+    world.step();
+    const atTurn = world.visibleFor(s.viewer, undefined, ahead, cadence);
+    assert.equal(cadence.kept.players, true, "at the turn itself: kept, its selection was served ahead");
+    assert.deepEqual([...atTurn.players].sort(), aheadIds);
+    const notCrowded = { ...newCadence(), phase: cadence.phase };
+    world.visibleFor(join(-40, 0), undefined, undefined, notCrowded);
+    assert.ok(!world.turnAhead(notCrowded), "nothing crowded: no turn ahead");
   });
 
   it(`turns rotate: each of ${CROWD_RESELECT_TICKS} new viewers in a row has its turn on a different tick`, () => {

@@ -12,7 +12,8 @@
  * Scenarios: `--crowd` (every bot joins at the spawn, then runs to a random free tile within
  * `--roam` (8) tiles of the spawn once a second: everyone sees everyone); `--spread` (bots over the
  * whole map, `--hotspot-share` of them in `--hotspots` crowds); `--burst N` (N clients join at once
- * and stay: outcomes counted by kind, `/status` polled throughout); `--interest` (a group near the
+ * and stay: outcomes counted by kind, `/status` polled throughout; with `--burst-retry` a client told
+ * to retry joins again after its `Retry-After`, as a real client does, until `--join-deadline`); `--interest` (a group near the
  * spawn measured alone, then with the rest of the bots far away). Without a scenario: `--crowd`.
  *
  * Storage: `--db postgres://…` (PostgreSQL, as the figures should be taken), else PGlite in the
@@ -56,6 +57,7 @@ const { values: args } = parseArgs({
     "join-timeout": { type: "string", default: "120" },
     "join-deadline": { type: "string", default: "300" },
     "burst-hold": { type: "string", default: "10" },
+    "burst-retry": { type: "boolean", default: false },
     probes: { type: "string" },
     decode: { type: "string", default: "observers" },
     "create-on-join": { type: "boolean", default: false },
@@ -352,7 +354,7 @@ class Run {
   target(): BotTarget {
     return { kind: this.server.kind, endpoint: this.server.endpoint, adminCode: ADMIN_CODE };
   }
-  async join(list: BotSpec[], concurrency: number, manifests: string, spawn: Tile): Promise<JoinSummary> {
+  async join(list: BotSpec[], concurrency: number, manifests: string, spawn: Tile, retryBusy = false): Promise<JoinSummary> {
     const parts = share(list, this.workers.length);
     const reports = await Promise.all(
       this.workers.map((w, i) =>
@@ -367,6 +369,7 @@ class Run {
             deadline: Date.now() + JOIN_DEADLINE_MS,
             decodeAll: args.decode === "all",
             spawn,
+            retryBusy,
           },
           "joined",
           JOIN_DEADLINE_MS + JOIN_TIMEOUT_MS + 120_000,
@@ -693,8 +696,9 @@ async function runBurst(kind: TargetKind, n: number, ctx: Ctx): Promise<BurstRes
     await sleep(2_000);
     const status = pollStatus(server.url, 250);
     const w = await run.open();
-    const joined = await run.join(list, n, ctx.manifests, ctx.content.spawn);
+    const joined = await run.join(list, n, ctx.manifests, ctx.content.spawn, args["burst-retry"]);
     logJoin(label, joined);
+    if (joined.retries) console.log(`  [${label}] ${joined.retries} busy refusals retried; ${joined.joinedAfterRetry} bots joined after a retry`);
     await sleep(BURST_HOLD_S * 1000);
     const st = status.take();
     const m = await run.close(w, st);
@@ -854,6 +858,7 @@ function burstRows(results: BurstEntry[]): Row[] {
           ...dropped.map(([k, v]) => `${v} dropped ${k}`),
           ...(r.serverErrorLines ? [`${r.serverErrorLines} error lines`] : []),
         ].join(", ") || "0",
+      ...(args["burst-retry"] ? { "retried (joined after)": `${r.join.retries} (${r.join.joinedAfterRetry})` } : {}),
       "join all s": f(r.join.allSeconds),
       "join p99 ms": f(r.join.p99Ms),
       "/status max ms": f(r.status.maxMs),

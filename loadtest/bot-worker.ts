@@ -5,6 +5,7 @@
  * `stop` (leave and exit).
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { BenchBot, ProbePair, randomTileNear, seededRng, type BotTarget, type JoinOutcome, type Tile } from "./bot.js";
 
@@ -33,6 +34,12 @@ export interface JoinCommand {
   deadline: number;
   /** Decode the state in every bot, not only in observers. */
   decodeAll: boolean;
+  /**
+   * A bot told to retry (503 `SERVER_BUSY`) joins again after the `retry in N s` it was given plus up
+   * to as much again of random jitter, as README "When the server is busy" asks of clients, until the
+   * deadline; otherwise that refusal is its outcome.
+   */
+  retryBusy?: boolean;
   /** Where new characters appear (bots whose home differs are teleported there, game only). */
   spawn: Tile;
 }
@@ -73,6 +80,9 @@ export interface JoinReport {
   /** Bots that joined but could not be sent home (game: /admin, /tp), or never got their id. */
   placeFailed: number;
   errors: string[];
+  /** Busy refusals that were retried (`retryBusy`), and the bots that joined after at least one. */
+  retries: number;
+  joinedAfterRetry: number;
 }
 
 export type WorkerMessage =
@@ -98,6 +108,8 @@ async function join(c: JoinCommand) {
   let lastEnd = 0;
   let lastJoined = 0;
   let placeFailed = 0;
+  let retries = 0;
+  let joinedAfterRetry = 0;
   const joined: { bot: BenchBot; spec: BotSpec }[] = [];
   // A probe pair joins as one unit, its mover first: a client's first view is taken when it joins,
   // and must find the mover already in the world.
@@ -120,7 +132,17 @@ async function join(c: JoinCommand) {
       return;
     }
     const bot = new BenchBot(c.target, spec.home, spec.token, c.decodeAll || spec.role === "observer");
-    const o = await bot.join(c.joinTimeoutMs);
+    let o = await bot.join(c.joinTimeoutMs);
+    let tries = 0;
+    while (c.retryBusy && o.kind === "busy" && Date.now() < c.deadline) {
+      const seconds = Number(/retry in (\d+) s/.exec(o.message ?? "")?.[1] ?? 1);
+      await sleep(seconds * 1000 * (1 + Math.random()));
+      tries++;
+      const again = await bot.join(c.joinTimeoutMs);
+      o = { ...again, startedAt: o.startedAt };
+    }
+    retries += tries;
+    if (tries > 0 && o.kind === "joined") joinedAfterRetry++;
     outcomes[o.detail] = (outcomes[o.detail] ?? 0) + 1;
     kinds[o.kind]++;
     firstStart = Math.min(firstStart, o.startedAt);
@@ -173,6 +195,8 @@ async function join(c: JoinCommand) {
     lastEnd,
     lastJoined,
     placeFailed,
+    retries,
+    joinedAfterRetry,
     errors: [...errors].slice(0, 8).map(([k, n]) => `${n} × ${k}`),
   });
 }

@@ -90,6 +90,9 @@ export interface JoinSummary {
   p99Ms: number;
   placeFailed: number;
   errors: string[];
+  /** Busy refusals retried (`--burst-retry`), and the bots that joined after at least one. */
+  retries: number;
+  joinedAfterRetry: number;
 }
 
 export function mergeJoins(reports: JoinReport[], attempted: number): JoinSummary {
@@ -113,6 +116,8 @@ export function mergeJoins(reports: JoinReport[], attempted: number): JoinSummar
     p99Ms: Math.round(pct(lat, 99)),
     placeFailed: reports.reduce((n, r) => n + r.placeFailed, 0),
     errors: reports.flatMap((r) => r.errors).slice(0, 8),
+    retries: reports.reduce((n, r) => n + r.retries, 0),
+    joinedAfterRetry: reports.reduce((n, r) => n + r.joinedAfterRetry, 0),
   };
 }
 

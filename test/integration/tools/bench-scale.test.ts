@@ -90,9 +90,13 @@ describe("scale benchmark tools (loadtest/)", function () {
       lastJoined: 2_500,
       placeFailed: 0,
       errors: [],
+      retries: joined,
+      joinedAfterRetry: 1,
     });
     const m = mergeJoins([r(2, [10, 30]), r(1, [20])], 5);
     assert.equal(m.joined, 3);
+    assert.equal(m.retries, 3, "retries summed");
+    assert.equal(m.joinedAfterRetry, 2);
     assert.equal(m.outcomes["503"], 2);
     assert.equal(m.allSeconds, 1.5);
     assert.equal(m.p50Ms, 20);

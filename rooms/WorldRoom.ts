@@ -141,7 +141,7 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   override async onJoin(client: Client, options: JoinOptions, principal: WorldAuth) {
-    this.deps.admission?.seats.settle(client.sessionId); // its seat no longer waits (src/net/admission.ts)
+    this.deps.admission?.seats.entered(client.sessionId); // its seat no longer waits (src/net/seat-ledger.ts)
     const link: ClientLink = newLink(
       this.deps.metrics,
       "sdk",

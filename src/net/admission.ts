@@ -126,15 +126,15 @@ export class AdmissionGate {
     return this.lanes.admitted.length + this.lanes.arrivals.length;
   }
 
-  /** Seconds a refused client should wait: the backlog (by default the gate's own) over the observed service rate, 1–30. */
-  retryAfterSeconds(backlog = this.held + this.waiting + 1): number {
+  /** Seconds a refused client should wait: the backlog over the observed service rate, 1–30. */
+  retryAfterSeconds(): number {
     const perSecond = (Math.max(1, this.limits.concurrency) * 1000) / Math.max(1, this.avgHoldMs);
-    return clampRetry(backlog / perSecond);
+    return clampRetry((this.held + this.waiting + 1) / perSecond);
   }
 
-  /** A busy refusal of this gate (`backlog`: what the client would wait behind, when not the gate's own). */
-  busy(reason: BusyReason, backlog?: number): ServerBusyError {
-    return new ServerBusyError(reason, reason === "storage" ? STORAGE_RETRY_AFTER_S : this.retryAfterSeconds(backlog), this.what);
+  /** A busy refusal of this gate. */
+  busy(reason: BusyReason): ServerBusyError {
+    return new ServerBusyError(reason, reason === "storage" ? STORAGE_RETRY_AFTER_S : this.retryAfterSeconds(), this.what);
   }
 
   /** True while the event loop is slower than allowed. */
@@ -300,7 +300,7 @@ export class Admission {
    * @throws ServerBusyError
    */
   admitMatchmaking(): Promise<Release> {
-    if (this.seats.full()) return Promise.reject(this.joins.busy("queue_full", this.seats.pending + this.joins.inFlight + this.joins.waiting + 1));
+    if (this.seats.full()) return Promise.reject(new ServerBusyError("queue_full", this.seats.retryAfterSeconds(), this.joins.what));
     return this.joins.acquire(false);
   }
 

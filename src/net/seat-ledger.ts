@@ -15,6 +15,9 @@ export class SeatLedger {
   private readonly seats = new Map<string, { expires: number; account: string }>();
   /** Account → the session id of its counted seat. */
   private readonly byAccount = new Map<string, string>();
+  /** Moving average of the time between two clients entering, in ms (a guess until measured), and the last entry. */
+  private avgEntryGapMs = 100;
+  private lastEntry: number | undefined;
   constructor(
     readonly limit: number,
     private readonly ttlMs: number,
@@ -26,7 +29,7 @@ export class SeatLedger {
     const t = this.now();
     for (const [id, seat] of this.seats) {
       if (seat.expires > t) break;
-      this.settle(id);
+      this.drop(id);
     }
     return this.seats.size;
   }
@@ -38,14 +41,33 @@ export class SeatLedger {
   /** A seat of `account` reserved under `sessionId`; it replaces the account's seat counted until now. */
   reserve(sessionId: string, account: string): void {
     const previous = this.byAccount.get(account);
-    if (previous !== undefined) this.settle(previous);
+    if (previous !== undefined) this.drop(previous);
     this.seats.delete(sessionId);
     this.seats.set(sessionId, { expires: this.now() + this.ttlMs, account });
     this.byAccount.set(account, sessionId);
   }
 
-  /** Its client entered (or the seat is gone). */
-  settle(sessionId: string): void {
+  /**
+   * Seconds a join refused for the seats should wait: the seats ahead of it over the rate clients
+   * have been entering (a moving average), 1–30 once clamped by the refusal. Told 1 s while entering
+   * took longer, a burst's refused clients came back many times over for nothing.
+   */
+  retryAfterSeconds(): number {
+    return ((this.pending + 1) * this.avgEntryGapMs) / 1000;
+  }
+
+  /** Its client entered the world (the world room's `onJoin`). */
+  entered(sessionId: string): void {
+    if (!this.seats.has(sessionId)) return;
+    const t = this.now();
+    // A pause with nobody entering (no backlog) is not the rate of a backlog: count at most 1 s of it.
+    if (this.lastEntry !== undefined) this.avgEntryGapMs += 0.1 * (Math.min(t - this.lastEntry, 1000) - this.avgEntryGapMs);
+    this.lastEntry = t;
+    this.drop(sessionId);
+  }
+
+  /** The seat no longer counts (entered, expired, or replaced by the account's newer one). */
+  private drop(sessionId: string): void {
     const seat = this.seats.get(sessionId);
     if (!seat) return;
     this.seats.delete(sessionId);

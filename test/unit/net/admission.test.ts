@@ -200,7 +200,7 @@ describe("admission: seats waiting for their client (SeatLedger)", () => {
     seats.reserve("b", "acc-b");
     assert.equal(seats.pending, 2);
     assert.ok(seats.full());
-    seats.settle("a");
+    seats.entered("a");
     assert.equal(seats.pending, 1, "a entered");
     now = 600;
     seats.reserve("c", "acc-c");
@@ -208,7 +208,7 @@ describe("admission: seats waiting for their client (SeatLedger)", () => {
     assert.equal(seats.pending, 1, "b expired at 1400, c lasts until 1600");
     now = 1600;
     assert.equal(seats.pending, 0, "c expired");
-    seats.settle("unknown");
+    seats.entered("unknown");
     assert.ok(!seats.full());
   });
 
@@ -220,14 +220,30 @@ describe("admission: seats waiting for their client (SeatLedger)", () => {
     assert.ok(!seats.full(), "others still get in");
     seats.reserve("other", "acc-other");
     assert.ok(seats.full());
-    seats.settle("s3");
-    assert.equal(seats.pending, 2, "settling a replaced seat changes nothing");
-    seats.settle("s49");
+    seats.entered("s3");
+    assert.equal(seats.pending, 2, "a replaced seat entering changes nothing");
+    seats.entered("s49");
     assert.equal(seats.pending, 1);
     now = 1000;
     assert.equal(seats.pending, 0, "expired");
     seats.reserve("s50", "looper");
     assert.equal(seats.pending, 1, "a new seat after expiry counts again");
+  });
+
+  it("Retry-After of a refusal for the seats: the seats ahead over the rate clients have been entering", () => {
+    let now = 0;
+    const seats = new SeatLedger(1000, 60_000, () => now);
+    for (let i = 0; i < 400; i++) seats.reserve(`s${i}`, `acc-${i}`);
+    // Clients enter 20 ms apart (50 a second): the moving average converges on it.
+    for (let i = 0; i < 100; i++) {
+      now += 20;
+      seats.entered(`s${i}`);
+    }
+    const expected = (300 + 1) * 0.02;
+    assert.ok(Math.abs(seats.retryAfterSeconds() - expected) < 0.5, `${seats.retryAfterSeconds()} ≈ ${expected} s for 300 seats ahead`);
+    now += 60_000;
+    seats.entered("s100");
+    assert.equal(seats.pending, 0, "an entry after expiry counts nothing");
   });
 
   it("stage 1 of a join is refused with SERVER_BUSY while the seats are full, with Retry-After behind them; free again once one enters", async () => {
@@ -244,7 +260,7 @@ describe("admission: seats waiting for their client (SeatLedger)", () => {
       return true;
     });
     assert.equal(admission.joins.inFlight, 0, "no slot taken by the refusal");
-    admission.seats.settle("a");
+    admission.seats.entered("a");
     const release = await admission.admitMatchmaking();
     release();
     admission.close();

@@ -267,6 +267,8 @@ export interface AdmissionDeps {
   db?: DbWorkLimiter;
   /** Event-loop lag source; a `LoopLagMonitor` is started when absent and `maxLoopDelayMs` > 0. */
   loopDelayMs?: () => number;
+  /** The seats' clock, in ms (tests); `performance.now()` without it. */
+  now?: () => number;
 }
 
 /** The gates of one server process. */
@@ -290,18 +292,25 @@ export class Admission {
     const gateOpts = { loopDelayMs, maxLoopDelayMs: settings.maxLoopDelayMs };
     this.joins = new AdmissionGate("world join", settings.joins, gateOpts);
     this.creations = new AdmissionGate("character creation", settings.creations, gateOpts);
-    this.seats = new SeatLedger(settings.seats?.limit ?? Infinity, settings.seats?.ttlMs ?? 0);
+    this.seats = new SeatLedger(settings.seats?.limit ?? Infinity, settings.seats?.ttlMs ?? 0, deps.now);
     this.failures = storageFailureLog(deps.logger);
   }
 
   /**
    * Stage 1 of an SDK join: a slot for the matchmaking request, released when its answer is sent;
-   * refused while `seats.limit` reserved seats wait for their clients.
+   * refused while `seats.limit` reserved seats wait for their clients. A refusal's `Retry-After` is
+   * at least the work ahead (seats waiting, joins in flight and queued) at the rate clients have been
+   * entering the world: the matchmaking requests themselves are quick, and told only their own
+   * pace, a burst's clients came back many times over before there was room.
    * @throws ServerBusyError
    */
   admitMatchmaking(): Promise<Release> {
-    if (this.seats.full()) return Promise.reject(new ServerBusyError("queue_full", this.seats.retryAfterSeconds(), this.joins.what));
-    return this.joins.acquire(false);
+    const busy = (reason: BusyReason, atLeast = 0) =>
+      new ServerBusyError(reason, Math.max(atLeast, this.seats.secondsFor(this.seats.pending + this.joins.inFlight + this.joins.waiting + 1)), this.joins.what);
+    if (this.seats.full()) return Promise.reject(busy("queue_full"));
+    return this.joins.acquire(false).catch((e: unknown) => {
+      throw e instanceof ServerBusyError && e.reason !== "storage" ? busy(e.reason, e.retryAfterSeconds) : e;
+    });
   }
 
   /**

@@ -53,7 +53,12 @@ export class SeatLedger {
    * took longer, a burst's refused clients came back many times over for nothing.
    */
   retryAfterSeconds(): number {
-    return ((this.pending + 1) * this.avgEntryGapMs) / 1000;
+    return this.secondsFor(this.pending + 1);
+  }
+
+  /** Seconds until `ahead` more clients have entered, at the rate they have been entering. */
+  secondsFor(ahead: number): number {
+    return (ahead * this.avgEntryGapMs) / 1000;
   }
 
   /** Its client entered the world (the world room's `onJoin`). */

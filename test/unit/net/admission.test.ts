@@ -246,6 +246,30 @@ describe("admission: seats waiting for their client (SeatLedger)", () => {
     assert.equal(seats.pending, 0, "an entry after expiry counts nothing");
   });
 
+  it("a join refused at stage 1 for its queue is told to wait at least for the seats and joins ahead at the rate clients enter", async () => {
+    let now = 0;
+    const admission = new Admission(
+      { joins: limits(1, 0), seats: { limit: 1000, ttlMs: 600_000 }, creations: limits(1, 1), maxLoopDelayMs: 0 },
+      { logger: memoryLogger().logger, now: () => now },
+    );
+    // Clients have been entering 500 ms apart.
+    const seats = admission.seats;
+    for (let i = 0; i < 60; i++) seats.reserve(`s${i}`, `acc-${i}`);
+    for (let i = 0; i < 40; i++) {
+      now += 500;
+      seats.entered(`s${i}`);
+    }
+    const held = await admission.admitMatchmaking();
+    await assert.rejects(admission.admitMatchmaking(), (e: ServerBusyError) => {
+      assert.equal(e.reason, "queue_full");
+      // 20 seats waiting + 1 join in flight + itself, 0.5 s apart: about 11 s.
+      assert.ok(e.retryAfterSeconds >= 10 && e.retryAfterSeconds <= 12, `Retry-After ${e.retryAfterSeconds}`);
+      return true;
+    });
+    held();
+    admission.close();
+  });
+
   it("stage 1 of a join is refused with SERVER_BUSY while the seats are full, with Retry-After behind them; free again once one enters", async () => {
     const admission = new Admission(
       { joins: limits(4, 4), seats: { limit: 2, ttlMs: 60_000 }, creations: limits(1, 1), maxLoopDelayMs: 0 },

@@ -12,7 +12,7 @@ import type { Player } from "../player.js";
 
 /** Scan the cells around a viewer while they hold at most this many times the bound; beyond, walk rings when cheaper. */
 export const SCAN_FACTOR = 2;
-/** What looking at one tile of a ring walk costs, in entities scanned in a cell (measured, roughly). */
+/** What looking at one tile of a ring walk costs, in entities scanned in a cell: an estimate (a tile is a map lookup and the ring's bookkeeping, an entity a distance check). */
 const TILE_COST = 4;
 
 interface Placed {

@@ -12,9 +12,10 @@
  * Scenarios: `--crowd` (every bot joins at the spawn, then runs to a random free tile within
  * `--roam` (8) tiles of the spawn once a second: everyone sees everyone); `--spread` (bots over the
  * whole map, `--hotspot-share` of them in `--hotspots` crowds); `--burst N` (N clients join at once
- * and stay: outcomes counted by kind, `/status` polled throughout; with `--burst-retry` a client told
- * to retry joins again after its `Retry-After`, as a real client does, until `--join-deadline`); `--interest` (a group near the
- * spawn measured alone, then with the rest of the bots far away). Without a scenario: `--crowd`.
+ * and stay: outcomes counted by kind, `/status` polled throughout; with `--burst-retry` a client
+ * told to retry joins again after its `Retry-After`, as a real client does, until `--join-deadline`);
+ * `--interest` (a group near the spawn measured alone, then with the rest of the bots far away).
+ * Without a scenario: `--crowd`.
  *
  * Storage: `--db postgres://…` (PostgreSQL, as the figures should be taken), else PGlite in the
  * run's temporary world directory (printed; PGlite adds its own memory to the server's RSS).

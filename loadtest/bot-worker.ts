@@ -7,6 +7,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadContent, type GameContent } from "../src/content/load.js";
+import { retryAfterOf } from "../src/net/admission.js";
 import { BenchBot, ProbePair, randomTileNear, seededRng, type BotTarget, type JoinOutcome, type Tile } from "./bot.js";
 
 export type Role = "wander" | "idle" | "observer" | "mover";
@@ -135,7 +136,7 @@ async function join(c: JoinCommand) {
     let o = await bot.join(c.joinTimeoutMs);
     let tries = 0;
     while (c.retryBusy && o.kind === "busy" && Date.now() < c.deadline) {
-      const seconds = Number(/retry in (\d+) s/.exec(o.message ?? "")?.[1] ?? 1);
+      const seconds = retryAfterOf(o.message ?? "") ?? 1;
       await sleep(seconds * 1000 * (1 + Math.random()));
       tries++;
       const again = await bot.join(c.joinTimeoutMs);

@@ -48,15 +48,9 @@ export class SeatLedger {
   }
 
   /**
-   * Seconds a join refused for the seats should wait: the seats ahead of it over the rate clients
-   * have been entering (a moving average), 1–30 once clamped by the refusal. Told 1 s while entering
-   * took longer, a burst's refused clients came back many times over for nothing.
+   * Seconds until `ahead` more clients have entered, at the rate they have been entering (a moving
+   * average): what a refused world join is told to wait at least (`Admission.admitMatchmaking`).
    */
-  retryAfterSeconds(): number {
-    return this.secondsFor(this.pending + 1);
-  }
-
-  /** Seconds until `ahead` more clients have entered, at the rate they have been entering. */
   secondsFor(ahead: number): number {
     return (ahead * this.avgEntryGapMs) / 1000;
   }

@@ -240,7 +240,7 @@ describe("admission: seats waiting for their client (SeatLedger)", () => {
       seats.entered(`s${i}`);
     }
     const expected = (300 + 1) * 0.02;
-    assert.ok(Math.abs(seats.retryAfterSeconds() - expected) < 0.5, `${seats.retryAfterSeconds()} ≈ ${expected} s for 300 seats ahead`);
+    assert.ok(Math.abs(seats.secondsFor(seats.pending + 1) - expected) < 0.5, `${seats.secondsFor(seats.pending + 1)} ≈ ${expected} s for 300 seats ahead`);
     now += 60_000;
     seats.entered("s100");
     assert.equal(seats.pending, 0, "an entry after expiry counts nothing");

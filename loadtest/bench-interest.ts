@@ -1,13 +1,15 @@
 /**
  * Interest-management micro benchmark (README "Benchmarks"): the per-tick cost of keeping every
- * client's view in step, in one process without sockets or storage. `--players` bots join at the
- * spawn and, like `bench:world --crowd`'s, run to a random tile within 8 tiles about once a second;
- * each tick runs `World.step`, `SchemaMirror.syncAll`, `refreshView` for every client (the selection
- * and its StateView changes), the encoding of the patch for every view, then the next tick's crowd
- * selections (`refreshView` ahead), as `WorldRoom` does. Prints the milliseconds of each part per tick (wall clock, then the process's CPU time, the
- * figure to compare on a busy machine) and the patch bytes per client per tick.
+ * client's view in step, in one process without sockets or storage. `--players` bots are placed as
+ * `bench:world`'s (`--scenario crowd`: all at the spawn; `spread`: 30 % in 4 hotspots, the rest over
+ * the map) and run to a random tile within 8 tiles of their home about once a second;
+ * each tick runs `World.step`, `SchemaMirror.syncAll`, the encoding of the patch for every view,
+ * then `refreshView` for every client (the selection and its StateView changes, for the next
+ * patch), as `WorldRoom` does. Prints the milliseconds of each part per tick (wall clock, then the
+ * process's CPU time, the figure to compare on a busy machine) and the patch bytes per client per
+ * tick.
  *
- *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--encoder interest|colyseus]
+ *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--scenario crowd|spread] [--encoder interest|colyseus]
  *
  * A figure to compare between commits on the same machine, not a test: the real measurement is
  * `npm run bench:world`.
@@ -19,12 +21,20 @@ import { ENTITY_SCHEMAS, refreshView, SchemaMirror, type SdkVisibility } from ".
 import { WorldState } from "../schema/world.js";
 import { loadContent } from "../src/content/load.js";
 import type { Player } from "../src/world/player.js";
+import { randomTileNear, type Tile } from "./bot.js";
+import { placement } from "./fleet.js";
 import { characterRecord } from "../test/helpers/records.js";
 import { worldWithoutStorage } from "../test/helpers/world.js";
 
 const { values: args } = parseArgs({
-  options: { players: { type: "string", default: "1000" }, ticks: { type: "string", default: "50" }, encoder: { type: "string", default: "interest" } },
+  options: {
+    players: { type: "string", default: "1000" },
+    ticks: { type: "string", default: "50" },
+    encoder: { type: "string", default: "interest" },
+    scenario: { type: "string", default: "crowd" },
+  },
 });
+if (args.scenario !== "crowd" && args.scenario !== "spread") throw new Error("--scenario must be crowd or spread");
 const players = Number(args.players);
 const ticks = Number(args.ticks);
 const WARMUP = Math.floor(ticks / 3);
@@ -40,6 +50,8 @@ const state = new WorldState();
 const interest = args.encoder !== "colyseus";
 const encoder = interest ? new InterestEncoder(state, undefined, ENTITY_SCHEMAS) : new Encoder(state);
 const mirror = new SchemaMirror(state, world);
+const ROAM = 8;
+const { homes, description } = placement(args.scenario, players, content, rng, { roam: ROAM, hotspots: 4, hotspotShare: 0.3 });
 /** Entities added to views (each sent whole): the churn of the selection. */
 let adds = 0;
 class CountingView extends TrackedView {
@@ -48,31 +60,30 @@ class CountingView extends TrackedView {
     return super.add(...args);
   }
 }
-const clients: { p: Player; view: StateView; seen: SdkVisibility; nextMove: number }[] = [];
+const clients: { p: Player; home: Tile; view: StateView; seen: SdkVisibility; nextMove: number }[] = [];
 for (let i = 0; i < players; i++) {
   const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
-  const { player } = world.join(characterRecord(id, { at: content.spawn }), { id: `c${i}`, kind: "sdk", send: () => undefined, close: () => undefined }, 4009);
+  const home = homes[i]!;
+  const { player } = world.join(characterRecord(id, { at: home }), { id: `c${i}`, kind: "sdk", send: () => undefined, close: () => undefined }, 4009);
   mirror.upsert("players", player.id);
-  clients.push({ p: player, view: interest ? new CountingView() : new StateView(), seen: {}, nextMove: 0 });
+  clients.push({ p: player, home, view: interest ? new CountingView() : new StateView(), seen: {}, nextMove: 0 });
 }
 
-const ms = { step: 0, mirror: 0, views: 0, encode: 0, ahead: 0 };
+const ms = { step: 0, mirror: 0, encode: 0, views: 0 };
 // CPU time of the process (user + system), the figure to compare on a loaded machine: wall time counts the preemptions.
-const cpu = { step: 0, mirror: 0, views: 0, encode: 0, ahead: 0 };
+const cpu = { step: 0, mirror: 0, encode: 0, views: 0 };
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 let bytes = 0;
-const roam = () => Math.floor(rng() * 17) - 8;
 for (let tick = 0; tick < ticks; tick++) {
   now += 600;
   for (const c of clients) {
     if (c.nextMove > tick) continue;
     c.nextMove = tick + 1 + Math.floor(rng() * 2);
-    const x = content.spawn.x + roam();
-    const z = content.spawn.z + roam();
-    if (!content.isBlocked(x, z)) world.movement.request(c.p, { x, z, run: true });
+    const to = randomTileNear(c.home, ROAM, content, rng);
+    if (to) world.movement.request(c.p, { ...to, run: true });
   }
   const measured = tick >= WARMUP;
   if (tick === WARMUP) adds = 0;
@@ -93,8 +104,6 @@ for (let tick = 0; tick < ticks; tick++) {
   lap("step");
   mirror.syncAll(() => clients.map((c) => c.view));
   lap("mirror");
-  for (const c of clients) refreshView(world, mirror, c.view, c.seen, c.p);
-  lap("views");
   const it = { offset: 1 };
   encoder.encode(it);
   const shared = it.offset;
@@ -104,16 +113,16 @@ for (let tick = 0; tick < ticks; tick++) {
   }
   encoder.discardChanges();
   lap("encode");
-  for (const c of clients) refreshView(world, mirror, c.view, c.seen, c.p, true);
-  lap("ahead");
+  for (const c of clients) refreshView(world, mirror, c.view, c.seen, c.p);
+  lap("views");
 }
 const per = (v: number) => Math.round((v / (ticks - WARMUP)) * 100) / 100;
 console.log(
-  `${players} players, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, views ${per(ms.views)}, ahead ${per(ms.ahead)}, ` +
-    `encode ${per(ms.encode)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick` +
+  `${players} players, ${description}, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, ` +
+    `encode ${per(ms.encode)}, views ${per(ms.views)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick` +
     (interest ? `, ${per(adds / players)} entities added per client per tick` : ""),
 );
 console.log(
-  `CPU ms per tick: step ${per(cpu.step)}, mirror ${per(cpu.mirror)}, views ${per(cpu.views)}, encode ${per(cpu.encode)}, ` +
-    `ahead ${per(cpu.ahead)}, total ${per(cpu.step + cpu.mirror + cpu.views + cpu.encode + cpu.ahead)}`,
+  `CPU ms per tick: step ${per(cpu.step)}, mirror ${per(cpu.mirror)}, encode ${per(cpu.encode)}, views ${per(cpu.views)}, ` +
+    `total ${per(cpu.step + cpu.mirror + cpu.encode + cpu.views)}`,
 );

@@ -320,7 +320,21 @@ interface Measured {
   seconds: number;
   connected: number;
   server: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; loopDelayMaxMs: number; elu: number };
-  tick: { p50Ms?: number; p99Ms?: number; maxMs?: number; cpuP99Ms?: number; count: number; source: string; metricsP99Ms?: number; metricsBucketMs?: number };
+  tick: {
+    p50Ms?: number;
+    p99Ms?: number;
+    maxMs?: number;
+    cpuP99Ms?: number;
+    /** Game room: p50/p99 of how late a tick began after its slot, and of its start to its patch broadcast. */
+    late?: TickStats;
+    toPatch?: TickStats;
+    /** Game room: p50/p99 of the patch broadcast's duration. */
+    patch?: TickStats;
+    count: number;
+    source: string;
+    metricsP99Ms?: number;
+    metricsBucketMs?: number;
+  };
   moveVisible: { count: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number; lost: number; unseen: number };
   egressBytesPerClientPerS: number;
   framesPerClientPerS: number;
@@ -432,6 +446,9 @@ class Run {
         maxMs: tickExact?.max,
         // CPU time the process used during the tick (leaves out waiting for a core on a busy machine).
         cpuP99Ms: tickExact ? last?.window.tickCpu.p99 : undefined,
+        late: last?.window.tickLate?.count ? last.window.tickLate : undefined,
+        toPatch: last?.window.tickToPatch?.count ? last.window.tickToPatch : undefined,
+        patch: last?.window.tickPatch?.count ? last.window.tickPatch : undefined,
         source: tickExact ? `probe (${this.server.tickHook})` : tickMetrics ? "metrics histogram" : "none",
         metricsP99Ms: tickMetrics ? round1(tickMetrics.value * 1000) : undefined,
         metricsBucketMs: tickMetrics ? tickMetrics.bucket * 1000 : undefined,
@@ -503,6 +520,9 @@ function logWindow(label: string, m: Measured) {
   console.log(
     `  [${label}] ${m.connected} bots measured over ${m.seconds} s: server cpu ${m.server.cpuAvg}% (peak ${m.server.cpuPeak}), rss ${m.server.rssPeakMb} MB, ` +
       `loop delay p99 ${m.server.loopDelayP99Ms} ms, tick p99 ${m.tick.p99Ms ?? "–"} ms (${m.tick.source}), ` +
+      (m.tick.late ? `tick late p50/p99 ${m.tick.late.p50} / ${m.tick.late.p99} ms, ` : "") +
+      (m.tick.toPatch ? `tick start → patch p50/p99 ${m.tick.toPatch.p50} / ${m.tick.toPatch.p99} ms, ` : "") +
+      (m.tick.patch ? `patch broadcast p50/p99 ${m.tick.patch.p50} / ${m.tick.patch.p99} ms, ` : "") +
       `move→visible p50 ${m.moveVisible.p50Ms} / p99 ${m.moveVisible.p99Ms} ms over ${m.moveVisible.count} (${m.moveVisible.lost} lost), ` +
       `egress ${m.egressBytesPerClientPerS} B/client/s; observers see ${m.observersSee.min}–${m.observersSee.max} players` +
       (m.moveVisible.unseen ? ` (a mover out of its observer's state ${m.moveVisible.unseen} times)` : "") +

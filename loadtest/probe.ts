@@ -10,7 +10,10 @@
  * last SIGUSR2 (the benchmark sends one when its measurement window opens), both in milliseconds
  * beyond the 10 ms sampling timer, plus event-loop utilisation, and how long the world ticks took
  * (`tick`: simulation, schema sync, views and patch broadcast, in milliseconds; `tickCpu`: the CPU
- * time the process used meanwhile, which leaves out time spent waiting for a core).
+ * time the process used meanwhile, which leaves out time spent waiting for a core; game room only:
+ * `tickLate`, how long after its slot on the tick grid each tick began, and `tickToPatch`, how long
+ * from its start to its patch broadcast, and `tickPatch`, how long the broadcast took: the parts of
+ * a move's wait that the tick adds).
  *
  * Ticks: in the game server the probe wraps `WorldRoom.prototype.onTick` (looked up at run time, so
  * the probe still loads, without tick figures, if the room moves: the bench then reads ticks from
@@ -24,6 +27,10 @@ import { createHistogram, monitorEventLoopDelay, performance, type IntervalHisto
 const tickSecond = createHistogram();
 const tickWindow = createHistogram();
 const tickCpuWindow = createHistogram();
+/** Game room only: how late each tick began after its slot on the tick grid, and how long from its start to its patch broadcast. */
+const lateWindow = createHistogram();
+const toPatchWindow = createHistogram();
+const patchWindow = createHistogram();
 
 function recordTick(wallUs: number, cpuUs: number) {
   const us = Math.max(1, Math.round(wallUs));
@@ -37,21 +44,42 @@ function recordTick(wallUs: number, cpuUs: number) {
 let hooked = false;
 if (process.env.PROBE_HOOK !== "none") {
   try {
-    const mod = (await import(new URL("../rooms/WorldRoom.js", import.meta.url).href)) as { WorldRoom?: { prototype: { onTick?: () => void } } };
+    type Ticked = { ticker?: { slot?: number } };
+    const mod = (await import(new URL("../rooms/WorldRoom.js", import.meta.url).href)) as {
+      WorldRoom?: { prototype: { onTick?: () => void; broadcastPatch?: () => boolean } };
+    };
     const proto = mod.WorldRoom?.prototype;
     const onTick = proto?.onTick;
+    const broadcastPatch = proto?.broadcastPatch;
+    let tickStarted: number | undefined;
     if (proto && typeof onTick === "function") {
-      proto.onTick = function (this: unknown) {
+      proto.onTick = function (this: Ticked) {
         const t0 = performance.now();
         const c0 = process.cpuUsage();
+        const slot = this.ticker?.slot;
+        if (slot !== undefined) lateWindow.record(Math.max(1, Math.round((Date.now() - slot) * 1000)));
+        tickStarted = t0;
         try {
           onTick.call(this);
         } finally {
+          tickStarted = undefined;
           const c = process.cpuUsage(c0);
           recordTick((performance.now() - t0) * 1000, c.user + c.system);
         }
       };
       hooked = true;
+      if (typeof broadcastPatch === "function") {
+        proto.broadcastPatch = function (this: unknown) {
+          if (tickStarted === undefined) return broadcastPatch.call(this);
+          const t0 = performance.now();
+          toPatchWindow.record(Math.max(1, Math.round((t0 - tickStarted) * 1000)));
+          try {
+            return broadcastPatch.call(this);
+          } finally {
+            patchWindow.record(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+          }
+        };
+      }
     }
   } catch {
     // no game room here: ticks come from __benchRecordTick or nowhere
@@ -117,6 +145,9 @@ process.on("SIGUSR2", () => {
   windowed.reset();
   tickWindow.reset();
   tickCpuWindow.reset();
+  lateWindow.reset();
+  toPatchWindow.reset();
+  patchWindow.reset();
   windowElu = performance.eventLoopUtilization();
   windowCpu = process.cpuUsage();
   windowWall = performance.now();
@@ -145,6 +176,9 @@ const timer = setInterval(() => {
       elu: Math.round(performance.eventLoopUtilization(windowElu).utilization * 1000) / 1000,
       tick: ticks(tickWindow),
       tickCpu: ticks(tickCpuWindow),
+      tickLate: ticks(lateWindow),
+      tickToPatch: ticks(toPatchWindow),
+      tickPatch: ticks(patchWindow),
     },
   };
   process.stdout.write(`PROBE ${JSON.stringify(line)}\n`);

@@ -37,7 +37,20 @@ export interface Probe {
   rss: number;
   heap: number;
   eld: { p50: number; p99: number; max: number; elu: number };
-  window: { seconds: number; cpu: number; peakRss: number; p50: number; p99: number; max: number; elu: number; tick: TickStats; tickCpu: TickStats };
+  window: {
+    seconds: number;
+    cpu: number;
+    peakRss: number;
+    p50: number;
+    p99: number;
+    max: number;
+    elu: number;
+    tick: TickStats;
+    tickCpu: TickStats;
+    tickLate?: TickStats;
+    tickToPatch?: TickStats;
+    tickPatch?: TickStats;
+  };
 }
 
 /** An `onLine` for servers started with the probe: its lines go to `probes` (and stay out of the tail). */

@@ -25,6 +25,7 @@ import { asServerError, authorizeJoin, type JoinAuthDeps, type WorldAuth } from 
 import { installInterestEncoder, TrackedView } from "./world/interest-encoder.js";
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
 import { newLink, type ClientLink } from "./world/links.js";
+import { rotateSendOrder } from "./world/send-order.js";
 import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates } from "./world/views.js";
 
 interface JoinOptions {
@@ -325,21 +326,25 @@ export class WorldRoom extends Room implements JsonWorld {
     world.step();
     this.state.tick = world.tick;
     this.mirror.syncAll(() => this.sdkViews());
-    this.refreshViews(false);
+    // The tick's moves go out first, to every SDK client in turn (from a different one each tick:
+    // none is always served last); who is tracked is chosen after, for the next patch.
+    rotateSendOrder(this.clients);
     this.broadcastPatch();
-    // The crowd's selections for the next tick, once this tick's moves are on their way.
-    this.refreshViews(true);
+    this.refreshViews();
     if (world.tick % 5 === 0) this.publishPopulation();
     this.deps.metrics?.tick((performance.now() - started) / 1000);
   }
 
-  /** Every client's view in step with what its player tracks (`ahead`: the next tick's crowd turns, SDK clients). */
-  private refreshViews(ahead: boolean) {
+  /**
+   * After the patch, every client's selection (README "In a crowd"): an SDK client's `StateView`
+   * changes go out with the next tick's patch; a `/ws` client gets its `world:update` now.
+   */
+  private refreshViews() {
     for (const link of this.links.values()) {
       const p = this.world.connectedPlayer(link.playerId, link.id);
       if (!p) continue;
-      if (link.client?.view) refreshView(this.world, this.mirror, link.client.view, link, p, ahead);
-      else if (link.updates && !ahead) this.sendWorldUpdate(link, p, false);
+      if (link.client?.view) refreshView(this.world, this.mirror, link.client.view, link, p);
+      else if (link.updates) this.sendWorldUpdate(link, p, false);
     }
   }
 

@@ -111,13 +111,12 @@ export interface SdkVisibility {
 }
 
 /**
- * Keep an SDK client's `StateView` equal to what its player tracks. `ahead`: after the tick's patch,
- * serve the next tick's crowd selection now, if it is the client's turn (`World.visibleFor`).
+ * Bring an SDK client's `StateView` in step with what its player tracks (`World.visibleFor`). The
+ * room runs it after the tick's patch: what comes in or leaves goes out with the next tick's patch.
  */
-export function refreshView(world: World, mirror: SchemaMirror, view: StateView, seen: SdkVisibility, p: Player, ahead = false) {
+export function refreshView(world: World, mirror: SchemaMirror, view: StateView, seen: SdkVisibility, p: Player) {
   const cadence = (seen.cadence ??= newCadence());
-  if (ahead && (!seen.visible || !world.turnAhead(cadence))) return;
-  const next = world.visibleFor(p, seen.spare, seen.visible, cadence, ahead);
+  const next = world.visibleFor(p, seen.spare, seen.visible, cadence);
   const prev = seen.visible;
   for (const kind of KINDS) {
     // Kept as it was (no selection off the crowd's turn): nothing to add or remove.

@@ -325,11 +325,8 @@ export class World {
   itemsHeld(characterId: string): boolean {
     return this.saving.itemsHeld(characterId);
   }
-  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence, ahead?: boolean): VisibleSet {
-    return this.visibility.visibleFor(p, out, previous, cadence, ahead);
-  }
-  turnAhead(cadence: SelectionCadence): boolean {
-    return this.visibility.turnAhead(cadence);
+  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
+    return this.visibility.visibleFor(p, out, previous, cadence);
   }
   publicView(kind: keyof VisibleSet, id: string): PublicView | undefined {
     return this.visibility.publicView(kind, id);

@@ -68,8 +68,6 @@ export interface SelectionCadence {
    * the new VisibleSet then holds the previous one's Set object, and the previous VisibleSet a stale one.
    */
   readonly kept: Record<keyof VisibleSet, boolean>;
-  /** The turn already served ahead of its tick (`visibleFor` with `ahead`), if any. */
-  served: number;
 }
 
 let phases = 0;
@@ -78,7 +76,6 @@ export const newCadence = (): SelectionCadence => ({
   phase: phases++ % CROWD_RESELECT_TICKS,
   crowded: { players: false, npcs: false, resources: false, groundItems: false },
   kept: { players: false, npcs: false, resources: false, groundItems: false },
-  served: -1,
 });
 
 /** Whether the viewer's crowded collections are selected at `tick`. */
@@ -122,23 +119,15 @@ export class Visibility {
    * double-buffers them: this runs for every client every tick). With a `cadence` (the room's own
    * selection), a collection crowded at the last selection is kept as it was off the viewer's turn,
    * unless something it tracks left the view or a new priority is in view (`cadence.kept`).
-   *
-   * `ahead` (with `cadence` and `previous`, when `turnAhead`): serve the next tick's turn now, after
-   * this tick's patch has gone out, so that the crowd's selections are not between a tick's moves and
-   * the patch that shows them: the crowded collections are selected, the others kept as they are
-   * (they are selected at the tick, as every tick), and the next tick keeps the result unless
-   * something in it left the view.
    */
-  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence, ahead = false): VisibleSet {
+  visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
     const v = out ?? emptyVisibleSet();
     const priority = this.priorities(p);
-    const tick = this.d.clock.tick + (ahead ? 1 : 0);
-    const turn = !cadence || !previous || (onTurn(cadence, tick) && cadence.served !== tick);
-    if (ahead && cadence) cadence.served = tick;
+    const turn = !cadence || !previous || onTurn(cadence, this.d.clock.tick);
     for (const kind of KINDS) {
       const tracker = this.trackers[kind];
       if (cadence) cadence.kept[kind] = false;
-      const keep = ahead ? previous && !cadence?.crowded[kind] : !turn && cadence!.crowded[kind] && tracker.unchanged(p, priority[kind], previous![kind]);
+      const keep = !turn && cadence!.crowded[kind] && tracker.unchanged(p, priority[kind], previous![kind]);
       if (keep) {
         // Kept as it was: the Set objects trade places, nothing is copied (nor cleared: the stale
         // one is cleared when next filled).
@@ -154,12 +143,6 @@ export class Visibility {
     // A client's own selection (the room's, with a cadence): what its messages follow.
     if (cadence) p.tracking = v;
     return v;
-  }
-
-  /** Whether the viewer has a crowded collection whose next tick is its turn (see `visibleFor`'s `ahead`). */
-  turnAhead(cadence: SelectionCadence): boolean {
-    const tick = this.d.clock.tick + 1;
-    return onTurn(cadence, tick) && cadence.served !== tick && KINDS.some((kind) => cadence.crowded[kind]);
   }
 
   /** Whether `viewer`'s client tracks the entity; before its first selection, whatever is in view. */

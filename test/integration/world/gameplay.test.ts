@@ -212,8 +212,10 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       await p.log.waitFor("combat:hit", (h) => h.targetId === id && h.targetHealth === 0, { since: m, timeoutMs: 30_000 });
       await p.waitState((s) => s.npcs.get(id) === undefined, "the dead chicken gone from view");
       await p.waitState((s) => s.npcs.get(id) !== undefined && s.npcs.get(id).health === s.npcs.get(id).maxHealth, "the chicken back", 20_000);
+      // It respawns at its spawn; it comes into view with the next tick's patch, after that tick's
+      // step, in which it may have wandered a tile.
       const back = p.state.npcs.get(id);
-      assert.deepEqual({ x: back.x, z: back.z }, { x: chicken.spawn.x, z: chicken.spawn.z });
+      assert.ok(Math.max(Math.abs(back.x - chicken.spawn.x), Math.abs(back.z - chicken.spawn.z)) <= 1, `back at (${back.x}, ${back.z})`);
     });
 
     it("a depleted tree stands again after its respawn time", async () => {

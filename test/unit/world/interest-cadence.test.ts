@@ -180,30 +180,6 @@ describe("world interest management: the crowd's selection cadence", () => {
     assert.equal(view.players.size, 1 + 40 + 2 * MAX_NEW_PER_TICK);
   });
 
-  it("the crowd's turn served ahead, after a tick's patch: selected a tick early, kept at the turn itself", () => {
-    const s = scene(true);
-    // Its turn is the next tick.
-    const cadence = { ...newCadence(), phase: (CROWD_RESELECT_TICKS - ((world.tick + 1) % CROWD_RESELECT_TICKS)) % CROWD_RESELECT_TICKS };
-    first = world.visibleFor(s.viewer, undefined, undefined, cadence);
-    assert.ok(cadence.crowded.players && !cadence.crowded.resources);
-    assert.ok(world.turnAhead(cadence), "the next tick is its turn");
-    const newcomer = join(1, 0);
-    const ahead = world.visibleFor(s.viewer, undefined, first, cadence, true);
-    assert.ok(ahead.players.has(newcomer.id), "the crowd selected now: the nearer newcomer came in");
-    assert.equal(ahead.players.size, MAX_TRACKED_PLAYERS + 1);
-    assert.equal(cadence.kept.players, false);
-    assert.equal(cadence.kept.resources, true, "what is not crowded waits for the tick, as every tick");
-    assert.ok(!world.turnAhead(cadence), "served");
-    const aheadIds = [...ahead.players].sort(); // a kept set trades places with `ahead`'s
-    world.step();
-    const atTurn = world.visibleFor(s.viewer, undefined, ahead, cadence);
-    assert.equal(cadence.kept.players, true, "at the turn itself: kept, its selection was served ahead");
-    assert.deepEqual([...atTurn.players].sort(), aheadIds);
-    const notCrowded = { ...newCadence(), phase: cadence.phase };
-    world.visibleFor(join(-40, 0), undefined, undefined, notCrowded);
-    assert.ok(!world.turnAhead(notCrowded), "nothing crowded: no turn ahead");
-  });
-
   it(`turns rotate: each of ${CROWD_RESELECT_TICKS} new viewers in a row has its turn on a different tick`, () => {
     const turns = Array.from({ length: CROWD_RESELECT_TICKS }, () => newCadence()).map((c) => (CROWD_RESELECT_TICKS - c.phase) % CROWD_RESELECT_TICKS);
     assert.deepEqual([...turns].sort(), Array.from({ length: CROWD_RESELECT_TICKS }, (_, i) => i));

@@ -31,7 +31,7 @@ import { WorldEvents, type InterruptReason } from "./world-events.js";
 export { COMBAT_LOGOUT_SECONDS } from "./systems/combat.js";
 export { GATHER_INTERVAL_TICKS } from "./systems/gathering.js";
 export { GROUND_ITEM_LIFETIME_TICKS, GROUND_ITEM_PRIVATE_TICKS } from "./systems/ground.js";
-export { VIEW_RADIUS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, newCadence, playerView, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
+export { VIEW_RADIUS, VIEW_LEAVE_MARGIN, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, newCadence, playerView, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
 export type { ViewFields } from "./objects.js";
 export { REFUSAL, type RefusalCode } from "./refusals.js";
 export { chatMessage } from "./messages.js";

@@ -52,6 +52,8 @@ export class Tracker<T extends Placed> {
     private readonly all: ReadonlyMap<string, T>,
     readonly bound: number,
     readonly radius: number,
+    /** What the viewer tracks stays a candidate up to this distance (the view's hysteresis: `radius` + VIEW_LEAVE_MARGIN). */
+    readonly leaveRadius: number,
     /** Tiles of advantage of what the viewer already tracks (`InterestRule.margin`). */
     readonly margin: number,
     /** Whether the viewer may see the entity at all (not itself, not a dead NPC, not someone else's drop). */
@@ -64,6 +66,7 @@ export class Tracker<T extends Placed> {
     this.trackedRanks = new Uint32Array(radius + 1);
   }
 
+
   /**
    * Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous`
    * its history. True when the candidates passed the bound and the view is full (a crowd: not all of
@@ -74,12 +77,19 @@ export class Tracker<T extends Placed> {
     this.c.count = 0;
     for (const id of priority) {
       const e = this.all.get(id);
-      if (e) this.consider(e, viewer);
+      if (e) this.consider(e, viewer, previous?.has(id) ? this.leaveRadius : radius);
     }
     const cells = this.cells;
     const near = grid.cellsNear(viewer.x, viewer.z, radius, cells);
     if (this.walks(viewer, near)) this.walkRings(viewer, priority, previous);
-    else for (const cell of cells) for (const e of cell.values()) if (!priority.has(e.id)) this.consider(e, viewer);
+    else {
+      if (previous)
+        for (const id of previous) {
+          const e = priority.has(id) ? undefined : this.all.get(id);
+          if (e) this.consider(e, viewer, this.leaveRadius);
+        }
+      for (const cell of cells) for (const e of cell.values()) if (!priority.has(e.id) && !previous?.has(e.id)) this.consider(e, viewer, radius);
+    }
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
     const chosen = selectInterest(this.c as InterestCandidates, rule, out);
     return this.c.count > this.bound && chosen >= this.bound;
@@ -98,24 +108,24 @@ export class Tracker<T extends Placed> {
     for (const id of priority) {
       if (previous.has(id)) continue;
       const e = this.all.get(id);
-      if (e && this.within(e, viewer) && this.accept(e, viewer)) return false;
+      if (e && this.within(e, viewer, this.radius) && this.accept(e, viewer)) return false;
     }
     for (const id of previous) {
       if (id === viewer.id) continue;
       const e = this.all.get(id);
-      if (!e || !this.within(e, viewer) || !this.accept(e, viewer)) return false;
+      if (!e || !this.within(e, viewer, this.leaveRadius) || !this.accept(e, viewer)) return false;
     }
     return true;
   }
 
-  private within(e: T, viewer: Player): boolean {
-    return Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z)) <= this.radius;
+  private within(e: T, viewer: Player, radius: number): boolean {
+    return Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z)) <= radius;
   }
 
-  /** A candidate if within the radius and acceptable. */
-  private consider(e: T, viewer: Player): void {
+  /** A candidate if within `radius` and acceptable. */
+  private consider(e: T, viewer: Player, radius: number): void {
     const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
-    if (d <= this.radius && this.accept(e, viewer)) this.push(e.id, d);
+    if (d <= radius && this.accept(e, viewer)) this.push(e.id, d);
   }
 
   private push(id: string, distance: number): void {
@@ -144,9 +154,9 @@ export class Tracker<T extends Placed> {
         const e = priority.has(id) ? undefined : this.all.get(id);
         if (!e) continue;
         const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
-        if (d > radius || !this.accept(e, viewer)) continue;
+        if (d > this.leaveRadius || !this.accept(e, viewer)) continue;
         this.push(id, d);
-        ranks[Math.max(0, d - margin)]!++;
+        ranks[Math.min(radius, Math.max(0, d - margin))]!++;
       }
     // One more than fits, when there is one: the selection then knows that not all fit.
     let filled = 0;

@@ -39,6 +39,15 @@ import { Tracker } from "./tracker.js";
 
 /** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
 export const VIEW_RADIUS = 24;
+/**
+ * What a client tracks leaves its view only past VIEW_RADIUS + this many tiles: something that comes
+ * within VIEW_RADIUS comes into view, and stays until it is farther than that, so a player milling
+ * around the edge of a view is not sent away and back whole tick after tick (a spread-out world of
+ * 2,000 players on the move: 3.0 entities sent whole per client per tick without the margin, 1.3
+ * with it; `loadtest/bench-interest.ts --scenario spread`).
+ */
+export const VIEW_LEAVE_MARGIN = 4;
+const LEAVE_RADIUS = VIEW_RADIUS + VIEW_LEAVE_MARGIN;
 /** Seconds a player or NPC that hit a player stays in that player's view first: its combat logout window. */
 export const RECENT_ATTACKER_SECONDS = COMBAT_LOGOUT_SECONDS;
 /** Seconds a friend it exchanged private messages with stays in a player's view first. */
@@ -105,10 +114,10 @@ export class Visibility {
   constructor(private readonly d: VisibilityDeps) {
     const tick = () => d.clock.tick;
     this.trackers = {
-      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
-      npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, TRACKING_MARGIN, (n) => n.respawnTick === undefined, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
-      resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, TRACKING_MARGIN, () => true, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
-      groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, TRACKING_MARGIN, (g, p) => canSeeGroundItem(p, g, tick()), MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (n) => n.respawnTick === undefined, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, () => true, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (g, p) => canSeeGroundItem(p, g, tick()), MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
     };
   }
 

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { CROWD_RESELECT_TICKS, MAX_NEW_PER_TICK, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
 import type { Connection, Player } from "../../../src/world/player.js";
-import { newCadence, VIEW_RADIUS, World, type SelectionCadence, type VisibleSet } from "../../../src/world/world.js";
+import { newCadence, VIEW_LEAVE_MARGIN, VIEW_RADIUS, World, type SelectionCadence, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
 import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
 
@@ -62,7 +62,7 @@ describe("world interest management: the crowd's selection cadence", () => {
     {
       name: "a tracked player that walks out of view leaves at once",
       crowded: true,
-      event: (s) => tracked(s, (p) => world.movement.teleport(p, SPOT.x + VIEW_RADIUS + 5, SPOT.z)),
+      event: (s) => tracked(s, (p) => world.movement.teleport(p, SPOT.x + VIEW_RADIUS + VIEW_LEAVE_MARGIN + 1, SPOT.z)),
       offTurn: false,
       onTurn: false,
     },
@@ -148,7 +148,7 @@ describe("world interest management: the crowd's selection cadence", () => {
     assert.equal(cadence.kept.players, true);
     assert.deepEqual([...kept.players].sort(), tracked0, "the same set, the newcomer waits");
     first = kept; // the Set objects traded places: `kept` holds what is tracked
-    const gone = tracked(s, (p) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - 1, SPOT.z));
+    const gone = tracked(s, (p) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - VIEW_LEAVE_MARGIN - 1, SPOT.z));
     const after = world.visibleFor(s.viewer, undefined, kept, at(cadence, 2));
     assert.equal(cadence.kept.players, false, "selected at once");
     assert.ok(!after.players.has(gone.id));

@@ -15,7 +15,7 @@ import { pathNodeLimit } from "../../../src/domain/pathing.js";
 import { createLogger } from "../../../src/logger.js";
 import { handleAction, handleInventoryUse, handleMove } from "../../../src/world/actions.js";
 import type { Connection, Player } from "../../../src/world/player.js";
-import { GROUND_ITEM_PRIVATE_TICKS, RECONNECT_SECONDS, VIEW_RADIUS, World } from "../../../src/world/world.js";
+import { GROUND_ITEM_PRIVATE_TICKS, RECONNECT_SECONDS, VIEW_LEAVE_MARGIN, VIEW_RADIUS, World } from "../../../src/world/world.js";
 
 /** Records what the world asked storage to do; saves can be held open with a gate. */
 class FakeRepo {
@@ -803,6 +803,26 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.ok(v.players.has(player.id));
       assert.ok(v.players.has(near.id));
       assert.ok(!v.players.has(far.id));
+    });
+
+    it(`what it tracks stays in view up to ${VIEW_RADIUS + VIEW_LEAVE_MARGIN} tiles away and leaves past that; nothing new comes in past ${VIEW_RADIUS}`, () => {
+      const { player } = join("keeper", { x: 0, z: 0 });
+      const tracked = join("tracked", { x: VIEW_RADIUS, z: 0 }).player;
+      const untracked = join("untracked", { x: -VIEW_RADIUS - 1, z: 0 }).player;
+      let v = world.visibleFor(player);
+      assert.ok(v.players.has(tracked.id) && !v.players.has(untracked.id));
+      for (const [x, kept] of [
+        [VIEW_RADIUS + 1, true],
+        [VIEW_RADIUS + VIEW_LEAVE_MARGIN, true],
+        [VIEW_RADIUS + VIEW_LEAVE_MARGIN + 1, false],
+        [VIEW_RADIUS + 1, false],
+        [VIEW_RADIUS, true],
+      ] as const) {
+        world.movement.teleport(tracked, x, 0);
+        v = world.visibleFor(player, undefined, v);
+        assert.equal(v.players.has(tracked.id), kept, `at ${x} tiles`);
+        assert.ok(!v.players.has(untracked.id), "never tracked: not beyond the view radius");
+      }
     });
 
     it("what is visible does not depend on how many players are far away", () => {

@@ -49,7 +49,7 @@ const state = new WorldState();
 // `--encoder interest` (the room's, rooms/world/interest-encoder.ts) or `colyseus` (Colyseus's own, to compare).
 const interest = args.encoder !== "colyseus";
 const encoder = interest ? new InterestEncoder(state, undefined, ENTITY_SCHEMAS) : new Encoder(state);
-const mirror = new SchemaMirror(state, world);
+const mirror = new SchemaMirror(state, world, encoder instanceof InterestEncoder ? encoder.slots : undefined);
 const ROAM = 8;
 const { homes, description } = placement(args.scenario, players, content, rng, { roam: ROAM, hotspots: 4, hotspotShare: 0.3 });
 /** Entities added to views (each sent whole): the churn of the selection. */
@@ -66,7 +66,7 @@ for (let i = 0; i < players; i++) {
   const home = homes[i]!;
   const { player } = world.join(characterRecord(id, { at: home }), { id: `c${i}`, kind: "sdk", send: () => undefined, close: () => undefined }, 4009);
   mirror.upsert("players", player.id);
-  clients.push({ p: player, home, view: interest ? new CountingView() : new StateView(), seen: {}, nextMove: 0 });
+  clients.push({ p: player, home, view: encoder instanceof InterestEncoder ? new CountingView(encoder.slots) : new StateView(), seen: {}, nextMove: 0 });
 }
 
 const ms = { step: 0, mirror: 0, encode: 0, views: 0 };

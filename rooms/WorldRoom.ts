@@ -22,7 +22,7 @@ import type { World } from "../src/world/world.js";
 import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
 import { asServerError, authorizeJoin, type JoinAuthDeps, type WorldAuth } from "./world/join-auth.js";
-import { installInterestEncoder, TrackedView } from "./world/interest-encoder.js";
+import { installInterestEncoder, TrackedView, type InterestEncoder } from "./world/interest-encoder.js";
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
 import { newLink, type ClientLink } from "./world/links.js";
 import { rotateSendOrder } from "./world/send-order.js";
@@ -85,6 +85,7 @@ export class WorldRoom extends Room implements JsonWorld {
   private deps!: WorldRoomDeps;
   private world!: World;
   private mirror!: SchemaMirror;
+  private encoder!: InterestEncoder;
   private stopServingJson: (() => void) | undefined;
   /** Players online last published in the listing's metadata (`publishPopulation`). */
   private published = -1;
@@ -114,8 +115,8 @@ export class WorldRoom extends Room implements JsonWorld {
     WorldRoom.permits.delete(options.permit as string);
     this.deps = deps;
     this.world = deps.world;
-    this.mirror = new SchemaMirror(this.state, deps.world);
-    installInterestEncoder(this, ENTITY_SCHEMAS); // each changed entity encoded once a tick (README "In a crowd")
+    this.encoder = installInterestEncoder(this, ENTITY_SCHEMAS); // each changed entity encoded once a tick (README "In a crowd")
+    this.mirror = new SchemaMirror(this.state, deps.world, this.encoder.slots);
     this.maxClients = deps.maxPlayers;
     if (deps.seatReservationSeconds) this.seatReservationTimeout = deps.seatReservationSeconds;
     this.ticker = startTicker(this, () => this.onTick(), deps); // `onTick` is looked up at each tick: the benchmark probe wraps it
@@ -152,7 +153,7 @@ export class WorldRoom extends Room implements JsonWorld {
       (code, reason) => link.client?.leave(code, reason),
     );
     link.client = client;
-    client.view = new TrackedView();
+    client.view = new TrackedView(this.encoder.slots);
     this.recordServerCloses(client, link);
     // Stage 2 of an admitted join (src/net/admission.ts): busy or a storage failure refuses with 503 SERVER_BUSY.
     const enter = () => this.enter(link, principal, options?.characterId);

@@ -39,36 +39,79 @@ const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int
  */
 const ENTITY_HEADROOM = 4096;
 
-/** Where a changed entity's chunk is (`InterestEncoder.first`). */
-const CHUNK = Symbol("interest-encoder chunk");
-type Stamped = ChangeTree & { [CHUNK]?: number };
+/** An entity's slot (`EntitySlots`), on its change tree. */
+const SLOT = Symbol("interest-encoder slot");
+type Slotted = ChangeTree & { [SLOT]?: number };
+const treeOf = (obj: Ref): ChangeTree | undefined => (obj as { [$changes]?: ChangeTree } | undefined)?.[$changes];
 
 /**
- * A client's view that also keeps the entities it holds, by class, so its patch need not walk the
- * whole tick's changes. The sets follow `add` and `remove` exactly (the room's only way in and out:
- * `refreshView`, and `SchemaMirror.remove` before an entity leaves the state), so the encoder takes
- * them as the view's visibility without testing each tree again.
+ * Small dense numbers for the entities that views hold, so that a view's patch looks up each entity
+ * it holds in an array instead of on the entity (the per-view pass touches only numbers). An entity
+ * gets its slot when a view first adds it and gives it back when it leaves the state, after every
+ * view has let it go (`SchemaMirror.remove`); the slot then serves another entity.
+ */
+export class EntitySlots {
+  private readonly free: number[] = [];
+  private count = 0;
+
+  /** The slot of the entity `tree`, given at the first call. */
+  of(tree: ChangeTree): number {
+    let slot = (tree as Slotted)[SLOT];
+    if (slot === undefined) (tree as Slotted)[SLOT] = slot = this.free.pop() ?? this.count++;
+    return slot;
+  }
+
+  /** The slot of `tree` if it has one. */
+  peek(tree: ChangeTree): number | undefined {
+    return (tree as Slotted)[SLOT];
+  }
+
+  /** `obj` has left the state and is in no view: its slot may serve another entity. */
+  release(obj: Ref): void {
+    const tree = treeOf(obj) as Slotted | undefined;
+    const slot = tree?.[SLOT];
+    if (slot === undefined) return;
+    tree![SLOT] = undefined;
+    this.free.push(slot);
+  }
+
+  /** One more than the highest slot ever given. */
+  get size(): number {
+    return this.count;
+  }
+}
+
+/**
+ * A client's view that also keeps the slots of the entities it holds, by class, so its patch need not
+ * walk the whole tick's changes. The sets follow `add` and `remove` exactly (the room's only way in
+ * and out: `refreshView`, and `SchemaMirror.remove` before an entity leaves the state), so the
+ * encoder takes them as the view's visibility without testing each tree again.
  */
 export class TrackedView extends StateView {
-  /** Change trees of what was added (and not removed since), by the class of the object. */
-  readonly entities = new Map<unknown, Set<ChangeTree>>();
+  /** Slots of what was added (and not removed since), by the class of the object. */
+  readonly entities = new Map<unknown, Set<number>>();
+
+  constructor(private readonly slots: EntitySlots) {
+    super();
+  }
 
   override add(obj: Ref, tag?: number, checkIncludeParent?: boolean): boolean {
     const added = super.add(obj, tag, checkIncludeParent);
-    const tree = (obj as { [$changes]?: ChangeTree } | undefined)?.[$changes];
+    const tree = treeOf(obj);
     if (tree) {
       const type = (obj as object).constructor;
       let set = this.entities.get(type);
       if (!set) this.entities.set(type, (set = new Set()));
-      set.add(tree);
+      set.add(this.slots.of(tree));
     }
     return added;
   }
 
   override remove(obj: Ref, tag?: number, isClear?: boolean): this {
     super.remove(obj, tag, isClear ?? false);
-    const tree = (obj as { [$changes]?: ChangeTree } | undefined)?.[$changes];
-    if (tree) this.entities.get((obj as object).constructor)?.delete(tree);
+    const tree = treeOf(obj);
+    const slot = tree && this.slots.peek(tree);
+    if (slot !== undefined) this.entities.get((obj as object).constructor)?.delete(slot);
     return this;
   }
 }
@@ -80,13 +123,17 @@ export class InterestEncoder extends Encoder {
   private built = false;
   /** Encoded chunks of this tick's changed entities: bytes, and per tree its [start, end) in them. */
   private chunkBytes: Uint8Array = new Uint8Array(64 * 1024);
-  private readonly chunks = new Map<unknown, ChangeTree[]>();
+  /** Per class, the slots of this tick's changed entities that some view holds. */
+  private readonly chunks = new Map<unknown, number[]>();
   private chunkStart: number[] = [];
   private chunkEnd: number[] = [];
+  /** The slots views hold entities under (`TrackedView`). */
+  readonly slots = new EntitySlots();
   /**
-   * Chunk numbers run on from tick to tick; each tree changed this tick carries its own under
-   * CHUNK (a symbol property: a lookup per held entity without a hash map), valid when >= `first`.
+   * Per slot, the number of its entity's chunk. Chunk numbers run on from tick to tick (a float64
+   * holds them exactly for ever), so a number below `first` is an earlier tick's: not changed now.
    */
+  private chunkOf: Float64Array = new Float64Array(1024).fill(-1);
   private first = 0;
   private next = 0;
   /** The tick's changed trees that are not entities: encoded per view by Colyseus. */
@@ -126,13 +173,15 @@ export class InterestEncoder extends Encoder {
     for (const [type, held] of view.entities) {
       const changed = this.chunks.get(type);
       if (!changed || changed.length === 0 || held.size === 0) continue;
+      const chunkOf = this.chunkOf;
+      const first = this.first;
       if (held.size <= changed.length) {
-        for (const tree of held) {
-          const i = (tree as Stamped)[CHUNK];
-          if (i !== undefined && i >= this.first) buffer = this.copyChunk(i - this.first, it, buffer);
+        for (const slot of held) {
+          const n = chunkOf[slot]!;
+          if (n >= first) buffer = this.copyChunk(n - first, it, buffer);
         }
       } else {
-        for (const tree of changed) if (held.has(tree)) buffer = this.copyChunk((tree as Stamped)[CHUNK]! - this.first, it, buffer);
+        for (const slot of changed) if (held.has(slot)) buffer = this.copyChunk(chunkOf[slot]! - first, it, buffer);
       }
     }
     return buffer.subarray(0, it.offset);
@@ -154,7 +203,9 @@ export class InterestEncoder extends Encoder {
     for (let node = queue.next; node; node = node.next) {
       const tree = node.changeTree;
       if (this.isEntity(tree)) {
-        if (!tree.has()) continue;
+        // An entity no view has held has no slot, and no view could use its chunk: not encoded.
+        const slot = this.slots.peek(tree);
+        if (slot === undefined || !tree.has()) continue;
         const start = it.offset;
         this.entityNode.changeTree = tree;
         this.chunkBytes = this.encodeList(this.single, it, this.everything, this.chunkBytes, start, true);
@@ -162,11 +213,12 @@ export class InterestEncoder extends Encoder {
         const n = this.next++;
         this.chunkStart[n - this.first] = start;
         this.chunkEnd[n - this.first] = it.offset;
-        (tree as Stamped)[CHUNK] = n;
+        if (slot >= this.chunkOf.length) this.chunkOf = grownSlots(this.chunkOf, slot);
+        this.chunkOf[slot] = n;
         const type = (tree.ref as object).constructor;
         let changed = this.chunks.get(type);
         if (!changed) this.chunks.set(type, (changed = []));
-        changed.push(tree);
+        changed.push(slot);
       } else {
         const copy: ChangeNode = { changeTree: tree };
         if (tail) tail.next = copy;
@@ -217,6 +269,13 @@ export class InterestEncoder extends Encoder {
     grown.set(buffer);
     return grown;
   }
+}
+
+/** `chunkOf` with room for `slot`, the new entries marked unchanged. */
+function grownSlots(chunkOf: Float64Array, slot: number): Float64Array {
+  const grown = new Float64Array(Math.max(slot + 1, chunkOf.length * 2)).fill(-1);
+  grown.set(chunkOf);
+  return grown;
 }
 
 /**

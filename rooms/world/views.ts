@@ -8,6 +8,7 @@ import type { StateView } from "@colyseus/schema";
 import type { PublicViewOf, ViewKind, WorldUpdate } from "../../src/events.js";
 import type { Player } from "../../src/world/player.js";
 import { newCadence, type SelectionCadence, type ViewFields, type VisibleSet, type World } from "../../src/world/world.js";
+import type { EntitySlots } from "./interest-encoder.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, type WorldState } from "../../schema/world.js";
 
 export const KINDS: readonly ViewKind[] = ["players", "npcs", "resources", "groundItems"];
@@ -49,6 +50,8 @@ export class SchemaMirror {
   constructor(
     private readonly state: WorldState,
     private readonly world: World,
+    /** The slots of the interest encoder's views, given back when an entity leaves. */
+    private readonly slots?: EntitySlots,
   ) {}
 
   get<K extends ViewKind>(kind: K, id: string): SchemaOf<K> | undefined {
@@ -99,6 +102,7 @@ export class SchemaMirror {
     for (const view of views) if (view.has(obj)) view.remove(obj);
     this.entries[kind].delete(id);
     (this.state[kind] as unknown as Map<string, unknown>).delete(id);
+    this.slots?.release(obj);
   }
 }
 

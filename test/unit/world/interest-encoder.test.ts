@@ -54,7 +54,7 @@ function patch(s: Side) {
 
 /** What SchemaSerializer.getFullState sends a client that joins. */
 function join(s: Side, id: number) {
-  const view = s.tracked ? new TrackedView() : new StateView();
+  const view = s.encoder instanceof InterestEncoder ? new TrackedView(s.encoder.slots) : new StateView();
   const decoder = new Decoder(new WorldState());
   const buffer = new Uint8Array(Encoder.BUFFER_SIZE);
   const shared = { offset: 1 };
@@ -106,6 +106,7 @@ function run(seed: number, ticks: number) {
           const obj = (s.state[kind] as unknown as Map<string, Schema>).get(id)!;
           for (const c of s.clients.values()) if (c.view.has(obj)) c.view.remove(obj);
           (s.state[kind] as unknown as Map<string, Schema>).delete(id);
+          if (s.encoder instanceof InterestEncoder) s.encoder.slots.release(obj);
         }
       } else if (roll < 0.75) {
         // Moves (several times in a tick, sometimes back to the old value), names and flags.
@@ -156,13 +157,15 @@ describe("world schema encoding (InterestEncoder)", () => {
     assert.throws(() => new InterestEncoder(new WorldState() as unknown as Schema, undefined, [WorldState]), /must be an untagged primitive field/);
   });
 
-  it("encodes each changed entity once per tick, whatever the number of views", () => {
+  it("encodes each changed entity once per tick, whatever the number of views, and none that no view has held", () => {
     const s = side(true);
     for (let i = 0; i < 50; i++) s.state.players.set(String(i), entity("players", String(i), rng(i)) as InstanceType<typeof PlayerState>);
     for (let c = 0; c < 20; c++) {
       join(s, c);
       for (const p of s.state.players.values()) s.clients.get(c)!.view.add(p);
     }
+    // Out of every view's sight.
+    for (let i = 50; i < 60; i++) s.state.players.set(String(i), entity("players", String(i), rng(i)) as InstanceType<typeof PlayerState>);
     patch(s);
     let encodes = 0;
     const encode = Encoder.prototype.encode;
@@ -176,7 +179,7 @@ describe("world schema encoding (InterestEncoder)", () => {
     } finally {
       Encoder.prototype.encode = encode;
     }
-    // One shared pass, one per changed entity, one per view for the collections.
+    // One shared pass, one per changed entity in a view, one per view for the collections.
     assert.equal(encodes, 1 + 50 + 20);
     for (const c of s.clients.values()) assert.equal(c.decoder.state.players.get("7")!.x, s.state.players.get("7")!.x);
   });

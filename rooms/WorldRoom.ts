@@ -25,7 +25,7 @@ import { asServerError, authorizeJoin, type JoinAuthDeps, type WorldAuth } from 
 import { installInterestEncoder, TrackedView, type InterestEncoder } from "./world/interest-encoder.js";
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
 import { newLink, type ClientLink } from "./world/links.js";
-import { rotateSendOrder } from "./world/send-order.js";
+import { SendOrder } from "./world/send-order.js";
 import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates } from "./world/views.js";
 
 interface JoinOptions {
@@ -86,6 +86,7 @@ export class WorldRoom extends Room implements JsonWorld {
   private world!: World;
   private mirror!: SchemaMirror;
   private encoder!: InterestEncoder;
+  private readonly sendOrder = new SendOrder();
   private stopServingJson: (() => void) | undefined;
   /** Players online last published in the listing's metadata (`publishPopulation`). */
   private published = -1;
@@ -329,7 +330,7 @@ export class WorldRoom extends Room implements JsonWorld {
     this.mirror.syncAll(() => this.sdkViews());
     // The tick's moves go out first, to every SDK client in turn (from a different one each tick:
     // none is always served last); who is tracked is chosen after, for the next patch.
-    rotateSendOrder(this.clients);
+    this.sendOrder.rotate(this.clients);
     this.broadcastPatch();
     this.refreshViews();
     if (world.tick % 5 === 0) this.publishPopulation();

@@ -333,6 +333,7 @@ export class WorldRoom extends Room implements JsonWorld {
     this.sendOrder.rotate(this.clients);
     this.broadcastPatch();
     this.refreshViews();
+    world.saveIfDue();
     if (world.tick % 5 === 0) this.publishPopulation();
     this.deps.metrics?.tick((performance.now() - started) / 1000);
   }

@@ -123,8 +123,14 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
   const next = world.visibleFor(p, seen.spare, seen.visible, cadence);
   const prev = seen.visible;
   for (const kind of KINDS) {
-    // Kept as it was (no selection off the crowd's turn): nothing to add or remove.
-    if (cadence.kept[kind]) continue;
+    // Kept (no selection off its turn): nothing added, and only what it dropped removed.
+    if (cadence.kept[kind]) {
+      for (const id of cadence.dropped[kind]) {
+        const obj = mirror.get(kind, id);
+        if (obj && view.has(obj)) view.remove(obj);
+      }
+      continue;
+    }
     for (const id of next[kind]) {
       if (prev?.[kind].has(id)) continue;
       const obj = mirror.get(kind, id);

@@ -51,6 +51,17 @@ export const MAX_SWAPS_PER_SELECTION = 2;
 export const CROWD_RESELECT_TICKS = 6;
 
 /**
+ * A collection whose candidates all fit (no more in view than the bound: away from crowds) is
+ * selected every this many ticks, staggered over the clients, and in between kept as it is unless
+ * something it tracks leaves the view or a new priority comes into it; so something that comes into
+ * view waits a tick at most. A collection that does not fit but whose view still has room is
+ * selected every tick. Away from crowds, 2,000 players spread over the map spend most of a tick's
+ * selections on views that changed by nothing or by one walker (`loadtest/bench-interest.ts
+ * --scenario spread`).
+ */
+export const CALM_RESELECT_TICKS = 2;
+
+/**
  * What a selection chooses from. `ids[i]` lies `distances[i]` whole tiles away (0 or more); only the
  * first `count` entries count (buffers are reused from one client to the next). Every candidate is
  * within view; an id appears once.

@@ -22,6 +22,13 @@ interface Placed {
 }
 
 /**
+ * How pressed a selection was: `calm`, every candidate chosen (no more than the bound in view);
+ * `crowded`, more than the bound in view and the view full; `filling`, more than the bound in view
+ * and room left (newcomers come in `maxAdds` at a time).
+ */
+export type Pressure = "calm" | "filling" | "crowded";
+
+/**
  * Whether to walk the tiles ring by ring rather than scan the `near` entities of the cells around a
  * viewer: only past SCAN_FACTOR × the bound, and only when the walk is the cheaper, judged by the
  * crowd's density in the viewer's own cell (`ownCell` entities in a `cellSize` square): how many
@@ -69,10 +76,9 @@ export class Tracker<T extends Placed> {
 
   /**
    * Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous`
-   * its history. True when the candidates passed the bound and the view is full (a crowd: not all of
-   * them fit, and the view has no room left to fill).
+   * its history. Returns how pressed the view is (`Pressure`).
    */
-  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): boolean {
+  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): Pressure {
     const { grid, radius } = this;
     this.c.count = 0;
     for (const id of priority) {
@@ -92,7 +98,8 @@ export class Tracker<T extends Placed> {
     }
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
     const chosen = selectInterest(this.c as InterestCandidates, rule, out);
-    return this.c.count > this.bound && chosen >= this.bound;
+    if (this.c.count <= this.bound) return "calm";
+    return chosen >= this.bound ? "crowded" : "filling";
   }
 
   private walks(viewer: Player, near: number): boolean {
@@ -115,6 +122,26 @@ export class Tracker<T extends Placed> {
       const e = this.all.get(id);
       if (!e || !this.within(e, viewer, this.leaveRadius) || !this.accept(e, viewer)) return false;
     }
+    return true;
+  }
+
+  /**
+   * Off a calm collection's turn: drop from `tracked`, in place, what is gone, past the leave radius
+   * or no longer acceptable, listing it in `dropped`. False, with nothing dropped, when a priority it
+   * does not track is within view: the caller selects now.
+   */
+  prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[]): boolean {
+    for (const id of priority) {
+      if (tracked.has(id)) continue;
+      const e = this.all.get(id);
+      if (e && this.within(e, viewer, this.radius) && this.accept(e, viewer)) return false;
+    }
+    for (const id of tracked) {
+      if (id === viewer.id) continue;
+      const e = this.all.get(id);
+      if (!e || !this.within(e, viewer, this.leaveRadius) || !this.accept(e, viewer)) dropped.push(id);
+    }
+    for (const id of dropped) tracked.delete(id);
     return true;
   }
 

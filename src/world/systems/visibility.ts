@@ -7,6 +7,7 @@
 import { COMBAT_LOGOUT_SECONDS } from "../../domain/combat.js";
 import type { GameContent } from "../../content/load.js";
 import {
+  CALM_RESELECT_TICKS,
   CROWD_RESELECT_TICKS,
   MAX_NEW_PER_TICK,
   MAX_SWAPS_PER_SELECTION,
@@ -65,18 +66,23 @@ const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set()
 
 /**
  * A viewer's selection cadence (README "In a crowd"): a collection that was crowded at its last
- * selection is selected again only on the viewer's turn, every CROWD_RESELECT_TICKS ticks.
+ * selection is selected again only on the viewer's turn, every CROWD_RESELECT_TICKS ticks; one that
+ * was calm (every candidate chosen) every CALM_RESELECT_TICKS; one that was filling, every tick.
  */
 export interface SelectionCadence {
-  /** The viewer's turn: ticks where (tick + phase) % CROWD_RESELECT_TICKS is 0. */
+  /** The viewer's turns: ticks where (tick + phase) % CROWD_RESELECT_TICKS (or % CALM_RESELECT_TICKS) is 0. */
   readonly phase: number;
   /** Per collection, whether its candidates passed the bound, with the view full, at the last selection. */
   readonly crowded: Record<keyof VisibleSet, boolean>;
+  /** Per collection, whether every candidate was chosen at the last selection (nothing left out). */
+  readonly calm: Record<keyof VisibleSet, boolean>;
   /**
    * Per collection, whether the last `visibleFor` kept the previous set as it was (no selection):
    * the new VisibleSet then holds the previous one's Set object, and the previous VisibleSet a stale one.
    */
   readonly kept: Record<keyof VisibleSet, boolean>;
+  /** Per collection kept calm, what the last `visibleFor` dropped from the kept set (gone, or past the leave radius). */
+  readonly dropped: Record<keyof VisibleSet, string[]>;
 }
 
 let phases = 0;
@@ -84,11 +90,19 @@ let phases = 0;
 export const newCadence = (): SelectionCadence => ({
   phase: phases++ % CROWD_RESELECT_TICKS,
   crowded: { players: false, npcs: false, resources: false, groundItems: false },
+  calm: { players: false, npcs: false, resources: false, groundItems: false },
   kept: { players: false, npcs: false, resources: false, groundItems: false },
+  dropped: { players: [], npcs: [], resources: [], groundItems: [] },
 });
 
-/** Whether the viewer's crowded collections are selected at `tick`. */
-const onTurn = (cadence: SelectionCadence, tick: number) => (tick + cadence.phase) % CROWD_RESELECT_TICKS === 0;
+/** Whether a collection of the viewer's selected every `period` ticks is selected at `tick`. */
+const onTurn = (cadence: SelectionCadence, tick: number, period: number) => (tick + cadence.phase) % period === 0;
+
+/** Whether the viewer's collection `kind` is due for a selection at `tick` by its cadence. */
+function due(cadence: SelectionCadence, kind: keyof VisibleSet, tick: number): boolean {
+  if (cadence.crowded[kind]) return onTurn(cadence, tick, CROWD_RESELECT_TICKS);
+  return !cadence.calm[kind] || onTurn(cadence, tick, CALM_RESELECT_TICKS);
+}
 
 export interface VisibilityDeps {
   players: ReadonlyMap<string, Player>;
@@ -126,17 +140,27 @@ export class Visibility {
    * VIEW_RADIUS, priorities first, then nearest first; `previous` (what it tracked until now) wins
    * ties at the cut-off. Pass `out` to refill existing sets instead of allocating new ones (the room
    * double-buffers them: this runs for every client every tick). With a `cadence` (the room's own
-   * selection), a collection crowded at the last selection is kept as it was off the viewer's turn,
-   * unless something it tracks left the view or a new priority is in view (`cadence.kept`).
+   * selection), a collection crowded or calm at the last selection is kept off the viewer's turn for
+   * it (`cadence.kept`): crowded, as it was unless something it tracks left the view; calm, less what
+   * left it (`cadence.dropped`); either, unless a new priority is in view.
    */
   visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
     const v = out ?? emptyVisibleSet();
     const priority = this.priorities(p);
-    const turn = !cadence || !previous || onTurn(cadence, this.d.clock.tick);
+    const tick = this.d.clock.tick;
     for (const kind of KINDS) {
       const tracker = this.trackers[kind];
-      if (cadence) cadence.kept[kind] = false;
-      const keep = !turn && cadence!.crowded[kind] && tracker.unchanged(p, priority[kind], previous![kind]);
+      if (cadence) {
+        cadence.kept[kind] = false;
+        cadence.dropped[kind].length = 0;
+      }
+      // Off its turn: a crowded collection stays as it is if nothing in it left; a calm one loses
+      // what left (no newcomer waits for its place), and stays unless a new priority is in view.
+      const keep =
+        cadence &&
+        previous &&
+        !due(cadence, kind, tick) &&
+        (cadence.calm[kind] ? tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind]) : tracker.unchanged(p, priority[kind], previous[kind]));
       if (keep) {
         // Kept as it was: the Set objects trade places, nothing is copied (nor cleared: the stale
         // one is cleared when next filled).
@@ -146,8 +170,11 @@ export class Visibility {
       }
       v[kind].clear();
       if (kind === "players") v.players.add(p.id);
-      const crowded = tracker.select(p, priority[kind], previous?.[kind], v[kind]);
-      if (cadence) cadence.crowded[kind] = crowded;
+      const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind]);
+      if (cadence) {
+        cadence.crowded[kind] = pressure === "crowded";
+        cadence.calm[kind] = pressure === "calm";
+      }
     }
     // A client's own selection (the room's, with a cadence): what its messages follow.
     if (cadence) p.tracking = v;

@@ -559,16 +559,17 @@ describe("WorldRoom (SDK clients)", function () {
   });
 
   describe("interest management", () => {
-    it("a player 100 tiles away is not in state and comes into view with the patch after it reached the view radius", async () => {
+    it("a player 100 tiles away is not in state and comes into view at most a tick after it reached the view radius", async () => {
       const a = await join();
       const b = await join({ admin: true });
       await a.waitState((s) => s.players.get(b.id) !== undefined, "b near a at spawn");
       await admin(b, "/tp 100 0");
       await a.waitState((s) => s.players.get(b.id) === undefined, "b gone from a's view");
       assert.ok(server.world.players.has(b.id));
-      // b runs back toward spawn (2 tiles a tick from x=100: 98, 96, … 24, 22): a's selection takes b
-      // in after the patch of the tick b reached the view radius, so b comes with the next tick's patch,
-      // one run step nearer.
+      // b runs back toward spawn (2 tiles a tick from x=100: 98, 96, … 24, 22, 20): a's view is calm
+      // (all in view fit), selected every CALM_RESELECT_TICKS (2) ticks after the tick's patch, so it
+      // takes b in after the patch of the tick b reached the view radius or of the next one, and b
+      // comes with the patch after that: one or two run steps nearer.
       let appearedAt: number | undefined;
       a.room.onStateChange((s: any) => {
         const seen = s.players.get(b.id);
@@ -576,7 +577,7 @@ describe("WorldRoom (SDK clients)", function () {
       });
       b.send("player:move", { x: 10, z: 0, run: true });
       await a.waitState((s) => s.players.get(b.id) !== undefined, "b back in view", 20_000);
-      assert.equal(appearedAt, VIEW_RADIUS - 2, `b appeared at x=${appearedAt}`);
+      assert.ok(appearedAt === VIEW_RADIUS - 2 || appearedAt === VIEW_RADIUS - 4, `b appeared at x=${appearedAt}`);
       await a.waitState((s) => s.players.get(b.id)?.x === 10, "b's moves keep arriving");
     });
 

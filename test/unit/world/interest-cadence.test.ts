@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
-import { CROWD_RESELECT_TICKS, MAX_NEW_PER_TICK, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
+import { CALM_RESELECT_TICKS, CROWD_RESELECT_TICKS, MAX_NEW_PER_TICK, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { newCadence, VIEW_LEAVE_MARGIN, VIEW_RADIUS, World, type SelectionCadence, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
@@ -101,7 +101,25 @@ describe("world interest management: the crowd's selection cadence", () => {
       offTurn: true,
       onTurn: true,
     },
-    { name: "not crowded: a newcomer comes in at once", crowded: false, event: () => join(3, 3), offTurn: true, onTurn: true },
+    { name: `calm (all in view fit): a newcomer waits for the viewer's next calm turn (every ${CALM_RESELECT_TICKS} ticks)`, crowded: false, event: () => join(3, 3), offTurn: false, onTurn: true },
+    {
+      name: "calm: a tracked player that walks out of view leaves at once",
+      crowded: false,
+      event: (s) => tracked(s, (p) => world.movement.teleport(p, SPOT.x + VIEW_RADIUS + VIEW_LEAVE_MARGIN + 1, SPOT.z)),
+      offTurn: false,
+      onTurn: false,
+    },
+    {
+      name: "calm: a newcomer it attacks comes in at once",
+      crowded: false,
+      event: (s) => {
+        const p = join(3, 3);
+        s.viewer.action = { kind: "attack", targetId: p.id };
+        return p;
+      },
+      offTurn: true,
+      onTurn: true,
+    },
   ];
 
   let first: VisibleSet;
@@ -154,6 +172,23 @@ describe("world interest management: the crowd's selection cadence", () => {
     assert.ok(!after.players.has(gone.id));
     assert.ok(after.players.has(newcomer.id), "the selection takes the nearest newcomer in its place");
     assert.equal(after.players.size, MAX_TRACKED_PLAYERS + 1, "still full");
+  });
+
+  it("off its turn a calm view loses what left it without a selection; a newcomer waits for the turn", () => {
+    const s = scene(false);
+    const cadence = newCadence();
+    first = world.visibleFor(s.viewer, undefined, undefined, at(cadence, 0));
+    assert.equal(cadence.calm.players, true);
+    const gone = tracked(s, (p) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - VIEW_LEAVE_MARGIN - 1, SPOT.z));
+    const newcomer = join(2, 2);
+    const off = world.visibleFor(s.viewer, undefined, first, at(cadence, 1));
+    assert.equal(cadence.kept.players, true, "kept: no selection");
+    assert.deepEqual(cadence.dropped.players, [gone.id]);
+    assert.ok(!off.players.has(gone.id) && !off.players.has(newcomer.id));
+    assert.equal(off.players.size, s.ring.length, "itself and the rest of the ring");
+    const on = world.visibleFor(s.viewer, undefined, off, at(cadence, 0));
+    assert.equal(cadence.kept.players, false, "its turn: selected");
+    assert.ok(on.players.has(newcomer.id));
   });
 
   it("a viewer teleported away from its crowd is selected where it lands at once", () => {

@@ -316,6 +316,12 @@ describe("world/World simulation (fake storage, fake clock)", () => {
   });
 
   describe("persistence", () => {
+    /** A tick as the room runs it: the step, then the periodic save when due (WorldRoom.onTick). */
+    const tick = () => {
+      world.step();
+      world.saveIfDue();
+    };
+
     it("saves changed players every SAVE_INTERVAL, and the tick never waits for storage", async () => {
       let open!: () => void;
       repo.gate = new Promise((r) => (open = r));
@@ -324,10 +330,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       walk(player);
       assert.equal(repo.saves.length, 0);
       clock.t += 60_000;
-      world.step(); // queues the save; storage is stuck behind the gate
-      const tick = world.tick;
-      for (let i = 0; i < 50; i++) world.step();
-      assert.equal(world.tick, tick + 50, "ticks keep running while the save is pending");
+      tick(); // queues the save; storage is stuck behind the gate
+      const at = world.tick;
+      for (let i = 0; i < 50; i++) tick();
+      assert.equal(world.tick, at + 50, "ticks keep running while the save is pending");
       assert.equal(repo.saves.length, 0);
       open();
       await world.queues.drain();
@@ -335,7 +341,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.deepEqual({ x: repo.saves[0]!.x, z: repo.saves[0]!.z }, { x: 3, z: 0 });
       // Nothing changed since: the next interval saves nothing.
       clock.t += 60_000;
-      world.step();
+      tick();
       await world.queues.drain();
       assert.equal(repo.saves.length, 1);
     });
@@ -346,12 +352,12 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       walk(player);
       repo.failSaves = true;
       clock.t += 60_000;
-      world.step();
+      tick();
       await world.queues.drain();
       assert.equal(repo.saves.length, 0);
       repo.failSaves = false;
       clock.t += 60_000;
-      world.step();
+      tick();
       await world.queues.drain();
       assert.equal(repo.saves.length, 1);
     });

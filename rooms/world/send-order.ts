@@ -14,7 +14,10 @@ export class SendOrder {
   /** The part of a client the last rotations fell short by. */
   private carry = 0;
 
-  /** Rotate `clients` in place by STEP of its length: the first ones move to the end. */
+  /**
+   * Rotate `clients` in place by STEP of its length: the first ones move to the end (with `splice`
+   * and `push`, which Colyseus's `ClientArray` keeps its session index through).
+   */
   rotate<T>(clients: T[]): void {
     const n = clients.length;
     if (n < 2) return;

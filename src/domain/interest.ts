@@ -45,8 +45,8 @@ export const MAX_SWAPS_PER_SELECTION = 2;
  * clients; in between the client keeps what it tracks as it is, and the tracked entities' changes
  * still reach it every tick. It is selected at once when something it tracks leaves its view (gone,
  * out of range, no longer visible) or a new priority is in view; a collection whose view still has
- * room is selected every tick (a calm one: CALM_RESELECT_TICKS). With MAX_SWAPS_PER_SELECTION it sets how
- * fast a full view drifts toward the nearest: two newcomers every 3.6 s at a 600 ms tick.
+ * room is selected every tick (a calm one: CALM_RESELECT_TICKS). With MAX_SWAPS_PER_SELECTION it
+ * sets how fast a full view drifts toward the nearest: two newcomers every 3.6 s at a 600 ms tick.
  */
 export const CROWD_RESELECT_TICKS = 6;
 
@@ -54,10 +54,10 @@ export const CROWD_RESELECT_TICKS = 6;
  * A collection whose candidates all fit (no more in view than the bound: away from crowds) is
  * selected every this many ticks, staggered over the clients; in between it only loses, at once,
  * what leaves the view, and is selected at once when a new priority comes into it; so something
- * that comes into view waits a tick at most. A collection that does not fit but whose view still has room is
- * selected every tick. Away from crowds, 2,000 players spread over the map spend most of a tick's
- * selections on views that changed by nothing or by one walker (`loadtest/bench-interest.ts
- * --scenario spread`).
+ * that comes into view waits a tick at most. A collection that does not fit but whose view still
+ * has room is selected every tick. Away from crowds, 2,000 players spread over the map spent most of
+ * a tick's selections on views that changed by nothing or by one walker
+ * (`loadtest/bench-interest.ts --scenario spread`).
  */
 export const CALM_RESELECT_TICKS = 2;
 

@@ -73,7 +73,6 @@ export class Tracker<T extends Placed> {
     this.trackedRanks = new Uint32Array(radius + 1);
   }
 
-
   /**
    * Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous`
    * its history. Returns how pressed the view is (`Pressure`).

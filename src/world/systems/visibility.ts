@@ -77,8 +77,9 @@ export interface SelectionCadence {
   /** Per collection, whether every candidate was chosen at the last selection (nothing left out). */
   readonly calm: Record<keyof VisibleSet, boolean>;
   /**
-   * Per collection, whether the last `visibleFor` kept the previous set as it was (no selection):
-   * the new VisibleSet then holds the previous one's Set object, and the previous VisibleSet a stale one.
+   * Per collection, whether the last `visibleFor` kept the previous set (no selection; a calm one
+   * less what it `dropped`): the new VisibleSet then holds the previous one's Set object, and the
+   * previous VisibleSet a stale one.
    */
   readonly kept: Record<keyof VisibleSet, boolean>;
   /** Per collection kept calm, what the last `visibleFor` dropped from the kept set (gone, or past the leave radius). */

@@ -3,6 +3,7 @@
  * client, and every client's place spreads evenly over the ticks.
  */
 import assert from "node:assert/strict";
+import { ClientArray, type Client } from "@colyseus/core";
 import { SendOrder } from "../../../rooms/world/send-order.js";
 
 describe("world room: the order the tick's patches leave in", () => {
@@ -30,4 +31,13 @@ describe("world room: the order the tick's patches leave in", () => {
       if (n >= 10)
         for (let c = 0; c < n; c++) assert.ok(Math.abs(sum[c]! / ticks - (n - 1) / 2) < n * 0.05, `client ${c}: average place ${sum[c]! / ticks} of ${n}`);
     });
+
+  it("Colyseus's client list keeps finding every client by session id", () => {
+    const clients = new ClientArray();
+    for (let i = 0; i < 50; i++) clients.push({ sessionId: `s${i}` } as Client);
+    const order = new SendOrder();
+    for (let t = 0; t < 7; t++) order.rotate(clients);
+    assert.equal(clients.length, 50);
+    for (let i = 0; i < 50; i++) assert.equal(clients.get(`s${i}`)?.sessionId, `s${i}`);
+  });
 });

@@ -104,6 +104,9 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       const a = await join();
       const b = await join();
       const c = await join();
+      // Public chat reaches those who track the speaker: wait until each tracks the others (a
+      // selection takes a newcomer in within CALM_RESELECT_TICKS, after the tick's patch).
+      for (const p of [a, b, c]) await p.waitState((s) => [a, b, c].every((o) => s.players.get(o.id) !== undefined), `${p.id} sees the three`);
       await ignore(b, a);
       const mb = b.log.mark();
       const mc = c.log.mark();

@@ -1,10 +1,11 @@
 /**
- * The crowd's selection cadence (README "In a crowd", CROWD_RESELECT_TICKS): a collection crowded at
- * a client's last selection is selected again only on the client's turn; in between what it tracks
- * stays as it is; something tracked leaving its view, a new priority, or an uncrowded collection is
- * selected at once.
- * Each case: a viewer with more players in view than the bound, one event, then `visibleFor` off its
- * turn and on its turn.
+ * The selection cadence (README "In a crowd", CROWD_RESELECT_TICKS, CALM_RESELECT_TICKS): a
+ * collection crowded at a client's last selection is selected again only on the client's turn, a calm
+ * one (everything in view fits) every 2 ticks, one still filling every tick; in between a crowded one
+ * stays as it is and a calm one only loses what left; something tracked leaving a crowded view, or a
+ * new priority, makes it select at once.
+ * Each case: a viewer with more players in view than the bound (or a few: calm), one event, then
+ * `visibleFor` off its turn and on its turn.
  */
 import assert from "node:assert/strict";
 import { loadContent, type GameContent } from "../../../src/content/load.js";

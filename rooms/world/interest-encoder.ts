@@ -74,11 +74,6 @@ export class EntitySlots {
     tree![SLOT] = undefined;
     this.free.push(slot);
   }
-
-  /** One more than the highest slot ever given. */
-  get size(): number {
-    return this.count;
-  }
 }
 
 /**

@@ -122,13 +122,14 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
   const cadence = (seen.cadence ??= newCadence());
   const next = world.visibleFor(p, seen.spare, seen.visible, cadence);
   const prev = seen.visible;
+  const leave = (kind: ViewKind, id: string) => {
+    const obj = mirror.get(kind, id);
+    if (obj && view.has(obj)) view.remove(obj);
+  };
   for (const kind of KINDS) {
     // Kept (no selection off its turn): nothing added, and only what it dropped removed.
     if (cadence.kept[kind]) {
-      for (const id of cadence.dropped[kind]) {
-        const obj = mirror.get(kind, id);
-        if (obj && view.has(obj)) view.remove(obj);
-      }
+      for (const id of cadence.dropped[kind]) leave(kind, id);
       continue;
     }
     for (const id of next[kind]) {
@@ -139,11 +140,7 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
       else next[kind].delete(id);
     }
     if (prev)
-      for (const id of prev[kind]) {
-        if (next[kind].has(id)) continue;
-        const obj = mirror.get(kind, id);
-        if (obj && view.has(obj)) view.remove(obj);
-      }
+      for (const id of prev[kind]) if (!next[kind].has(id)) leave(kind, id);
   }
   seen.spare = prev;
   seen.visible = next;

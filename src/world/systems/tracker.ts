@@ -88,11 +88,7 @@ export class Tracker<T extends Placed> {
     const near = grid.cellsNear(viewer.x, viewer.z, radius, cells);
     if (this.walks(viewer, near)) this.walkRings(viewer, priority, previous);
     else {
-      if (previous)
-        for (const id of previous) {
-          const e = priority.has(id) ? undefined : this.all.get(id);
-          if (e) this.consider(e, viewer, this.leaveRadius);
-        }
+      this.considerTracked(viewer, priority, previous);
       for (const cell of cells) for (const e of cell.values()) if (!priority.has(e.id) && !previous?.has(e.id)) this.consider(e, viewer, radius);
     }
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
@@ -111,16 +107,8 @@ export class Tracker<T extends Placed> {
    * every priority within view among it. Otherwise the caller selects now.
    */
   unchanged(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string>): boolean {
-    for (const id of priority) {
-      if (previous.has(id)) continue;
-      const e = this.all.get(id);
-      if (e && this.within(e, viewer, this.radius) && this.accept(e, viewer)) return false;
-    }
-    for (const id of previous) {
-      if (id === viewer.id) continue;
-      const e = this.all.get(id);
-      if (!e || !this.within(e, viewer, this.leaveRadius) || !this.accept(e, viewer)) return false;
-    }
+    if (this.newPriorityInView(viewer, priority, previous)) return false;
+    for (const id of previous) if (!this.stays(id, viewer)) return false;
     return true;
   }
 
@@ -130,22 +118,40 @@ export class Tracker<T extends Placed> {
    * does not track is within view: the caller selects now.
    */
   prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[]): boolean {
-    for (const id of priority) {
-      if (tracked.has(id)) continue;
-      const e = this.all.get(id);
-      if (e && this.within(e, viewer, this.radius) && this.accept(e, viewer)) return false;
-    }
-    for (const id of tracked) {
-      if (id === viewer.id) continue;
-      const e = this.all.get(id);
-      if (!e || !this.within(e, viewer, this.leaveRadius) || !this.accept(e, viewer)) dropped.push(id);
-    }
+    if (this.newPriorityInView(viewer, priority, tracked)) return false;
+    for (const id of tracked) if (!this.stays(id, viewer)) dropped.push(id);
     for (const id of dropped) tracked.delete(id);
     return true;
   }
 
+  /** Whether a priority the viewer does not track is within view (and acceptable). */
+  private newPriorityInView(viewer: Player, priority: ReadonlySet<string>, tracked: ReadonlySet<string>): boolean {
+    for (const id of priority) {
+      if (tracked.has(id)) continue;
+      const e = this.all.get(id);
+      if (e && this.within(e, viewer, this.radius) && this.accept(e, viewer)) return true;
+    }
+    return false;
+  }
+
+  /** Whether something the viewer tracks may stay tracked: the viewer itself, or still there, within the leave radius and acceptable. */
+  private stays(id: string, viewer: Player): boolean {
+    if (id === viewer.id) return true;
+    const e = this.all.get(id);
+    return e !== undefined && this.within(e, viewer, this.leaveRadius) && this.accept(e, viewer);
+  }
+
   private within(e: T, viewer: Player, radius: number): boolean {
     return Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z)) <= radius;
+  }
+
+  /** What the viewer tracked (priorities aside, offered already) as candidates, up to the leave radius. */
+  private considerTracked(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined): void {
+    if (!previous) return;
+    for (const id of previous) {
+      const e = priority.has(id) ? undefined : this.all.get(id);
+      if (e) this.consider(e, viewer, this.leaveRadius);
+    }
   }
 
   /** A candidate if within `radius` and acceptable. */
@@ -175,15 +181,9 @@ export class Tracker<T extends Placed> {
     const { radius, margin } = this;
     const room = this.bound - this.c.count;
     const ranks = this.trackedRanks.fill(0);
-    if (previous)
-      for (const id of previous) {
-        const e = priority.has(id) ? undefined : this.all.get(id);
-        if (!e) continue;
-        const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
-        if (d > this.leaveRadius || !this.accept(e, viewer)) continue;
-        this.push(id, d);
-        ranks[Math.min(radius, Math.max(0, d - margin))]!++;
-      }
+    const from = this.c.count;
+    this.considerTracked(viewer, priority, previous);
+    for (let i = from; i < this.c.count; i++) ranks[Math.min(radius, Math.max(0, this.c.distances[i]! - margin))]!++;
     // One more than fits, when there is one: the selection then knows that not all fit.
     let filled = 0;
     for (let r = 0; r <= radius; r++) {

@@ -102,6 +102,9 @@ describe("worlds: several in one process", function () {
     await raw({ world: 2 });
     const get = async () => (await (await fetch(`${server.url}/api/v1/worlds`)).json()) as { worlds: Record<string, unknown>[] };
     await eventually(async () => (await get()).worlds.find((w) => w.world === 2)?.players === 2, "world 2 shows 2 players");
+    // The earlier tests' world-1 players leave as their connections close; the listing follows
+    // within a few ticks (the room publishes its population every 5 ticks).
+    await eventually(async () => (await get()).worlds.find((w) => w.world === 1)?.players === 0, "world 1 shows nobody");
     const { worlds } = await get();
     assert.deepEqual(
       worlds.map((w) => [w.world, w.players, w.maxPlayers, w.full]),

@@ -102,7 +102,7 @@ for (let tick = 0; tick < ticks; tick++) {
   world.step();
   state.tick = world.tick;
   lap("step");
-  mirror.syncAll(() => clients.map((c) => c.view));
+  mirror.syncAll(() => clients);
   lap("mirror");
   const it = { offset: 1 };
   encoder.encode(it);

@@ -6,7 +6,6 @@
  * The server defines the room type with `worldRoomType(deps)`, a subclass closing over its dependencies (no client option reaches them).
  */
 import { randomUUID } from "node:crypto";
-import type { StateView } from "@colyseus/schema";
 import { Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from "@colyseus/core";
 import type { CharacterRepository } from "../entities/character-repository.js";
 import type { Principal } from "../src/auth/service.js";
@@ -26,7 +25,7 @@ import { installInterestEncoder, TrackedView, type InterestEncoder } from "./wor
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
 import { newLink, type ClientLink } from "./world/links.js";
 import { SendOrder } from "./world/send-order.js";
-import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates } from "./world/views.js";
+import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates, type Viewer } from "./world/views.js";
 
 interface JoinOptions {
   characterId?: string;
@@ -132,7 +131,7 @@ export class WorldRoom extends Room implements JsonWorld {
       const link = this.links.get(client.sessionId);
       if (link) this.dispatch(link, String(type), undefined);
     });
-    this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViews()));
+    this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViewers()));
     this.stopServingJson = this.deps.adapter.serve(deps.worldNumber, this);
     this.publishPopulation();
   }
@@ -327,7 +326,7 @@ export class WorldRoom extends Room implements JsonWorld {
     const world = this.world;
     world.step();
     this.state.tick = world.tick;
-    this.mirror.syncAll(() => this.sdkViews());
+    this.mirror.syncAll(() => this.sdkViewers());
     // The tick's moves go out first, to every SDK client in turn (from a different one each tick:
     // none is always served last); who is tracked is chosen after, for the next patch.
     this.sendOrder.rotate(this.clients);
@@ -364,9 +363,9 @@ export class WorldRoom extends Room implements JsonWorld {
     this.setMetadata({ world: this.deps.worldNumber, players }).catch((e: unknown) => this.deps.logger.warn({ err: e }, "world room: listing update failed"));
   }
 
-  /** The StateView of every SDK client. */
-  private *sdkViews(): Generator<StateView> {
-    for (const link of this.links.values()) if (link.client?.view) yield link.client.view;
+  /** Every SDK client: its `StateView` and what it tracks. */
+  private *sdkViewers(): Generator<Viewer> {
+    for (const link of this.links.values()) if (link.client?.view) yield { view: link.client.view, seen: link };
   }
 
   /** Send a plain-WebSocket client the changes in what it sees (`world:update`). */

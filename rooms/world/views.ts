@@ -35,6 +35,12 @@ export interface Mirrored<K extends ViewKind = ViewKind> {
   seen: number;
 }
 
+/** An SDK client as the mirror sees it: its `StateView` and what it tracks. */
+export interface Viewer {
+  readonly view: StateView;
+  readonly seen?: SdkVisibility;
+}
+
 /** The world's public state as schema objects (the room's synchronised state). */
 export class SchemaMirror {
   private readonly entries: { [K in ViewKind]: Map<string, Mirrored<K>> } = {
@@ -67,12 +73,12 @@ export class SchemaMirror {
    * Bring every entity's schema object in step with the world: fields are compared in place and only
    * changed ones assigned (unchanged values send nothing, nothing is allocated); drop the gone.
    */
-  syncAll(views: () => Iterable<StateView>) {
+  syncAll(viewers: () => Iterable<Viewer>) {
     const mark = ++this.sweep;
     for (const kind of KINDS) {
       const live: ReadonlyMap<string, unknown> = this.world[kind];
       for (const id of live.keys()) this.upsert(kind, id, mark);
-      for (const [id, e] of this.entries[kind]) if (e.seen !== mark) this.remove(kind, id, views());
+      for (const [id, e] of this.entries[kind]) if (e.seen !== mark) this.remove(kind, id, viewers());
     }
   }
 
@@ -95,11 +101,20 @@ export class SchemaMirror {
     for (const k in e.view) if (fields[k] !== e.view[k]) fields[k] = e.view[k]!;
   }
 
-  /** Remove an entity's schema object, from the state and from every client's view. */
-  remove(kind: ViewKind, id: string, views: Iterable<StateView>) {
+  /**
+   * Remove an entity's schema object, from the state and from every client's view. A client that
+   * tracked it forgets it and selects that collection again at its next refresh (as for anything
+   * tracked that leaves): an entity that comes back under the same id (a player who logs out and in
+   * between two ticks, or while the client is away in its reconnection window) has a new schema
+   * object, which the client's view must be given like any newcomer's.
+   */
+  remove(kind: ViewKind, id: string, viewers: Iterable<Viewer>) {
     const obj = this.entries[kind].get(id)?.obj;
     if (!obj) return;
-    for (const view of views) if (view.has(obj)) view.remove(obj);
+    for (const { view, seen } of viewers) {
+      if (view.has(obj)) view.remove(obj);
+      if (seen?.visible?.[kind].delete(id) && seen.cadence) seen.cadence.calm[kind] = seen.cadence.crowded[kind] = false;
+    }
     this.entries[kind].delete(id);
     (this.state[kind] as unknown as Map<string, unknown>).delete(id);
     this.slots?.release(obj);

@@ -324,17 +324,36 @@ export class WorldRoom extends Room implements JsonWorld {
   private onTick() {
     const started = performance.now();
     const world = this.world;
-    world.step();
-    this.state.tick = world.tick;
-    this.mirror.syncAll(() => this.sdkViewers());
-    // The tick's moves go out first, to every SDK client in turn (from a different one each tick:
-    // none is always served last); who is tracked is chosen after, for the next patch.
-    this.sendOrder.rotate(this.clients);
-    this.broadcastPatch();
-    this.refreshViews();
-    world.saveIfDue();
-    if (world.tick % 5 === 0) this.publishPopulation();
-    this.deps.metrics?.tick((performance.now() - started) / 1000);
+    try {
+      world.step();
+      this.state.tick = world.tick;
+      this.mirror.syncAll(() => this.sdkViewers());
+      this.selectNewPriorities();
+      // The tick's moves go out first, to every SDK client in turn (from a different one each tick:
+      // none is always served last); who is tracked is chosen after, for the next patch.
+      this.sendOrder.rotate(this.clients);
+      this.broadcastPatch();
+      this.refreshViews();
+    } finally {
+      // Whatever part of the tick failed (the ticker logs it), the periodic save and the listing go on.
+      world.saveIfDue();
+      if (world.tick % 5 === 0) this.publishPopulation();
+      this.deps.metrics?.tick((performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * Before the patch, the few SDK clients with a new priority within view (someone who hit them, their
+   * attack target, trade partner, chat friend…; README "In a crowd") are selected, so the priority comes
+   * in with the patch of the tick that made it one, beside the `combat:hit` or trade message naming it.
+   */
+  private selectNewPriorities() {
+    for (const link of this.links.values()) {
+      const view = link.client?.view;
+      if (!view) continue;
+      const p = this.world.connectedPlayer(link.playerId, link.id);
+      if (p && this.world.priorityWaiting(p)) refreshView(this.world, this.mirror, view, link, p);
+    }
   }
 
   /**

@@ -125,13 +125,15 @@ export class SchemaMirror {
 export interface SdkVisibility {
   visible?: VisibleSet;
   spare?: VisibleSet;
-  /** When its crowded collections are selected again (README "In a crowd"). */
+  /** When each of its collections is selected again, crowded or calm (README "In a crowd"). */
   cadence?: SelectionCadence;
 }
 
 /**
  * Bring an SDK client's `StateView` in step with what its player tracks (`World.visibleFor`). The
- * room runs it after the tick's patch: what comes in or leaves goes out with the next tick's patch.
+ * room runs it for every client after the tick's patch (what comes in or leaves goes out with the
+ * next tick's patch), before the patch for a client with a new priority in view
+ * (`World.priorityWaiting`), and once when the client joins.
  */
 export function refreshView(world: World, mirror: SchemaMirror, view: StateView, seen: SdkVisibility, p: Player) {
   const cadence = (seen.cadence ??= newCadence());

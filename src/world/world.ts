@@ -336,6 +336,10 @@ export class World {
   visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
     return this.visibility.visibleFor(p, out, previous, cadence);
   }
+  /** Whether the player's client has a new priority within view it does not track yet (`Visibility.priorityWaiting`). */
+  priorityWaiting(p: Player): boolean {
+    return this.visibility.priorityWaiting(p);
+  }
   publicView(kind: keyof VisibleSet, id: string): PublicView | undefined {
     return this.visibility.publicView(kind, id);
   }

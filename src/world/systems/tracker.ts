@@ -70,7 +70,7 @@ export class Tracker<T extends Placed> {
     /** At most this many it tracked make way for nearer ones per selection (`InterestRule.maxSwaps`). */
     readonly maxSwaps: number,
   ) {
-    this.trackedRanks = new Uint32Array(radius + 1);
+    this.trackedRanks = new Uint32Array(leaveRadius + 1);
   }
 
   /**
@@ -103,7 +103,7 @@ export class Tracker<T extends Placed> {
 
   /**
    * Between two selections in a crowd (`CROWD_RESELECT_TICKS`): whether what `viewer` tracked
-   * (`previous`) may stand as it is: all of it still there, within the radius and acceptable, and
+   * (`previous`) may stand as it is: all of it still there, within the leave radius and acceptable, and
    * every priority within view among it. Otherwise the caller selects now.
    */
   unchanged(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string>): boolean {
@@ -125,7 +125,7 @@ export class Tracker<T extends Placed> {
   }
 
   /** Whether a priority the viewer does not track is within view (and acceptable). */
-  private newPriorityInView(viewer: Player, priority: ReadonlySet<string>, tracked: ReadonlySet<string>): boolean {
+  newPriorityInView(viewer: Player, priority: ReadonlySet<string>, tracked: ReadonlySet<string>): boolean {
     for (const id of priority) {
       if (tracked.has(id)) continue;
       const e = this.all.get(id);
@@ -183,7 +183,9 @@ export class Tracker<T extends Placed> {
     const ranks = this.trackedRanks.fill(0);
     const from = this.c.count;
     this.considerTracked(viewer, priority, previous);
-    for (let i = from; i < this.c.count; i++) ranks[Math.min(radius, Math.max(0, this.c.distances[i]! - margin))]!++;
+    // Ranks up to the leave radius (what it tracks stays a candidate that far): one past the view's
+    // radius counts against no ring, so the walk still takes the others of the last rings.
+    for (let i = from; i < this.c.count; i++) ranks[Math.max(0, this.c.distances[i]! - margin)]!++;
     // One more than fits, when there is one: the selection then knows that not all fit.
     let filled = 0;
     for (let r = 0; r <= radius; r++) {

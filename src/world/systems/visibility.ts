@@ -182,6 +182,22 @@ export class Visibility {
     return v;
   }
 
+  /**
+   * Whether `p`'s client, selected before, has a priority within view that it does not track yet (a
+   * new attacker, attack target, trade partner, chat friend, gather or pickup target): the room then
+   * selects it before the tick's patch, so the priority reaches the client with the patch of the tick
+   * that made it one, not one tick after (README "In a crowd"). Most players have no priority at all:
+   * that costs a few field reads.
+   */
+  priorityWaiting(p: Player): boolean {
+    const tracking = p.tracking;
+    if (!tracking) return false;
+    if (!p.tradeId && !p.action && p.attackedBy.size === 0 && p.chattedWith.size === 0) return false;
+    const priority = this.priorities(p);
+    for (const kind of KINDS) if (priority[kind].size > 0 && this.trackers[kind].newPriorityInView(p, priority[kind], tracking[kind])) return true;
+    return false;
+  }
+
   /** Whether `viewer`'s client tracks the entity; before its first selection, whatever is in view. */
   tracks(viewer: Player, kind: keyof VisibleSet, id: string): boolean {
     return viewer.tracking === undefined || viewer.tracking[kind].has(id);

@@ -11,7 +11,8 @@ import { chebyshev } from "../../../src/domain/movement.js";
 import { PUBLIC_VIEWS } from "../../../src/protocol/player.js";
 import { handleChat } from "../../../src/world/actions/chat.js";
 import type { Connection, Player } from "../../../src/world/player.js";
-import { ringWalkPays, SCAN_FACTOR } from "../../../src/world/systems/tracker.js";
+import { ringWalkPays, SCAN_FACTOR, Tracker } from "../../../src/world/systems/tracker.js";
+import { SpatialGrid } from "../../../src/world/grid.js";
 import { COMBAT_LOGOUT_SECONDS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, VIEW_RADIUS, World, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
 import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
@@ -68,6 +69,35 @@ describe("world interest management in a crowd", () => {
       }
     });
   }
+
+  it("a ring walk takes the others at the view's edge before what it tracked farther out (past the view radius, within the leave radius)", () => {
+    // A Tracker of its own, bound 10: a dense crowd it may not see fills the viewer's cell (so the
+    // walk pays), 5 others 2 tiles away, 10 others at the view's edge (24 tiles), and 6 it tracked
+    // 28 tiles away (within the leave radius: rank 26 with the margin of 2). The 10 are the 5 near and
+    // 5 from the edge (rank 24 before 26), as a scan would choose.
+    type E = { id: string; x: number; z: number };
+    const grid = new SpatialGrid<E>();
+    const all = new Map<string, E>();
+    const put = (id: string, x: number, z: number) => {
+      const e = { id, x, z };
+      all.set(id, e);
+      grid.set(e, x, z);
+    };
+    for (let i = 0; i < 200; i++) put(`hidden${i}`, i % 8, Math.floor(i / 8) % 8);
+    for (let i = 0; i < 5; i++) put(`near${i}`, 2, i - 2);
+    for (let i = 0; i < 10; i++) put(`edge${i}`, 24, i - 5);
+    for (let i = 0; i < 6; i++) put(`far${i}`, -28, i - 3);
+    const tracker = new Tracker<E>(grid, all, 10, VIEW_RADIUS, VIEW_RADIUS + 4, 2, (e) => !e.id.startsWith("hidden"), 100, 100);
+    const viewer = { id: "viewer", x: 0, z: 0 } as Player;
+    const previous = new Set(Array.from({ length: 6 }, (_, i) => `far${i}`));
+    const out = new Set<string>();
+    tracker.select(viewer, new Set(), previous, out);
+    const chosen = [...out].map((id) => id.replace(/\d+$/, ""));
+    assert.deepEqual(
+      { near: chosen.filter((k) => k === "near").length, edge: chosen.filter((k) => k === "edge").length, far: chosen.filter((k) => k === "far").length },
+      { near: 5, edge: 5, far: 0 },
+    );
+  });
 
   it("walks the tiles ring by ring only past SCAN_FACTOR × the bound, and only where the crowd is dense enough for it to pay", () => {
     const bound = MAX_TRACKED_PLAYERS;

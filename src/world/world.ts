@@ -116,7 +116,7 @@ export class World {
   /**
    * Advance the world by one tick. Never awaits. Outline: planned moves get their paths; players
    * leave (reconnection window over) or act and walk; NPCs; nodes respawn; fires and ground items
-   * expire; death locks are retried (the periodic save: `saveIfDue`).
+   * expire; death locks are retried. The periodic save is `saveIfDue`, which the room runs after the patch.
    */
   step(): void {
     this.clock.tick++;

@@ -3,12 +3,42 @@
  * room's interest encoder, schema mirror and the client's `TrackedView`, a tick in WorldRoom.onTick's
  * order, and every patch decoded as the SDK does.
  */
-import { Decoder, Encoder, type Schema } from "@colyseus/schema";
+import { Decoder, Encoder, type Schema, type StateView } from "@colyseus/schema";
 import { InterestEncoder, TrackedView } from "../../rooms/world/interest-encoder.js";
 import { ENTITY_SCHEMAS, refreshView, SchemaMirror, type SdkVisibility, type Viewer } from "../../rooms/world/views.js";
 import { WorldState } from "../../schema/world.js";
 import type { Player } from "../../src/world/player.js";
 import type { World } from "../../src/world/world.js";
+
+/** A client as Colyseus serves it: its view, and its state decoded as the SDK decodes it. */
+export interface DecodingClient {
+  view: StateView;
+  decoder: Decoder<WorldState>;
+}
+
+/** What Colyseus's `SchemaSerializer.applyPatches` does for a room with filters, each client's frame decoded. */
+export function applyPatches(encoder: Encoder, clients: Iterable<DecodingClient>): void {
+  const it = { offset: 1 };
+  encoder.sharedBuffer[0] = 0;
+  if (encoder.hasChanges) {
+    encoder.encode(it);
+    const sharedOffset = it.offset;
+    for (const c of clients) c.decoder.decode(encoder.encodeView(c.view, sharedOffset, it), { offset: 1 });
+    encoder.discardChanges();
+  } else {
+    for (const c of clients) if (c.view.changes.size > 0) c.decoder.decode(encoder.encodeView(c.view, 1, it), { offset: 1 });
+  }
+}
+
+/** What `SchemaSerializer.getFullState` sends a client that joins or reconnects: a new decoder holding it. */
+export function fullState(encoder: Encoder, view: StateView): Decoder<WorldState> {
+  const decoder = new Decoder(new WorldState());
+  const buffer = new Uint8Array(Encoder.BUFFER_SIZE);
+  const shared = { offset: 1 };
+  encoder.encodeAll(shared, buffer);
+  decoder.decode(encoder.encodeAllView(view, shared.offset, { ...shared }, buffer), { offset: 1 });
+  return decoder;
+}
 
 /**
  * The room of `world` with `viewer`'s SDK client joined (its first state, then its first selection);
@@ -21,29 +51,10 @@ export function sdkClientRoom(world: World, viewer: Player, advance: () => void)
   const view = new TrackedView(encoder.slots);
   const seen: SdkVisibility = {};
   const viewers = (): Viewer[] => [{ view, seen }];
-  let decoder = new Decoder(new WorldState());
-  /** Colyseus's full state for a client that joins or reconnects (`getFullState`). */
-  const fullState = () => {
-    decoder = new Decoder(new WorldState());
-    const buffer = new Uint8Array(Encoder.BUFFER_SIZE);
-    const shared = { offset: 1 };
-    encoder.encodeAll(shared, buffer);
-    decoder.decode(encoder.encodeAllView(view, shared.offset, { ...shared }, buffer), { offset: 1 });
-  };
   world.events.on("playerRemoved", (id) => mirror.remove("players", id, viewers()));
   mirror.syncAll(viewers);
-  fullState();
+  const client: DecodingClient = { view, decoder: fullState(encoder, view) };
   refreshView(world, mirror, view, seen, viewer); // onJoin
-
-  const patch = () => {
-    const it = { offset: 1 };
-    encoder.sharedBuffer[0] = 0;
-    if (encoder.hasChanges) {
-      encoder.encode(it);
-      decoder.decode(encoder.encodeView(view, it.offset, it), { offset: 1 });
-      encoder.discardChanges();
-    } else if (view.changes.size > 0) decoder.decode(encoder.encodeView(view, 1, it), { offset: 1 });
-  };
   return {
     mirror,
     /** What the client tracks, as the room keeps it. */
@@ -59,17 +70,19 @@ export function sdkClientRoom(world: World, viewer: Player, advance: () => void)
       state.tick = world.tick;
       mirror.syncAll(viewers);
       if (present && world.priorityWaiting(viewer)) refreshView(world, mirror, view, seen, viewer);
-      if (present) patch();
+      if (present) applyPatches(encoder, [client]);
       else encoder.discardChanges();
       if (present) refreshView(world, mirror, view, seen, viewer);
     },
     /** The client is back from its reconnection window: Colyseus sends it the full state of its view. */
-    reconnect: fullState,
+    reconnect() {
+      client.decoder = fullState(encoder, view);
+    },
     /** A player (or its join) entered after the client: mirrored as the room's `enter` does. */
     entered(p: Player) {
       mirror.upsert("players", p.id);
     },
     /** Whether the client's decoded state holds the player. */
-    shows: (id: string) => decoder.state.players.has(id),
+    shows: (id: string) => client.decoder.state.players.has(id),
   };
 }

@@ -192,7 +192,7 @@ export class Visibility {
   priorityWaiting(p: Player): boolean {
     const tracking = p.tracking;
     if (!tracking) return false;
-    if (!p.tradeId && !p.action && p.attackedBy.size === 0 && p.chattedWith.size === 0) return false;
+    if (!this.mayHavePriorities(p)) return false;
     const priority = this.priorities(p);
     for (const kind of KINDS) if (priority[kind].size > 0 && this.trackers[kind].newPriorityInView(p, priority[kind], tracking[kind])) return true;
     return false;
@@ -201,6 +201,11 @@ export class Visibility {
   /** Whether `viewer`'s client tracks the entity; before its first selection, whatever is in view. */
   tracks(viewer: Player, kind: keyof VisibleSet, id: string): boolean {
     return viewer.tracking === undefined || viewer.tracking[kind].has(id);
+  }
+
+  /** Whether `p` has any of what `priorities` reads: most players have none. */
+  private mayHavePriorities(p: Player): boolean {
+    return !!p.tradeId || !!p.action || p.attackedBy.size > 0 || p.chattedWith.size > 0;
   }
 
   /** Ids `p` keeps in view before any other: its trade partner, what it fights, who hit it, its recent chats. */

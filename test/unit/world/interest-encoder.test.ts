@@ -7,18 +7,16 @@
  * what its view holds with the server's values.
  */
 import assert from "node:assert/strict";
-import { Decoder, Encoder, StateView, type Schema } from "@colyseus/schema";
+import { Encoder, StateView, type Schema } from "@colyseus/schema";
 import { seededRng as rng } from "../../../loadtest/bot.js";
 import { InterestEncoder, TrackedView } from "../../../rooms/world/interest-encoder.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../../../schema/world.js";
+import { applyPatches, fullState, type DecodingClient } from "../../helpers/sdk-view.js";
 
 const LEAVES = [PlayerState, NpcState, ResourceState, GroundItemState];
 
 type Kind = "players" | "npcs";
-interface Client {
-  view: StateView;
-  decoder: Decoder<InstanceType<typeof WorldState>>;
-}
+type Client = DecodingClient;
 interface Side {
   state: InstanceType<typeof WorldState>;
   encoder: Encoder;
@@ -39,28 +37,13 @@ const entity = (kind: Kind, id: string, r: () => number) =>
 
 /** What Colyseus's SchemaSerializer.applyPatches does for a room with filters, decoding each client's frame. */
 function patch(s: Side) {
-  const encoder = s.encoder;
-  const it = { offset: 1 };
-  encoder.sharedBuffer[0] = 0;
-  if (encoder.hasChanges) {
-    encoder.encode(it);
-    const sharedOffset = it.offset;
-    for (const c of s.clients.values()) c.decoder.decode(encoder.encodeView(c.view, sharedOffset, it), { offset: 1 });
-    encoder.discardChanges();
-  } else {
-    for (const c of s.clients.values()) if (c.view.changes.size > 0) c.decoder.decode(encoder.encodeView(c.view, 1, it), { offset: 1 });
-  }
+  applyPatches(s.encoder, s.clients.values());
 }
 
 /** What SchemaSerializer.getFullState sends a client that joins. */
 function join(s: Side, id: number) {
   const view = s.encoder instanceof InterestEncoder ? new TrackedView(s.encoder.slots) : new StateView();
-  const decoder = new Decoder(new WorldState());
-  const buffer = new Uint8Array(Encoder.BUFFER_SIZE);
-  const shared = { offset: 1 };
-  s.encoder.encodeAll(shared, buffer);
-  decoder.decode(s.encoder.encodeAllView(view, shared.offset, { ...shared }, buffer), { offset: 1 });
-  s.clients.set(id, { view, decoder });
+  s.clients.set(id, { view, decoder: fullState(s.encoder, view) });
 }
 
 function decoded(c: Client) {

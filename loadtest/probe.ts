@@ -32,11 +32,13 @@ const lateWindow = createHistogram();
 const toPatchWindow = createHistogram();
 const patchWindow = createHistogram();
 
+/** Record microseconds (whole, at least 1: what the histograms take). */
+const recordUs = (h: { record(v: number): void }, us: number) => h.record(Math.max(1, Math.round(us)));
+
 function recordTick(wallUs: number, cpuUs: number) {
-  const us = Math.max(1, Math.round(wallUs));
-  tickSecond.record(us);
-  tickWindow.record(us);
-  tickCpuWindow.record(Math.max(1, Math.round(cpuUs)));
+  recordUs(tickSecond, wallUs);
+  recordUs(tickWindow, wallUs);
+  recordUs(tickCpuWindow, cpuUs);
 }
 (globalThis as { __benchRecordTick?: typeof recordTick }).__benchRecordTick = recordTick;
 
@@ -57,7 +59,7 @@ if (process.env.PROBE_HOOK !== "none") {
         const t0 = performance.now();
         const c0 = process.cpuUsage();
         const slot = this.ticker?.slot;
-        if (slot !== undefined) lateWindow.record(Math.max(1, Math.round((Date.now() - slot) * 1000)));
+        if (slot !== undefined) recordUs(lateWindow, (Date.now() - slot) * 1000);
         tickStarted = t0;
         try {
           onTick.call(this);
@@ -72,11 +74,11 @@ if (process.env.PROBE_HOOK !== "none") {
         proto.broadcastPatch = function (this: unknown) {
           if (tickStarted === undefined) return broadcastPatch.call(this);
           const t0 = performance.now();
-          toPatchWindow.record(Math.max(1, Math.round((t0 - tickStarted) * 1000)));
+          recordUs(toPatchWindow, (t0 - tickStarted) * 1000);
           try {
             return broadcastPatch.call(this);
           } finally {
-            patchWindow.record(Math.max(1, Math.round((performance.now() - t0) * 1000)));
+            recordUs(patchWindow, (performance.now() - t0) * 1000);
           }
         };
       }

@@ -2,13 +2,14 @@
  * Redis for tests: the machine's server on 127.0.0.1:6379 (CI starts it before the tests, see
  * .ci/run), each test file on a logical database of its own that it empties before and after, so
  * no test depends on what another left. Bus channels carry the database number (`realm:<db>`), so
- * pub/sub stays apart too.
+ * pub/sub stays apart too. `TEST_REDIS_HOST` (host:port) points the tests at another server, so two
+ * checkouts can run their suites side by side.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { Redis } from "ioredis";
 import { freePort } from "./process.js";
 
-export const TEST_REDIS_HOST = "127.0.0.1:6379";
+export const TEST_REDIS_HOST = process.env.TEST_REDIS_HOST || "127.0.0.1:6379";
 
 /** The URL of logical database `db` of the test Redis. */
 export const testRedisUrl = (db: number, host = TEST_REDIS_HOST) => `redis://${host}/${db}`;

@@ -43,6 +43,8 @@ export const PlayerDeathEntity = defineEntity({
     items: p.json<DeathItems>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     resolvedAt: p.datetime().nullable(),
+    /** Who closed the lock: `ground` (the world dropped the items) or `bank` (`recoverOpenDeath`). */
+    resolution: p.string().nullable(),
   },
   indexes: [
     {

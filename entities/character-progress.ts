@@ -7,6 +7,7 @@
  * save paths or by neither.
  */
 import type { EntityMetadata, EntityProperty } from "@mikro-orm/core";
+import type { LeaseFence } from "../src/storage/fence.js";
 import type { Orm } from "../src/storage/orm.js";
 import { CharacterEntity, type StoredGoal } from "./character.js";
 
@@ -26,6 +27,17 @@ export interface CharacterProgress {
   goal?: StoredGoal | null;
   /** Absent: left as stored. */
   goalsPaused?: boolean;
+  /**
+   * The lease the player was loaded under: the write commits only while the character's lease is
+   * still this one (docs/cluster.md "The fence"). Absent: no lease to check (a world without claims).
+   */
+  fence?: LeaseFence;
+}
+
+/** What a batched progress save did: rows written, and characters refused by the fence (nothing written for them). */
+export interface ProgressBatchResult {
+  updated: number;
+  fenced: string[];
 }
 
 /**
@@ -65,12 +77,14 @@ function columnOf(meta: EntityMetadata, name: string): EntityProperty {
  * Write the progress of several characters, each row as the per-player save would (same columns,
  * `updatedAt` and every other `onUpdate` property included), in one statement — one per set of
  * properties when some rows leave `goal` or `goalsPaused` as stored, then in one transaction.
- * A character that no longer exists is skipped. Refuses (throws, writing nothing) rows with items
- * or coins (those take the per-player transaction), a character twice, and more than
- * `PROGRESS_BATCH_MAX` rows. @returns the number of rows updated.
+ * A row with a `fence` is written only while the character's lease is still that one, checked per
+ * row in the same statement (its lease row locked `FOR SHARE`, in id order); the others are
+ * reported in `fenced`. A character that no longer exists is skipped. Refuses (throws, writing
+ * nothing) rows with items or coins (those take the per-player transaction), a character twice,
+ * and more than `PROGRESS_BATCH_MAX` rows.
  */
-export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgress[]): Promise<number> {
-  if (rows.length === 0) return 0;
+export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgress[]): Promise<ProgressBatchResult> {
+  if (rows.length === 0) return { updated: 0, fenced: [] };
   if (rows.length > PROGRESS_BATCH_MAX) throw new RangeError(`a progress batch writes at most ${PROGRESS_BATCH_MAX} characters, not ${rows.length}`);
   const meta = orm.getMetadata().get(CharacterEntity);
   const platform = orm.em.getPlatform();
@@ -78,6 +92,7 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
   const onUpdate = meta.props.filter((p) => p.onUpdate);
   const now = new Date();
   const seen = new Set<string>();
+  const fences = new Map<string, LeaseFence>();
   // Rows that set the same properties share a statement (VALUES has one shape).
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const s of rows) {
@@ -85,6 +100,7 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
     if (extra.items !== undefined || extra.coins !== undefined) throw new Error("a progress batch writes no items or coins");
     if (seen.has(s.characterId)) throw new Error(`character ${s.characterId} is twice in one progress batch`);
     seen.add(s.characterId);
+    if (s.fence) fences.set(s.characterId, s.fence);
     const data: Record<string, unknown> = { [pk]: s.characterId, ...progressData(s, now) };
     for (const p of onUpdate) data[p.name] ??= p.onUpdate!(data as never, orm.em);
     const shape = Object.keys(data).join(",");
@@ -96,32 +112,50 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
     const names = Object.keys(group[0]!);
     const props = names.map((n) => columnOf(meta, n));
     const col = (p: EntityProperty) => platform.quoteIdentifier(p.fieldNames[0]!);
-    const tuple = `(${props.map((p) => `?::${p.columnTypes[0]}`).join(", ")})`;
+    const tuple = `(${props.map((p) => `?::${p.columnTypes[0]}`).join(", ")}, ?::text, ?::bigint)`;
     const params: unknown[] = [];
     for (const data of group) {
       for (const p of props) {
         const v = data[p.name];
         params.push(p.customType && v != null ? p.customType.convertToDatabaseValue(v, platform, { mode: "query" }) : v);
       }
+      const fence = fences.get(data[pk] as string);
+      params.push(fence?.owner ?? null, fence?.epoch ?? null);
     }
     const id = col(columnOf(meta, pk));
-    const sql =
-      `update ${platform.quoteIdentifier(meta.tableName)} as c set ${props
+    // The fence, per row: its lease row still this owner and epoch, locked until the statement commits.
+    const sql = `with v(${props.map(col).join(", ")}, fence_owner, fence_epoch) as (values ${group.map(() => tuple).join(", ")}),
+      held as (select l.character_id from character_leases l join v on l.character_id = v.${id} and l.owner = v.fence_owner and l.epoch = v.fence_epoch
+               order by l.character_id for share of l),
+      u as (update ${platform.quoteIdentifier(meta.tableName)} as c set ${props
         .filter((p) => p.name !== pk)
         .map((p) => `${col(p)} = v.${col(p)}`)
-        .join(", ")} ` + `from (values ${group.map(() => tuple).join(", ")}) as v(${props.map(col).join(", ")}) where c.${id} = v.${id}`;
+        .join(", ")} from v where c.${id} = v.${id} and (v.fence_epoch is null or c.${id} in (select character_id from held)) returning c.${id})
+      select (select count(*) from u)::int as updated, coalesce((select array_agg(character_id) from held), '{}') as held`;
     return { sql, params };
   });
+  const held = new Set<string>();
+  let updated = 0;
+  const tally = (res: { updated: number | string; held: string[] | string }[]) => {
+    updated += Number(res[0]?.updated ?? 0);
+    for (const h of parseArray(res[0]?.held)) held.add(h);
+  };
   const em = orm.em.fork();
   if (statements.length === 1) {
     const { sql, params } = statements[0]!;
-    return (await em.getConnection().execute<{ affectedRows: number }>(sql, params, "run")).affectedRows;
+    tally(await em.getConnection().execute(sql, params, "all"));
+  } else {
+    await em.transactional(async (tx) => {
+      for (const { sql, params } of statements) tally(await tx.getConnection().execute(sql, params, "all", tx.getTransactionContext()));
+    });
   }
-  return em.transactional(async (tx) => {
-    let updated = 0;
-    for (const { sql, params } of statements) {
-      updated += (await tx.getConnection().execute<{ affectedRows: number }>(sql, params, "run", tx.getTransactionContext())).affectedRows;
-    }
-    return updated;
-  });
+  return { updated, fenced: [...fences.keys()].filter((id) => !held.has(id)) };
+}
+
+/** A text[] as the driver returns it: an array (pg), or PostgreSQL's literal `{a,b}` (some drivers). */
+function parseArray(v: string[] | string | undefined): string[] {
+  if (v === undefined || v === null) return [];
+  if (Array.isArray(v)) return v;
+  const inner = v.replace(/^\{|\}$/g, "");
+  return inner ? inner.split(",").map((x) => x.replace(/^"|"$/g, "")) : [];
 }

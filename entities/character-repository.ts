@@ -7,13 +7,14 @@ import { randomUUID } from "node:crypto";
 import { LockMode } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { isUniqueViolation } from "../src/storage/errors.js";
+import { HOLD_LEASE_SQL, LeaseLostError, type LeaseFence } from "../src/storage/fence.js";
 import type { Orm } from "../src/storage/orm.js";
 import { AccountEntity } from "./account.js";
 import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "./character.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
-import { progressData, writeProgressBatch, type CharacterProgress, type SkillColumns } from "./character-progress.js";
+import { progressData, writeProgressBatch, type CharacterProgress, type ProgressBatchResult, type SkillColumns } from "./character-progress.js";
 
-export type { CharacterProgress, SkillColumns };
+export type { CharacterProgress, ProgressBatchResult, SkillColumns };
 
 /** The stored item rows of one character. */
 export interface ItemRows {
@@ -29,6 +30,8 @@ export interface CharacterRecord extends ItemRows {
    * record read before an out-of-world change (rename, delete) finished.
    */
   loadedAt?: number;
+  /** The lease it was loaded under (set by the claim): every write of the player checks it (docs/cluster.md "The fence"). */
+  fence?: LeaseFence;
 }
 
 /** What a save writes: progress, and items and coins only when present. */
@@ -171,17 +174,29 @@ export class CharacterRepository {
 
   /**
    * Save the progress of several players (no items, no coins) in one statement
-   * (`writeProgressBatch`, at most `PROGRESS_BATCH_MAX` of them). @returns the rows updated.
+   * (`writeProgressBatch`, at most `PROGRESS_BATCH_MAX` of them): the rows updated, and the
+   * characters the fence refused.
    */
-  async saveProgress(rows: readonly CharacterProgress[]): Promise<number> {
+  async saveProgress(rows: readonly CharacterProgress[]): Promise<ProgressBatchResult> {
     return writeProgressBatch(this.orm, rows);
   }
 
   /**
-   * Write a snapshot inside an open transaction. Locks the character row first so it never
-   * interleaves with a settlement touching the same character.
+   * Check the lease fence inside an open transaction and hold it until commit (docs/cluster.md
+   * "The fence"). @throws LeaseLostError (the transaction must roll back) when it changed hands.
+   */
+  async holdLease(em: SqlEntityManager, characterId: string, fence: LeaseFence | undefined): Promise<void> {
+    if (!fence) return;
+    const rows = await em.getConnection().execute(HOLD_LEASE_SQL, [characterId, fence.owner, fence.epoch], "all", em.getTransactionContext());
+    if (rows.length === 0) throw new LeaseLostError([characterId], [fence.epoch]);
+  }
+
+  /**
+   * Write a snapshot inside an open transaction: the fence first (`holdLease`), then the character
+   * row locked so it never interleaves with a settlement touching the same character.
    */
   async writeSnapshot(em: SqlEntityManager, s: ProgressSnapshot): Promise<void> {
+    await this.holdLease(em, s.characterId, s.fence);
     const character = await em.findOne(CharacterEntity, { id: s.characterId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!character) return;
     // The same properties as the batched save (entities/character-progress.ts).
@@ -264,12 +279,13 @@ export class CharacterRepository {
    * nothing) when a death is already open for the character.
    */
   async recordDeath(
-    death: { characterId: string; x: number; z: number; killedBy?: string; items: DeathItems },
+    death: { id?: string; characterId: string; x: number; z: number; killedBy?: string; items: DeathItems },
     after: ProgressSnapshot,
   ): Promise<string | null> {
     try {
       return await this.fork().transactional(async (em) => {
-        const id = randomUUID();
+        await this.holdLease(em, death.characterId, after.fence);
+        const id = death.id ?? randomUUID();
         await em.insert(PlayerDeathEntity, {
           id,
           characterId: death.characterId,
@@ -289,14 +305,34 @@ export class CharacterRepository {
   }
 
   /**
+   * Whether the death `deathId` was recorded, for a `recordDeath` whose COMMIT's answer was lost:
+   * read after waiting for the character's row lock (a commit still finishing is seen), as a
+   * settlement reads its audit record. Throws when storage can't answer.
+   */
+  async deathRecorded(deathId: string, characterId: string): Promise<boolean> {
+    return this.fork().transactional(async (em) => {
+      await em.findOne(CharacterEntity, { id: characterId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      return (await em.count(PlayerDeathEntity, { id: deathId })) > 0;
+    });
+  }
+
+  /**
    * Resolve an open death lock: the dropped items may now go on the ground. Conditional on the lock
    * still being open, so it and `recoverOpenDeath` exclude each other: whichever closes the lock
-   * owns the dropped items (ground or bank), never both.
-   * @returns true when this call closed the lock, false when it was already closed.
+   * owns the dropped items (ground or bank), never both. The lock records who closed it, so a retry
+   * after a lost answer knows an earlier attempt of its own did (`resolution` = `ground`). With a
+   * `fence`, only while the character's lease is still that one (else LeaseLostError: the bank gets
+   * the items at the next join).
+   * @returns true when the lock is closed for the ground (by this call or an earlier one of this
+   * death's own), false when `recoverOpenDeath` closed it.
    */
-  async resolveDeath(deathId: string): Promise<boolean> {
-    const n = await this.fork().nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date() });
-    return n > 0;
+  async resolveDeath(deathId: string, fence?: { characterId: string } & LeaseFence): Promise<boolean> {
+    return this.fork().transactional(async (em) => {
+      if (fence) await this.holdLease(em, fence.characterId, fence);
+      const n = await em.nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date(), resolution: "ground" });
+      if (n > 0) return true;
+      return (await em.findOne(PlayerDeathEntity, { id: deathId }))?.resolution === "ground";
+    });
   }
 
   /**
@@ -307,8 +343,9 @@ export class CharacterRepository {
    * dropped silently) for the caller to put on the ground where the player died.
    * @returns the number of item stacks restored and the overflow (`restored` 0: no open death).
    */
-  async recoverOpenDeath(characterId: string): Promise<DeathRecovery> {
+  async recoverOpenDeath(characterId: string, fence?: LeaseFence): Promise<DeathRecovery> {
     return this.fork().transactional(async (em) => {
+      await this.holdLease(em, characterId, fence);
       const open = await em.findOne(PlayerDeathEntity, { characterId, resolvedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!open) return { restored: 0, overflow: [], at: { x: 0, z: 0 } };
       const dropped = open.items?.dropped ?? [];
@@ -328,6 +365,7 @@ export class CharacterRepository {
         if (d.quantity > put) overflow.push({ itemId: d.itemId, quantity: d.quantity - put });
       }
       open.resolvedAt = new Date();
+      open.resolution = "bank";
       await em.flush();
       return { restored: dropped.length, overflow, at: { x: open.positionX, z: open.positionZ } };
     });

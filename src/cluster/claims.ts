@@ -9,9 +9,11 @@
  *    if it is not; an expired one is taken over;
  * 3. runs the join; a join that did not end with the character in the world releases the lease.
  * While the character is in a world its lease is renewed every LEASE_RENEW_MS; once it has left and
- * been saved (`playerLeft`) the lease is released.
+ * been saved (`playerLeft`) the lease is released. Every write of the player checks the lease's
+ * epoch (docs/cluster.md "The fence"); a lease that changed hands is lost for good.
  */
 import type { Logger } from "../logger.js";
+import type { LeaseFence } from "../storage/fence.js";
 import { WorldError } from "../world/errors.js";
 import type { World } from "../world/world.js";
 import { LEASE_RENEW_MS, type LeaseHolder, type LeaseStore } from "./leases.js";
@@ -78,11 +80,13 @@ export class CharacterClaims {
 
   /**
    * Run `join` (which puts the character in world `world`) with the character out of every other
-   * world and its lease held by `world`. Joins of one character run one at a time.
+   * world and its lease held by `world`; `join` gets the lease's fence (the player it builds writes
+   * only under it, docs/cluster.md "The fence"). Joins of one character run one at a time.
    * @throws WorldError CHARACTER_IN_COMBAT (409: in a fight in another world of this process),
+   * CHARACTER_BUSY (409: a trade of it is settling in another world of this process),
    * CHARACTER_ELSEWHERE (409: its lease is held by another process that did not release it).
    */
-  claim<T>(characterId: string, world: number, join: () => Promise<T>): Promise<T> {
+  claim<T>(characterId: string, world: number, join: (fence?: LeaseFence) => Promise<T>): Promise<T> {
     return this.exclusive(characterId, async () => {
       for (const other of this.d.worlds()) {
         if (other.number !== world) await this.takeOut(characterId, other, `replaced by a join in world ${world}`);
@@ -105,7 +109,7 @@ export class CharacterClaims {
         );
       }
       try {
-        return await join();
+        return await join(taken.fence);
       } finally {
         if (!this.worldOf(world)?.isInWorld(characterId)) await this.d.leases.release(characterId, world).catch((e: unknown) => this.failed(e, characterId));
       }
@@ -132,6 +136,11 @@ export class CharacterClaims {
   /** The character leaves `other` (closed with REPLACED and `why`), saved, with everything `other` queued for it written. */
   private async takeOut(characterId: string, other: ClaimedWorld, why: string): Promise<void> {
     const p = other.world.player(characterId);
+    // A settlement there holds its items (point 6 of docs/cluster.md "Races"): it would commit after
+    // this world loaded the pre-trade rows. Refused until it ends (its fence would refuse it too).
+    if (other.world.itemsHeld(characterId)) {
+      throw new WorldError("CHARACTER_BUSY", `a trade of this character is settling in world ${other.number}; join again in a moment`);
+    }
     if (p) {
       if (other.world.inCombat(p)) {
         throw new WorldError("CHARACTER_IN_COMBAT", `this character is in combat in world ${other.number}; join again when the fight is over`);
@@ -150,24 +159,21 @@ export class CharacterClaims {
   }
 
   /**
-   * Renew the leases of every character in this process's worlds. A lease found lost (taken over
-   * after it expired, e.g. storage was unreachable for longer than the lease lasts) is taken again
-   * when free; when another process holds it, the character leaves this world (logged).
+   * Renew the leases of every character in this process's worlds, each under the epoch its player
+   * was loaded with. A lease found lost (it changed hands: taken over after it expired, e.g. this
+   * process was stalled or storage unreachable for longer than the lease lasts) is never taken
+   * back: the player is dropped without writing anything (`World.dropLost`, one log line).
    */
   async renew(): Promise<void> {
-    const where = new Map<string, ClaimedWorld>();
-    for (const w of this.d.worlds()) for (const id of w.world.players.keys()) where.set(id, w);
+    const where = new Map<string, { w: ClaimedWorld; epoch: string }>();
+    for (const w of this.d.worlds()) {
+      for (const [id, p] of w.world.players) if (p.fence && p.fence.owner === this.d.leases.owner) where.set(id, { w, epoch: p.fence.epoch });
+    }
     if (where.size === 0) return;
-    const renewed = await this.d.leases.renew([...where.keys()]);
-    for (const [id, w] of where) {
+    const renewed = await this.d.leases.renew([...where].map(([characterId, { epoch }]) => ({ characterId, epoch })));
+    for (const [id, { w, epoch }] of where) {
       if (renewed.has(id)) continue;
-      await this.exclusive(id, async () => {
-        const taken = w.world.isInWorld(id) ? await this.d.leases.take(id, w.number) : undefined;
-        if (!taken || taken.ok || "missing" in taken) return;
-        this.d.logger.error({ characterId: id, world: w.number }, "character lease lost to another process; the character leaves this world");
-        w.world.player(id)?.connection?.close(this.d.replacedCode, "playing in another world");
-        await w.world.leave(id, "lease_lost", undefined, true);
-      });
+      await this.exclusive(id, () => Promise.resolve(w.world.dropLost(id, "its lease changed hands (renewal found another holder)", epoch)));
     }
   }
 

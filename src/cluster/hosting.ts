@@ -3,7 +3,7 @@
  * "Start-up", README "Worlds"): after Colyseus and the bus are set up (the lease owner is this
  * process's Colyseus `processId`, the address of its bus requests), it
  * 1. opens the character leases (`LEASE_TTL_SECONDS`) and clears what a killed previous run left:
- *    alone on its database (no REDIS_URL) every lease; with others, only the logins nobody plays;
+ *    the expired leases (never a live one, with or without REDIS_URL) and the logins nobody plays;
  * 2. builds every hosted world (`hostWorlds`) with the cross-process release of a character
  *    (`BusRemoteRelease`) and the `WorldsPort` that reaches the other processes (`RemoteWorlds`);
  * 3. answers the other processes' requests about its characters and trade rooms (`serveWorlds`).
@@ -53,10 +53,10 @@ export async function hostClusterWorlds(d: HostingDeps): Promise<Hosting> {
   const { config, storage, logger } = d;
   const characters = d.characterService.repo;
   const leases = new LeaseStore(storage.orm, d.processId, config.leaseTtlSeconds);
-  // Without REDIS_URL this is the only process on its database: leases a killed previous run left
-  // are its own, not another live process's. With others, a login is stale only when nobody holds
-  // its character's lease (a process playing it renews it).
-  if (!config.redisUrl) await leases.clearAll();
+  // Only expired leases go, with or without REDIS_URL: another process may share the database
+  // whatever this one's settings say, and its live leases are its players' (docs/cluster.md). A
+  // login is stale only when nobody holds its character's lease (a process playing it renews it).
+  await leases.clearExpired();
   const closed = await characters.closeStaleLogins();
   if (closed > 0) logger.info({ closed }, "closed logins left open by a stopped process");
   const remote = new RemoteWorlds(d.bus, leases, logger);

@@ -9,6 +9,7 @@
  * Every change is one statement compared and set by PostgreSQL against its own clock: two joins
  * racing for the same character (in any processes) cannot both take it.
  */
+import type { LeaseFence } from "../storage/fence.js";
 import type { Orm } from "../storage/orm.js";
 
 /** How long a lease lasts without renewal by default (`LEASE_TTL_SECONDS`): a killed process frees its characters within this. */
@@ -25,8 +26,8 @@ export interface LeaseHolder {
   expiresInSeconds: number;
 }
 
-/** Taken; or held by `holder`; or `missing`: no such character (nothing to lease: the join finds it gone). */
-export type TakeResult = { ok: true } | { ok: false; holder: LeaseHolder } | { ok: false; missing: true };
+/** Taken (under `fence`); or held by `holder`; or `missing`: no such character (nothing to lease: the join finds it gone). */
+export type TakeResult = { ok: true; fence: LeaseFence } | { ok: false; holder: LeaseHolder } | { ok: false; missing: true };
 
 type HolderRow = { owner: string; world: number; left: string | number };
 
@@ -48,18 +49,21 @@ export class LeaseStore {
   /**
    * Take the character's lease for `world` of this process: granted when nobody holds it, it has
    * expired, or this process holds it (in any of its worlds: the caller has made sure the character
-   * left that world, see `CharacterClaims`). Otherwise the current holder.
+   * left that world, see `CharacterClaims`). Otherwise the current holder. A grant that changes
+   * hands (another owner, another world, or no lease before) gets a new epoch; a lease this world
+   * already holds keeps its epoch (docs/cluster.md "The fence").
    */
   async take(characterId: string, world: number): Promise<TakeResult> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      let taken: unknown[];
+      let taken: { epoch: string | number }[];
       try {
-        taken = await this.sql<{ character_id: string }>(
-          `insert into character_leases (character_id, owner, world, expires_at)
-           select ?, ?, ?, now() + make_interval(secs => ?) where exists (select 1 from characters where id = ?)
-           on conflict (character_id) do update set owner = excluded.owner, world = excluded.world, expires_at = excluded.expires_at
+        taken = await this.sql<{ epoch: string | number }>(
+          `insert into character_leases (character_id, owner, world, expires_at, epoch)
+           select ?, ?, ?, now() + make_interval(secs => ?), nextval('character_lease_epochs') where exists (select 1 from characters where id = ?)
+           on conflict (character_id) do update set owner = excluded.owner, world = excluded.world, expires_at = excluded.expires_at,
+             epoch = case when character_leases.owner = excluded.owner and character_leases.world = excluded.world then character_leases.epoch else excluded.epoch end
            where character_leases.expires_at <= now() or character_leases.owner = excluded.owner
-           returning character_id`,
+           returning epoch`,
           [characterId, this.owner, world, this.ttlSeconds, characterId],
         );
       } catch (e) {
@@ -67,7 +71,7 @@ export class LeaseStore {
         if (isForeignKeyViolation(e)) return { ok: false, missing: true };
         throw e;
       }
-      if (taken.length > 0) return { ok: true };
+      if (taken.length > 0) return { ok: true, fence: { owner: this.owner, epoch: String(taken[0]!.epoch) } };
       const holder = await this.holder(characterId);
       if (holder) return { ok: false, holder };
       if (!(await this.sql(`select 1 from characters where id = ?`, [characterId])).length) return { ok: false, missing: true };
@@ -85,16 +89,25 @@ export class LeaseStore {
     return row ? { owner: row.owner, world: Number(row.world), expiresInSeconds: Math.max(0, Math.ceil(Number(row.left))) } : undefined;
   }
 
-  /** Renew this process's leases of these characters; returns the ids renewed (a lease lost meanwhile is not). */
-  async renew(characterIds: readonly string[]): Promise<Set<string>> {
+  /**
+   * Renew the leases of these characters that this process still holds under the epoch each was
+   * loaded under (expired or not: an expired lease nobody took over is still ours); returns the ids
+   * renewed. A lease that changed hands is never taken back: the player loaded under it is lost.
+   * Rows are locked in id order (as the batched save's fence takes them: no deadlock between them).
+   */
+  async renew(leases: readonly { characterId: string; epoch: string }[]): Promise<Set<string>> {
     const renewed = new Set<string>();
     // Bounded statements: a few hundred ids each.
-    for (let i = 0; i < characterIds.length; i += 500) {
-      const ids = characterIds.slice(i, i + 500);
+    for (let i = 0; i < leases.length; i += 500) {
+      const part = leases.slice(i, i + 500);
       const rows = await this.sql<{ character_id: string }>(
         `update character_leases set expires_at = now() + make_interval(secs => ?)
-         where owner = ? and character_id in (${ids.map(() => "?").join(", ")}) returning character_id`,
-        [this.ttlSeconds, this.owner, ...ids],
+         where character_id in (
+           select l.character_id from character_leases l join (values ${part.map(() => "(?, ?::bigint)").join(", ")}) as v(id, epoch)
+             on l.character_id = v.id and l.epoch = v.epoch
+           where l.owner = ? order by l.character_id for update of l)
+         returning character_id`,
+        [this.ttlSeconds, ...part.flatMap((l) => [l.characterId, l.epoch]), this.owner],
       );
       for (const r of rows) renewed.add(r.character_id);
     }
@@ -112,12 +125,12 @@ export class LeaseStore {
   }
 
   /**
-   * Delete every lease, whoever holds it: for a server that is the only process on its database
-   * (no REDIS_URL), at start-up, where leases left by its previous run (killed) would otherwise
-   * keep their characters out for up to LEASE_TTL_SECONDS.
+   * Delete the leases that have expired (at start-up, with or without REDIS_URL): a lease another
+   * live process renews is never touched, whatever this process believes about its database; a
+   * killed previous run's leases are gone within LEASE_TTL_SECONDS anyway (docs/cluster.md).
    */
-  async clearAll(): Promise<number> {
-    const rows = await this.sql<{ character_id: string }>(`delete from character_leases returning character_id`, []);
+  async clearExpired(): Promise<number> {
+    const rows = await this.sql<{ character_id: string }>(`delete from character_leases where expires_at <= now() returning character_id`, []);
     return rows.length;
   }
 

@@ -80,6 +80,7 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
       backgroundWork: d.backgroundWork,
       checkAdminCode: d.checkAdminCode,
       otherWorlds: d.otherWorlds,
+      worldNumber: n,
     });
     const resolver = new CharacterResolver({
       world,

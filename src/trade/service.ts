@@ -25,6 +25,7 @@ import { TRADE_ERROR } from "../domain/trade-errors.js";
 import type { ClientEventName } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { isLeaseLost } from "../storage/fence.js";
 import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
 import type { SocialPort, TradeHooks, World } from "../world/world.js";
@@ -315,7 +316,9 @@ export class TradeService implements TradeHooks {
           try {
             await world.saving.save(p);
           } catch (e) {
-            this.deps.logger.error({ err: e, tradeId: trade.id, playerId: id }, "save before settlement failed");
+            // Its lease changed hands: dropped without writing (logged there), the trade fails.
+            if (isLeaseLost(e)) world.dropLost(id, "a save before a settlement was refused by the lease fence", p.fence?.epoch);
+            else this.deps.logger.error({ err: e, tradeId: trade.id, playerId: id }, "save before settlement failed");
             release();
             for (const q of live()) q.safety.unlock();
             return { ok: false, failure: "server_error", message: "The trade could not be completed." } as const;
@@ -326,7 +329,9 @@ export class TradeService implements TradeHooks {
       for (const p of players) p.safety.lock();
       try {
         const timer = this.deps.metrics?.settlementSeconds.startTimer();
-        const result = await settleTrade(this.deps.orm, trade, this.env.items, signal);
+        // Each side commits only under the lease its player was loaded under (docs/cluster.md "The fence").
+        const fences = Object.fromEntries(ids.map((id, i) => [id, (world.player(id) ?? taken[i])?.fence]));
+        const result = await settleTrade(this.deps.orm, trade, this.env.items, signal, fences);
         timer?.({ result: result.ok ? "ok" : result.failure });
         if (result.ok) this.deps.metrics?.trades.inc({ outcome: "completed" });
         // Whatever happened, memory now follows storage. After a commit the settlement returns the
@@ -346,7 +351,10 @@ export class TradeService implements TradeHooks {
           this.deps.logger.error({ tradeId: trade.id }, "trade outcome unknown; both players will reload from storage");
           return result;
         }
+        const lost = new Set(result.lost);
+        for (const id of lost) world.dropLost(id, "a settlement was refused by the lease fence", fences[id]?.epoch);
         for (const id of ids) {
+          if (lost.has(id)) continue;
           try {
             const record = await this.deps.characters.load(id);
             if (!record) continue;

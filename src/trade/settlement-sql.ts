@@ -5,12 +5,18 @@
 import type { Orm } from "../storage/orm.js";
 
 /**
- * The three statements of a settlement, each of a fixed shape (the write takes arrays, empty where
+ * The four statements of a settlement, each of a fixed shape (the write takes arrays, empty where
  * there is nothing to do), so on PostgreSQL each is planned once per connection (`prepare`) and run
  * with `execute`: planning the write afresh every time cost about a fifth of PostgreSQL's CPU per
  * settlement (loadtest/trade/RESULTS.md). `$n` are typed by `params`.
  */
 const STATEMENTS = {
+  // The lease fence of both traders (docs/cluster.md "The fence"), held until commit, before anything else.
+  lockLeases: {
+    name: "trade_lock_leases",
+    params: ["text", "text"],
+    body: `select character_id, owner, epoch::text as epoch from character_leases where character_id in ($1, $2) order by character_id for share`,
+  },
   lockCharacters: {
     name: "trade_lock_characters",
     params: ["text", "text"],
@@ -76,6 +82,7 @@ export const PREPARE_ALL = Object.values(STATEMENTS)
   .map((st) => `prepare ${st.name}(${st.params.join(", ")}) as ${st.body}`)
   .join("; ");
 
+export type LeaseRow = { character_id: string; owner: string; epoch: string };
 export type CharacterRow = { id: string; coins: number | string };
 export type InventoryRow = { character_id: string; slot: number; item_id: string; quantity: number | string };
 

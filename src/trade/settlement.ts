@@ -2,6 +2,8 @@
  * The settlement transaction: the only place where a trade moves items and coins.
  *
  * One transaction, in plain SQL (no identity map: nothing cached is trusted):
+ * 0. hold both traders' lease rows (`FOR SHARE`) and check each is still the lease its player was
+ *    loaded under (the fence, docs/cluster.md): a trader whose lease changed hands is `lease_lost`;
  * 1. lock both character rows, in id order, reading their committed values;
  * 2. lock both characters' inventory rows, in the same order, in a later statement (so its snapshot
  *    is taken after the character locks: anything that changed an inventory under that lock is seen);
@@ -24,7 +26,18 @@ import type { Trade } from "../domain/trade.js";
 import { planSettlement, type ReceivedItem } from "../domain/trade-settlement.js";
 import type { Orm } from "../storage/orm.js";
 import { auditedOffer } from "./audit.js";
-import { nativePool, prepared, PREPARE_ALL, SQL, type CharacterRow, type InventoryRow, type PgPool, type StatementName } from "./settlement-sql.js";
+import type { LeaseFence } from "../storage/fence.js";
+import {
+  nativePool,
+  prepared,
+  PREPARE_ALL,
+  SQL,
+  type CharacterRow,
+  type InventoryRow,
+  type LeaseRow,
+  type PgPool,
+  type StatementName,
+} from "./settlement-sql.js";
 
 /** Why a settlement did not commit. */
 export const SETTLEMENT_FAILURE = {
@@ -34,12 +47,16 @@ export const SETTLEMENT_FAILURE = {
   SERVER_ERROR: "server_error",
   /** The write was sent and storage could not say afterwards whether it committed. */
   UNKNOWN: "unknown",
+  /** A trader's lease changed hands (the fence, `lost`): nothing was committed. */
+  LEASE_LOST: "lease_lost",
 } as const;
 export type SettlementFailure = (typeof SETTLEMENT_FAILURE)[keyof typeof SETTLEMENT_FAILURE];
 
 /** A committed settlement: what each side received and the holdings the transaction wrote. */
 export type SettledOk = { ok: true; received: Record<string, readonly ReceivedItem[]>; holdings: Record<string, { inventory: Inventory; coins: number }> };
-export type SettlementResult = SettledOk | { ok: false; failure: SettlementFailure; message: string };
+export type SettlementResult = SettledOk | { ok: false; failure: SettlementFailure; message: string; lost?: string[] };
+/** Each trader's lease fence (the lease its player was loaded under); a trader without one is not checked. */
+export type TraderFences = Readonly<Record<string, LeaseFence | undefined>>;
 
 /** The settlement was abandoned (shutdown) before its write was sent: nothing was committed. */
 class Abandoned extends Error {}
@@ -48,6 +65,7 @@ class PlanRejected extends Error {
   constructor(
     readonly failure: SettlementFailure,
     message: string,
+    readonly lost?: string[],
   ) {
     super(message);
   }
@@ -71,7 +89,7 @@ const ABANDONED: SettlementResult = { ok: false, failure: "server_error", messag
  * another transaction's lock ends at once as `server_error` with nothing written. Once the write
  * has been sent it is not interrupted: its outcome is read as usual.
  */
-export async function settleTrade(orm: Orm, trade: Trade, items: ItemLookup, signal?: AbortSignal): Promise<SettlementResult> {
+export async function settleTrade(orm: Orm, trade: Trade, items: ItemLookup, signal?: AbortSignal, fences: TraderFences = {}): Promise<SettlementResult> {
   const pool = await nativePool(orm);
   // Prepared statements, unless a connection turned out not to hold them (then plain statements).
   let usePrepared = true;
@@ -80,11 +98,11 @@ export async function settleTrade(orm: Orm, trade: Trade, items: ItemLookup, sig
     // Set once the plan is made, just before the write is sent: from then on it may commit.
     const sent: { result?: SettledOk } = {};
     try {
-      if (pool) return await settleOnPool(pool, orm, trade, items, sent, usePrepared, signal);
+      if (pool) return await settleOnPool(pool, orm, trade, items, sent, usePrepared, fences, signal);
       const conn = orm.em.getConnection();
-      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), trade, items, sent, signal));
+      return await conn.transactional((trx) => settleOnce(ormChannel(conn, trx), trade, items, sent, fences, signal));
     } catch (e) {
-      if (e instanceof PlanRejected) return { ok: false, failure: e.failure, message: e.message };
+      if (e instanceof PlanRejected) return { ok: false, failure: e.failure, message: e.message, ...(e.lost ? { lost: e.lost } : {}) };
       if (e instanceof Abandoned || (!sent.result && signal?.aborted)) return ABANDONED;
       if (sent.result) {
         // The write went out: whether it committed is in the audit record it writes.
@@ -135,8 +153,8 @@ async function committedOutcome(orm: Orm, pool: PgPool | undefined, trade: Trade
 
 /** How one attempt talks to the database. */
 interface SettlementChannel {
-  /** Open the transaction, lock both characters (id order), then both inventories (a later statement: a fresh snapshot). */
-  lockAndRead(ids: string[]): Promise<{ chars: CharacterRow[]; inventory: InventoryRow[] }>;
+  /** Open the transaction, hold both leases, lock both characters (id order), then both inventories (later statements: fresh snapshots). */
+  lockAndRead(ids: string[]): Promise<{ leases: LeaseRow[]; chars: CharacterRow[]; inventory: InventoryRow[] }>;
   /** Run the write statement with its parameters and commit. */
   writeAndCommit(params: unknown[]): Promise<void>;
 }
@@ -151,9 +169,10 @@ function ormChannel(
 ): SettlementChannel {
   return {
     async lockAndRead(ids) {
+      const leases = await conn.execute<LeaseRow[]>(SQL.lockLeases.plain, ids, "all", trx);
       const chars = await conn.execute<CharacterRow[]>(SQL.lockCharacters.plain, ids, "all", trx);
       const inventory = await conn.execute<InventoryRow[]>(SQL.lockInventories.plain, ids, "all", trx);
-      return { chars, inventory };
+      return { leases, chars, inventory };
     },
     async writeAndCommit(params) {
       await conn.execute(SQL.write.plain, params, "run", trx); // transactional() commits when the attempt returns
@@ -176,6 +195,7 @@ async function settleOnPool(
   items: ItemLookup,
   sent: { result?: SettledOk },
   usePrepared: boolean,
+  fences: TraderFences,
   signal?: AbortSignal,
 ): Promise<SettlementResult> {
   const platform = orm.em.getPlatform();
@@ -214,10 +234,12 @@ async function settleOnPool(
           locking = true;
           if (signal?.aborted) throw new Abandoned();
           try {
-            const res = (await client.query(`${prepare}begin; ${sql(run("lockCharacters"), ids)}; ${sql(run("lockInventories"), ids)}`)) as {
+            const res = (await client.query(
+              `${prepare}begin; ${sql(run("lockLeases"), ids)}; ${sql(run("lockCharacters"), ids)}; ${sql(run("lockInventories"), ids)}`,
+            )) as {
               rows: unknown[];
             }[];
-            return { chars: res.at(-2)!.rows as CharacterRow[], inventory: res.at(-1)!.rows as InventoryRow[] };
+            return { leases: res.at(-3)!.rows as LeaseRow[], chars: res.at(-2)!.rows as CharacterRow[], inventory: res.at(-1)!.rows as InventoryRow[] };
           } finally {
             locking = false;
           }
@@ -229,6 +251,7 @@ async function settleOnPool(
       trade,
       items,
       sent,
+      fences,
       signal,
     );
   } catch (e) {
@@ -255,9 +278,23 @@ async function settleOnPool(
  * 3. the plan; 4. coins, changed slots (delete / update / insert) and the audit record, as one
  *    statement (data-modifying CTEs all run, whatever the main query reads).
  */
-async function settleOnce(channel: SettlementChannel, trade: Trade, items: ItemLookup, sent: { result?: SettledOk }, signal?: AbortSignal): Promise<SettledOk> {
+async function settleOnce(
+  channel: SettlementChannel,
+  trade: Trade,
+  items: ItemLookup,
+  sent: { result?: SettledOk },
+  fences: TraderFences,
+  signal?: AbortSignal,
+): Promise<SettledOk> {
   const ids = [trade.a.playerId, trade.b.playerId].sort();
-  const { chars: charRows, inventory: invRows } = await channel.lockAndRead(ids);
+  const { leases, chars: charRows, inventory: invRows } = await channel.lockAndRead(ids);
+  // The fence: each trader's lease still the one its player was loaded under, held until commit.
+  const lost = ids.filter((id) => {
+    const fence = fences[id];
+    const row = leases.find((l) => l.character_id === id);
+    return fence !== undefined && (row?.owner !== fence.owner || String(row.epoch) !== fence.epoch);
+  });
+  if (lost.length > 0) throw new PlanRejected(SETTLEMENT_FAILURE.LEASE_LOST, "The trade could not be completed.", lost);
   const chars = new Map(charRows.map((c) => [c.id, { coins: Number(c.coins) }]));
   if (ids.some((id) => !chars.has(id))) throw new PlanRejected(SETTLEMENT_FAILURE.INVALID_ITEMS, "A trader no longer exists.");
   const invs = new Map<string, Inventory>();

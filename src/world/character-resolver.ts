@@ -4,6 +4,7 @@
  */
 import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
 import type { Principal } from "../auth/service.js";
+import type { LeaseFence } from "../storage/fence.js";
 import { WorldError } from "./errors.js";
 import type { World } from "./world.js";
 
@@ -19,9 +20,10 @@ export interface CharacterResolverDeps {
   createCharacter: CharacterFactory;
   /**
    * Runs the join of a character with the character out of every other world and its lease held by
-   * this world (src/cluster/claims.ts); without it the join runs as it is (one world, no leases).
+   * this world (src/cluster/claims.ts), giving it the lease's fence; without it the join runs as it
+   * is (one world, no leases, nothing to fence).
    */
-  claim?: <T>(characterId: string, join: () => Promise<T>) => Promise<T>;
+  claim?: <T>(characterId: string, join: (fence?: LeaseFence) => Promise<T>) => Promise<T>;
 }
 
 export class CharacterResolver {
@@ -62,12 +64,14 @@ export class CharacterResolver {
     // Refused at once rather than queued behind the change (which may take a while).
     this.world.assertMayJoin(characterId);
     // Refusals come back as values: a thrown one would be logged as a failed storage job.
-    const join = () => this.world.queues.run(characterId, async (): Promise<{ value: T } | WorldError> => {
+    const join = (fence?: LeaseFence) => this.world.queues.run(characterId, async (): Promise<{ value: T } | WorldError> => {
       const record = await this.characters.load(characterId);
       if (!record) return new WorldError("CHARACTER_NOT_FOUND", "no such character");
       if (record.character.accountId !== principal.accountId) return new WorldError("CHARACTER_FORBIDDEN", "that character belongs to another account");
       try {
-        return { value: enter((await this.recoverDeath(characterId)) ?? record) };
+        // The player is built under the lease just taken: every write of it checks that lease.
+        const entered = (await this.recoverDeath(characterId, fence)) ?? record;
+        return { value: enter({ ...entered, ...(fence ? { fence } : {}) }) };
       } catch (e) {
         if (e instanceof WorldError) return e;
         throw e;
@@ -86,9 +90,9 @@ export class CharacterResolver {
    * character's storage queue (`resolveCharacter`). Returns the reloaded record when something was
    * restored.
    */
-  private async recoverDeath(characterId: string): Promise<CharacterRecord | undefined> {
+  private async recoverDeath(characterId: string, fence?: LeaseFence): Promise<CharacterRecord | undefined> {
     if (this.world.player(characterId)) return undefined;
-    const recovered = await this.characters.recoverOpenDeath(characterId);
+    const recovered = await this.characters.recoverOpenDeath(characterId, fence);
     // What the bank could not hold (past the stack cap) goes where the player died, as it would have.
     for (const o of recovered.overflow) this.world.ground.drop(o.itemId, o.quantity, recovered.at.x, recovered.at.z, characterId);
     if (recovered.restored === 0) return undefined;

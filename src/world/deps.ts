@@ -44,4 +44,6 @@ export interface WorldDeps {
   backgroundWork?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Every world of the server, for private chat beyond this world (README "Worlds"); without it only this world's players are reachable. */
   otherWorlds?: () => OtherWorlds;
+  /** This world's number (logged when a player's lease is lost, docs/cluster.md); default 1. */
+  worldNumber?: number;
 }

@@ -4,15 +4,21 @@
  * it never awaits.
  */
 import type { Logger } from "../logger.js";
+import { isLeaseLost, type LeaseLostError } from "../storage/fence.js";
 import { isStorageUnavailable, storageFailureLog } from "../storage/unavailable.js";
 
 export class PlayerQueues {
   private readonly chains = new Map<string, Promise<unknown>>();
   private pending = 0;
-  /** @param onFailure told of every job that failed (metrics). */
+  /**
+   * @param onFailure told of every job that failed (metrics).
+   * @param onLeaseLost told of a job the lease fence refused (docs/cluster.md "The fence"): the
+   * player's lease is lost, it is dropped (`World.dropLost`), which logs it once.
+   */
   constructor(
     private readonly logger: Logger,
     private readonly onFailure?: () => void,
+    private readonly onLeaseLost?: (playerId: string, e: LeaseLostError) => void,
   ) {}
 
   /** Jobs queued or running, over all players. */
@@ -35,6 +41,7 @@ export class PlayerQueues {
     const next = prev.catch(() => undefined).then(job);
     const tail = next.catch((e) => {
       this.onFailure?.();
+      if (isLeaseLost(e) && this.onLeaseLost) return this.onLeaseLost(playerId, e);
       // Storage that is down or overloaded is logged once per burst (src/storage/unavailable.ts), not per job.
       if (isStorageUnavailable(e)) storageFailureLog(this.logger).failure(e, { playerId });
       else this.logger.error({ err: e, playerId }, "player storage job failed");

@@ -10,6 +10,7 @@ import { emptyInventory, inventoryFromSlots, inventoryToSlots, type Inventory } 
 import { SKILLS, type EquipSlot, type SkillName, type Tile } from "../domain/types.js";
 import { combatLevel, levelsOf, skillsFromXp, type SkillSet } from "../domain/xp.js";
 import type { PlayerSync } from "../events.js";
+import type { LeaseFence } from "../storage/fence.js";
 import { ItemSafety } from "./item-safety.js";
 
 /** What the player is doing across ticks. */
@@ -75,6 +76,13 @@ export class Player {
   /** Item safety: locks, what changed since the last save, trust (its only writer). */
   readonly safety = new ItemSafety();
   /**
+   * The lease this player was loaded under: every write of it commits only while the character's
+   * lease is still this one (docs/cluster.md "The fence"). Undefined in a world without claims.
+   */
+  readonly fence: LeaseFence | undefined;
+  /** Its lease was found lost (`World.dropLost`): final, nothing of it is written again. */
+  leaseLost = false;
+  /**
    * Set while the player lingers after its connection dropped: when (ms), which connection — the
    * only one that may reconnect (`World.reconnect`) — and whether that connection holds a
    * reconnection seat whose own timer ends the wait (`World.drop`).
@@ -116,6 +124,7 @@ export class Player {
     this.bank = new Map(record.bank.map((b) => [b.itemId, b.quantity]));
     this.goal = c.goal ?? null;
     this.goalsPaused = c.goalsPaused;
+    this.fence = record.fence;
   }
 
   /** An immediate item transaction (bank, store, trade settlement, death) is running. */
@@ -182,6 +191,7 @@ export class Player {
       skills,
       goal: this.goal,
       goalsPaused: this.goalsPaused,
+      ...(this.fence ? { fence: this.fence } : {}),
       ...(items
         ? {
             coins: items.coins,

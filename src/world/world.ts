@@ -7,6 +7,7 @@
  */
 import type { CharacterRecord } from "../../entities/character-repository.js";
 import type { GameContent } from "../content/load.js";
+import { CLOSE_CODES } from "../events.js";
 import type { MoveTickReport, Regions } from "../domain/pathing.js";
 import { WorldClock } from "./clock.js";
 import type { WorldDeps } from "./deps.js";
@@ -83,7 +84,11 @@ export class World {
     this.content = content;
     this.regions = regionsOf(content);
     this.clock = new WorldClock(deps.now ?? Date.now, deps.rng ?? Math.random);
-    this.queues = new PlayerQueues(logger, () => deps.metrics?.saveFailures.inc());
+    this.queues = new PlayerQueues(
+      logger,
+      () => deps.metrics?.saveFailures.inc(),
+      (id, e) => this.dropLost(id, "a write was refused by the lease fence", e.epochs[e.characterIds.indexOf(id)]),
+    );
     this.gate = new OutOfWorldGate(this.queues, (id) => this.players.has(id));
     this.lastSaveAt = this.clock.now();
     const { players, npcs, resources, groundItems, playerGrid, npcGrid, resourceGrid, itemGrid, clock, queues } = this;
@@ -92,7 +97,15 @@ export class World {
     const movement = (this.movement = new Movement({ players, playerGrid, content, regions: this.regions, progress, interrupt }));
     const visibility = (this.visibility = new Visibility({ players, npcs, resources, groundItems, playerGrid, npcGrid, resourceGrid, itemGrid, content, clock }));
     const ground = (this.ground = new Ground({ groundItems, itemGrid, resources, resourceGrid, content, clock, movement }));
-    const saving = (this.saving = new Saving({ players, queues, characters, logger, backgroundWork: deps.backgroundWork, onBatchFailure: (n) => deps.metrics?.saveFailures.inc(n) }));
+    const saving = (this.saving = new Saving({
+      players,
+      queues,
+      characters,
+      logger,
+      backgroundWork: deps.backgroundWork,
+      onBatchFailure: (n) => deps.metrics?.saveFailures.inc(n),
+      leaseLost: (p, why) => this.dropLost(p.id, why, p.fence?.epoch),
+    }));
     const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, interrupt }));
     const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, movement, visibility, deaths, ground, progress, queues, characters }));
     this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths });
@@ -258,12 +271,38 @@ export class World {
   }
 
   /**
+   * The player's lease is lost (taken over by another process after it expired, or refused by the
+   * fence on a write): final for this player in memory. It is removed without writing anything (no
+   * leave save: what it did since its last save is lost, never written over what the new holder
+   * loaded), its trade is interrupted, its connection closed with REPLACED, and one line is logged
+   * (docs/cluster.md "What a cluster guarantees"). Only the player loaded under `epoch`, when given
+   * (a newer player of the character is not touched). @returns whether a player was dropped.
+   */
+  dropLost(characterId: string, why: string, epoch?: string): boolean {
+    const p = this.players.get(characterId);
+    if (!p || p.leaseLost || (epoch !== undefined && p.fence?.epoch !== epoch)) return false;
+    p.leaseLost = true;
+    // Never written again, whatever is still queued for it (the fence would refuse it anyway).
+    p.safety.markStale();
+    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
+    this.players.delete(characterId);
+    this.playerGrid.delete(characterId);
+    this.movement.stop(p);
+    this.events.emit("playerRemoved", characterId);
+    p.connection?.close(CLOSE_CODES.REPLACED, "playing in another world");
+    p.connection = undefined;
+    this.deps.logger.error({ characterId, world: this.deps.worldNumber ?? 1, why }, "character lease lost; player dropped without saving");
+    return true;
+  }
+
+  /**
    * Shutdown: every player leaves — interrupting its trade, saved once with its items, its session
    * closed — `batch` players at a time in parallel (each save is one transaction, so a batch about
    * the size of the storage pool keeps it busy without queueing hundreds of waiters), then every
    * storage queue is drained.
    */
   async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH): Promise<void> {
+    this.saving.stopRetrying();
     const ids = [...this.players.keys()];
     for (let i = 0; i < ids.length; i += batch) {
       await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason, undefined, true)));

@@ -3,12 +3,14 @@
  * rest go on the ground, and it respawns in town. The death is written in one transaction with a death lock that is resolved
  * once the dropped items are on the ground (README "Death", docs/persistence.md).
  */
+import { randomUUID } from "node:crypto";
 import type { CharacterRepository } from "../../../entities/character-repository.js";
 import type { GameContent } from "../../content/load.js";
 import { planDeath, type ItemCount } from "../../domain/death.js";
 import { inventoryToSlots } from "../../domain/inventory.js";
 import type { Tile } from "../../domain/types.js";
 import type { Logger } from "../../logger.js";
+import { isLeaseLost, type LeaseFence } from "../../storage/fence.js";
 import type { WorldClock } from "../clock.js";
 import type { Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
@@ -27,6 +29,8 @@ interface PendingDeath {
   ownerId: string;
   tile: Tile;
   dropped: ItemCount[];
+  /** The lease the death was recorded under: its resolve checks it too. */
+  fence?: LeaseFence;
   nextTick: number;
   attempts: number;
   inFlight: boolean;
@@ -91,10 +95,27 @@ export class Deaths {
           const held = stored ? new Player(stored) : p;
           const plan = planDeath(heldItems(held), (id) => content.items.get(id));
           const after = { inventory: plan.inventory, equipment: {}, coins: held.coins, bank: held.bank };
-          deathId = await characters.recordDeath(
-            { characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
-            p.snapshotWith(after, { x: content.spawn.x, z: content.spawn.z, health: p.maxHealth }),
-          );
+          const id = randomUUID();
+          try {
+            deathId = await characters.recordDeath(
+              { id, characterId: p.id, x: deathTile.x, z: deathTile.z, killedBy: killerId, items: { dropped: plan.dropped, kept: plan.kept } },
+              p.snapshotWith(after, { x: content.spawn.x, z: content.spawn.z, health: p.maxHealth }),
+            );
+          } catch (e) {
+            if (isLeaseLost(e)) throw e;
+            // Did it commit? (its answer may have been lost with the connection, as a settlement's may.)
+            const recorded = await characters.deathRecorded(id, p.id).catch(() => undefined);
+            if (recorded === false) throw e;
+            if (recorded === undefined) {
+              // Unknown: storage holds either the pre-death or the post-death items, so memory is
+              // trusted with neither (never written again; the next join reloads). An open lock
+              // gives its items to the bank at that join; none go on the ground here.
+              p.safety.markStale();
+              this.d.logger.error({ err: e, playerId: p.id, deathId: id }, "death outcome unknown; the player's items will reload from storage");
+              return;
+            }
+            deathId = id;
+          }
           // A death already open: storage changes nothing (the player still respawns, below).
           if (!deathId) return;
           p.inventory = plan.inventory;
@@ -115,7 +136,10 @@ export class Deaths {
           p.dead = false;
         }
       })
-      .catch((e) => this.d.logger.error({ err: e, playerId: p.id }, "death transaction failed; nothing changed"))
+      .catch((e) => {
+        // A refusal of the fence is logged once, by the player's drop (`World.dropLost`).
+        if (!isLeaseLost(e)) this.d.logger.error({ err: e, playerId: p.id }, "death transaction failed; nothing changed");
+      })
       .finally(() => {
         // A player that left meanwhile is not put back in the world (it would linger in the grid).
         if (this.d.players.get(p.id) === p) {
@@ -124,7 +148,7 @@ export class Deaths {
           p.sync();
         }
         if (deathId && dropped) {
-          const pending: PendingDeath = { deathId, ownerId: p.id, tile: deathTile, dropped, nextTick: this.d.clock.tick, attempts: 0, inFlight: false };
+          const pending: PendingDeath = { deathId, ownerId: p.id, tile: deathTile, dropped, fence: p.fence, nextTick: this.d.clock.tick, attempts: 0, inFlight: false };
           this.pending.push(pending);
           this.resolve(pending);
         }
@@ -145,7 +169,7 @@ export class Deaths {
     d.inFlight = true;
     d.attempts++;
     this.d.characters
-      .resolveDeath(d.deathId)
+      .resolveDeath(d.deathId, d.fence && { characterId: d.ownerId, ...d.fence })
       .then((closedHere) => {
         this.pending.splice(this.pending.indexOf(d), 1);
         // Closed by recoverOpenDeath meanwhile: the bank has the items.
@@ -153,6 +177,13 @@ export class Deaths {
         for (const item of d.dropped) this.d.ground.drop(item.itemId, item.quantity, d.tile.x, d.tile.z, d.ownerId);
       })
       .catch((e) => {
+        if (isLeaseLost(e)) {
+          // The character's lease is no longer this world's: the lock stays open, and the bank gets
+          // the items when the character next joins (`recoverOpenDeath`).
+          this.pending.splice(this.pending.indexOf(d), 1);
+          this.d.logger.warn({ deathId: d.deathId, characterId: d.ownerId }, "death lock left open for the bank: the lease changed hands");
+          return;
+        }
         d.nextTick = this.d.clock.tick + Math.min(PENDING_DEATH_MAX_BACKOFF_TICKS, 2 ** d.attempts);
         this.d.logger.error({ err: e, deathId: d.deathId, attempts: d.attempts }, "death lock not resolved yet; its items wait off the ground");
       })

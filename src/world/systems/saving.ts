@@ -9,6 +9,7 @@ import { PROGRESS_BATCH_MAX } from "../../../entities/character-progress.js";
 import type { CharacterRepository } from "../../../entities/character-repository.js";
 import type { Inventory } from "../../domain/inventory.js";
 import type { Logger } from "../../logger.js";
+import { isLeaseLost } from "../../storage/fence.js";
 import { isStorageUnavailable, storageFailureLog } from "../../storage/unavailable.js";
 import { ItemSafety } from "../item-safety.js";
 import { refuse, refuseWith, type Refusal } from "../refusals.js";
@@ -36,6 +37,24 @@ export interface SavingDeps {
   backgroundWork?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Told of `players` saves that failed in a batched progress save (metrics; each queue job's failure is counted by the queues). */
   onBatchFailure?: (players: number) => void;
+  /** A player's write was refused by the lease fence (`World.dropLost`). */
+  leaseLost?: (p: Player, why: string) => void;
+  /** Waits between attempts of a leave save that failed on a transient error (default `LEAVE_SAVE_BACKOFF_MS`). */
+  leaveRetryMs?: readonly number[];
+}
+
+/**
+ * Waits between the attempts of a leave save that failed on a transient storage error (a dropped
+ * connection, a lock or statement time-out, a serialization failure): five more attempts over
+ * about 8 s, while the process lives and the lease is still its own (the fence refuses it
+ * otherwise). docs/persistence.md "Leaving".
+ */
+export const LEAVE_SAVE_BACKOFF_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000];
+
+/** A failure worth trying again: storage unavailable, or a serialization failure or deadlock. */
+function isTransient(e: unknown): boolean {
+  const code = (e as { code?: string })?.code ?? (e as { cause?: { code?: string } })?.cause?.code;
+  return isStorageUnavailable(e) || code === "40001" || code === "40P01";
 }
 
 export class Saving {
@@ -43,6 +62,8 @@ export class Saving {
   private readonly itemHolds = new Map<string, number>();
   /** Players whose last batched progress save failed: saved one at a time until a save succeeds. */
   private readonly alone = new WeakSet<Player>();
+  /** Shutdown has begun (`stopRetrying`): a failed leave save is not retried. */
+  private stopping = false;
 
   constructor(private readonly d: SavingDeps) {}
 
@@ -91,7 +112,12 @@ export class Saving {
       await ItemSafety.saveProgressTogether(
         players.map((p) => p.safety),
         async () => {
-          await this.d.characters.saveProgress(players.map((p) => p.snapshot(false)));
+          const { fenced } = await this.d.characters.saveProgress(players.map((p) => p.snapshot(false)));
+          // Refused by the fence, row by row (the others are written): those players' leases are lost.
+          for (const id of fenced) {
+            const p = players.find((q) => q.id === id);
+            if (p) this.d.leaseLost?.(p, "a batched save was refused by the lease fence");
+          }
         },
       );
     } catch (e) {
@@ -118,12 +144,32 @@ export class Saving {
     this.alone.delete(p);
   }
 
-  /** Queue the save of a player that left, with its items, and record the end of its login. */
+  /**
+   * Queue the save of a player that left, with its items, and record the end of its login. A save
+   * that fails on a transient error is tried again (`LEAVE_SAVE_BACKOFF_MS`) unless shutdown has
+   * begun; a player whose lease is lost is not written at all.
+   */
   saveOnLeave(p: Player, reason: string): Promise<void> {
     return this.d.queues.run(p.id, async () => {
-      await this.d.characters.save(p.snapshot(true));
+      const waits = this.d.leaveRetryMs ?? LEAVE_SAVE_BACKOFF_MS;
+      for (let attempt = 0; ; attempt++) {
+        if (p.leaseLost) return;
+        try {
+          await this.d.characters.save(p.snapshot(true));
+          break;
+        } catch (e) {
+          if (isLeaseLost(e) || !isTransient(e) || this.stopping || attempt >= waits.length) throw e;
+          this.d.logger.warn({ playerId: p.id, attempt: attempt + 1, err: e }, "leave save failed; trying again");
+          await new Promise((resolve) => setTimeout(resolve, waits[attempt]));
+        }
+      }
       if (p.loginId) await this.d.characters.recordLogout(p.loginId, reason);
     });
+  }
+
+  /** Shutdown: leave saves are no longer retried (shutdown has its own budget). */
+  stopRetrying(): void {
+    this.stopping = true;
   }
 
   /**
@@ -159,7 +205,8 @@ export class Saving {
       onCommitted?.();
       return true;
     } catch (e) {
-      this.d.logger.error({ err: e, playerId: p.id }, "item transaction failed");
+      // A refusal of the fence is logged once, by the player's drop (`World.dropLost`).
+      if (!isLeaseLost(e)) this.d.logger.error({ err: e, playerId: p.id }, "item transaction failed");
       refuse(p, "TRANSACTION_FAILED");
       return false;
     } finally {

@@ -314,11 +314,11 @@ for (const kind of kinds) {
       await assert.rejects(repo.saveProgress([a!.snapshot(true)]), /no items or coins/);
       await assert.rejects(repo.saveProgress([s, s]), /twice/);
       await assert.rejects(repo.saveProgress(Array.from({ length: PROGRESS_BATCH_MAX + 1 }, () => s)), /at most/);
-      assert.equal(await repo.saveProgress([s, { ...b!.snapshot(false), characterId: randomUUID() }]), 1);
+      assert.deepEqual(await repo.saveProgress([s, { ...b!.snapshot(false), characterId: randomUUID() }]), { updated: 1, fenced: [] });
       // Rows that leave the goal as stored and rows that set it: one statement each, both written.
       const keep = { ...b!.snapshot(false), health: 55 };
       delete keep.goal;
-      assert.equal(await repo.saveProgress([{ ...s, health: 44, goal: null }, keep]), 2);
+      assert.deepEqual(await repo.saveProgress([{ ...s, health: 44, goal: null }, keep]), { updated: 2, fenced: [] });
       assert.deepEqual([(await row(a!.id)).health, (await row(b!.id)).health], [44, 55]);
     });
   });

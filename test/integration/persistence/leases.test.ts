@@ -33,14 +33,18 @@ for (const kind of storageKinds()) {
       const id = await newCharacter();
       const a = store("proc-a");
       const b = store("proc-b");
-      assert.deepEqual(await a.take(id, 1), { ok: true });
+      const first = await a.take(id, 1);
+      assert.ok(first.ok && /^\d+$/.test(first.fence.epoch) && first.fence.owner === "proc-a", "taken, with a fence");
       const refused = await b.take(id, 2);
       assert.ok(!refused.ok && "holder" in refused, "refused, with its holder");
       assert.equal(refused.holder.owner, "proc-a");
       assert.equal(refused.holder.world, 1);
       assert.ok(refused.holder.expiresInSeconds > 0 && refused.holder.expiresInSeconds <= 30);
-      assert.deepEqual(await a.take(id, 2), { ok: true });
+      const other = await a.take(id, 2);
+      assert.ok(other.ok && other.fence.epoch !== first.fence.epoch, "another world of the holder: a new epoch");
       assert.deepEqual(await rows(id), [{ owner: "proc-a", world: 2 }]);
+      const again = await a.take(id, 2);
+      assert.ok(again.ok && again.fence.epoch === other.fence.epoch, "the same world again: the same epoch");
     });
 
     it("racing takes by different processes: exactly one wins, and the row names it", async () => {
@@ -64,17 +68,19 @@ for (const kind of storageKinds()) {
     it("an expired lease is taken over; the old holder can neither renew nor release the new one", async () => {
       const id = await newCharacter();
       const dead = store("proc-dead");
-      assert.ok((await dead.take(id, 1)).ok);
+      const old = await dead.take(id, 1);
+      assert.ok(old.ok);
       // Expire it as a process that stopped renewing would see it, by the database's clock.
       await storage.orm.em.fork().getConnection().execute("update character_leases set expires_at = now() - interval '1 second' where character_id = ?", [id]);
       assert.equal(await dead.holder(id), undefined);
       const next = store("proc-next");
-      assert.deepEqual(await next.take(id, 2), { ok: true });
-      assert.deepEqual([...(await dead.renew([id]))], []);
+      const taken = await next.take(id, 2);
+      assert.ok(taken.ok && taken.fence.epoch !== old.fence.epoch);
+      assert.deepEqual([...(await dead.renew([{ characterId: id, epoch: old.fence.epoch }]))], []);
       await dead.release(id, 1);
       await dead.releaseAll();
       assert.deepEqual(await rows(id), [{ owner: "proc-next", world: 2 }]);
-      assert.deepEqual([...(await next.renew([id]))], [id]);
+      assert.deepEqual([...(await next.renew([{ characterId: id, epoch: taken.fence.epoch }]))], [id]);
       await next.release(id, 1); // not the world that holds it: nothing
       assert.equal((await rows(id)).length, 1);
       await next.release(id, 2);

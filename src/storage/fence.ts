@@ -1,0 +1,44 @@
+/**
+ * The lease fence (docs/cluster.md "The fence"): every write of a character's items, coins or
+ * progress carries the lease it was loaded under — this process (`owner`) and the lease's `epoch`,
+ * a number drawn from the `character_lease_epochs` sequence each time the lease changes hands — and
+ * commits only if, in the same transaction, the character's lease row still names that owner and
+ * epoch. The row is locked `FOR SHARE` until the write commits, so a takeover (which updates the
+ * row) waits for the write, and the process taking over reads the character only after it; or the
+ * takeover came first, the write sees another epoch and rolls back.
+ */
+
+/** The lease a character was loaded under: the writer's proof that it may still write it. */
+export interface LeaseFence {
+  /** The process holding the lease (`LeaseStore.owner`). */
+  readonly owner: string;
+  /** The lease's epoch (a PostgreSQL bigint, as text). */
+  readonly epoch: string;
+}
+
+/**
+ * A write was refused by the fence: the character's lease is no longer `fence` (taken over after it
+ * expired, or released). Nothing was written. Final for the player in memory: it is dropped
+ * without another write (`World.dropLost`).
+ */
+export class LeaseLostError extends Error {
+  constructor(
+    readonly characterIds: readonly string[],
+    readonly epochs: readonly (string | undefined)[] = [],
+    why = "its lease changed hands",
+  ) {
+    super(`lease fence: ${characterIds.join(", ")} not written (${why})`);
+    this.name = "LeaseLostError";
+  }
+}
+
+/** Whether `e` is a refusal of the fence. */
+export function isLeaseLost(e: unknown): e is LeaseLostError {
+  return e instanceof LeaseLostError;
+}
+
+/**
+ * The statement that checks and holds one character's lease inside a transaction: a row back means
+ * the lease is still `fence`, locked `FOR SHARE` until commit. Parameters: character id, owner, epoch.
+ */
+export const HOLD_LEASE_SQL = `select 1 from character_leases where character_id = ? and owner = ? and epoch = ?::bigint for share`;

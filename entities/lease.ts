@@ -15,8 +15,8 @@ export const CharacterLeaseEntity = defineEntity({
     owner: p.string().index(),
     world: p.integer(),
     expiresAt: p.datetime(),
-    /** The fencing token (docs/cluster.md "The fence"): a new one from `character_lease_epochs` each time the lease changes hands. */
-    epoch: p.bigint().$type<string>(),
+    /** The fencing token (docs/cluster.md "The fence"): a new one from `character_lease_epochs` each time the lease changes hands (the column default draws one too, hence `autoincrement`). */
+    epoch: p.bigint().$type<string>().autoincrement(),
   },
 });
 export type CharacterLease = InferEntity<typeof CharacterLeaseEntity>;

@@ -3,11 +3,14 @@
  * "Start-up", README "Worlds"): after Colyseus and the bus are set up (the lease owner is this
  * process's Colyseus `processId`, the address of its bus requests), it
  * 1. opens the character leases (`LEASE_TTL_SECONDS`) and clears what a killed previous run left:
- *    the expired leases (never a live one, with or without REDIS_URL) and the logins nobody plays;
+ *    the expired leases and those of the previous process of its world directory (never another
+ *    live process's, with or without REDIS_URL), and the logins nobody plays;
  * 2. builds every hosted world (`hostWorlds`) with the cross-process release of a character
  *    (`BusRemoteRelease`) and the `WorldsPort` that reaches the other processes (`RemoteWorlds`);
  * 3. answers the other processes' requests about its characters and trade rooms (`serveWorlds`).
  */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Principal } from "../auth/service.js";
 import type { Config } from "../config.js";
 import type { GameContent } from "../content/load.js";
@@ -40,6 +43,9 @@ export interface HostingDeps {
   tradeAdmits: (roomId: string, principal: Principal, requested: string | undefined) => Promise<boolean | undefined>;
 }
 
+/** The file in the world directory naming the lease owner of the process that last started there. */
+export const LEASE_OWNER_FILE = "lease-owner";
+
 export interface Hosting {
   leases: LeaseStore;
   worlds: LocalWorlds;
@@ -49,14 +55,29 @@ export interface Hosting {
   stop(): Promise<void>;
 }
 
+/** The lease owner recorded in `worldDir` by the previous start (if any); records `owner` instead. */
+function swapPreviousOwner(worldDir: string, owner: string): string | undefined {
+  const file = join(worldDir, LEASE_OWNER_FILE);
+  let previous: string | undefined;
+  try {
+    previous = readFileSync(file, "utf8").trim() || undefined;
+  } catch {
+    previous = undefined; // first start in this directory
+  }
+  mkdirSync(worldDir, { recursive: true });
+  writeFileSync(file, `${owner}\n`);
+  return previous === owner ? undefined : previous;
+}
+
 export async function hostClusterWorlds(d: HostingDeps): Promise<Hosting> {
   const { config, storage, logger } = d;
   const characters = d.characterService.repo;
   const leases = new LeaseStore(storage.orm, d.processId, config.leaseTtlSeconds);
-  // Only expired leases go, with or without REDIS_URL: another process may share the database
-  // whatever this one's settings say, and its live leases are its players' (docs/cluster.md). A
-  // login is stale only when nobody holds its character's lease (a process playing it renews it).
-  await leases.clearExpired();
+  // Only expired leases go, and those of the process this world directory ran before (killed, or
+  // this one could not start on it), with or without REDIS_URL: another process may share the
+  // database whatever this one's settings say, and its live leases are its players'
+  // (docs/cluster.md "Start-up"). A login is stale only when nobody holds its character's lease.
+  await leases.clearExpired(swapPreviousOwner(config.worldDir, d.processId));
   const closed = await characters.closeStaleLogins();
   if (closed > 0) logger.info({ closed }, "closed logins left open by a stopped process");
   const remote = new RemoteWorlds(d.bus, leases, logger);

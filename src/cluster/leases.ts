@@ -125,12 +125,17 @@ export class LeaseStore {
   }
 
   /**
-   * Delete the leases that have expired (at start-up, with or without REDIS_URL): a lease another
-   * live process renews is never touched, whatever this process believes about its database; a
-   * killed previous run's leases are gone within LEASE_TTL_SECONDS anyway (docs/cluster.md).
+   * Delete the leases that have expired, and those of `previousOwner` (the process that ran before
+   * this one on its world directory, killed: its characters need not wait LEASE_TTL_SECONDS), at
+   * start-up, with or without REDIS_URL: a lease another live process renews is never touched,
+   * whatever this process believes about its database (docs/cluster.md "Start-up"). Were the
+   * previous owner alive after all (two processes on one world directory), its writes are refused
+   * by the fence: nothing is duplicated.
    */
-  async clearExpired(): Promise<number> {
-    const rows = await this.sql<{ character_id: string }>(`delete from character_leases where expires_at <= now() returning character_id`, []);
+  async clearExpired(previousOwner?: string): Promise<number> {
+    const rows = await this.sql<{ character_id: string }>(`delete from character_leases where expires_at <= now() or owner = ? returning character_id`, [
+      previousOwner ?? null,
+    ]);
     return rows.length;
   }
 

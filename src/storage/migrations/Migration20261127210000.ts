@@ -11,9 +11,8 @@ export class Migration20261127210000 extends Migration {
 
   override up(): void | Promise<void> {
     this.addSql(`create sequence if not exists "character_lease_epochs";`);
-    // Leases held while this runs get epochs of their own; the column keeps no default (a take sets it).
+    // Leases held while this runs get epochs of their own, as does any lease written without one.
     this.addSql(`alter table "character_leases" add column "epoch" bigint not null default nextval('character_lease_epochs');`);
-    this.addSql(`alter table "character_leases" alter column "epoch" drop default;`);
     this.addSql(`alter table "player_deaths" add column "resolution" varchar(255) null;`);
   }
 

@@ -190,7 +190,8 @@ export class BusRemoteRelease implements RemoteRelease {
     try {
       return await this.bus.request(holder.owner, "character.release", { characterId }, { timeoutMs: this.timeoutMs, result: z.boolean() });
     } catch (e) {
-      if (e instanceof BusError && e.remoteCode === "CHARACTER_IN_COMBAT") throw new WorldError("CHARACTER_IN_COMBAT", e.message);
+      // In a fight, or its trade settling there (docs/cluster.md "Races"): the holder's answer, as a local one.
+      if (e instanceof BusError && (e.remoteCode === "CHARACTER_IN_COMBAT" || e.remoteCode === "CHARACTER_BUSY")) throw new WorldError(e.remoteCode, e.message);
       this.logger.warn({ characterId, holder: holder.owner, err: (e as Error).message }, "cluster: the holder of a character did not let it go");
       return false;
     }

@@ -126,7 +126,7 @@ const atPost = (g: { x: number; z: number }) => g.x === POST.x && g.z === POST.z
 async function pickUp(bot: ChaosBot, id: string): Promise<string> {
   let r = "timeout";
   for (let i = 0; i < 5 && bot.ground.has(id); i++) {
-    r = await itemChange(bot, () => bot.send("player:action", { action: "pickup", targetId: id }), 5_000);
+    r = await itemChange(bot, () => bot.send("player:action", { action: "pickup", targetId: id }), 10_000);
     if (r !== "refused:ITEMS_LOCKED") return r;
     await new Promise((ok) => setTimeout(ok, 300));
   }
@@ -145,13 +145,14 @@ export async function dropAndPickUp(bot: ChaosBot, rng: Rng): Promise<string> {
   const known = new Set(bot.ground.keys());
   const isNew = () => [...bot.ground].find(([id, g]) => !known.has(id) && g.itemId === s.itemId && atPost(g))?.[0];
   const pile = bot.wait("world:update", () => isNew() !== undefined, 5_000);
-  const dropped = await itemChange(bot, () => bot.send("inventory:use", { slot: s.slot, targetId: "drop" }), 5_000);
-  if (dropped === "timeout") bot.leftovers.push({ instance: inst.name, itemId: s.itemId, quantity: s.quantity });
+  const dropped = await itemChange(bot, () => bot.send("inventory:use", { slot: s.slot, targetId: "drop" }), 15_000);
+  const leftover = { instance: inst.name, itemId: s.itemId, quantity: s.quantity, at: Date.now() };
+  if (dropped === "timeout") bot.leftovers.push(leftover);
   if (dropped !== "ok") return `drop:${dropped}`;
   await pile;
   const id = isNew();
   const r = id ? await pickUp(bot, id) : "timeout";
-  if (r !== "ok") bot.leftovers.push({ instance: inst.name, itemId: s.itemId, quantity: s.quantity });
+  if (r !== "ok") bot.leftovers.push(leftover);
   return `pickup:${r}`;
 }
 

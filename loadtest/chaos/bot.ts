@@ -65,7 +65,7 @@ export class ChaosBot {
   /** Ground piles in view on the current connection (from `world:update`). */
   readonly ground = new Map<string, { itemId: string; quantity: number; x: number; z: number }>();
   /** Piles this bot dropped and did not get back: where, and what (docs/chaos.md "Ground"). */
-  readonly leftovers: { instance: string; itemId: string; quantity: number }[] = [];
+  readonly leftovers: { instance: string; itemId: string; quantity: number; at: number }[] = [];
   private readonly handlers = new Map<string, Set<Handler>>();
 
   constructor(
@@ -99,7 +99,7 @@ export class ChaosBot {
    * Join `inst` (the previous connection, if any, is closed and listened to for a while). Resolves
    * once `player:sync` arrived; rejects with the close code and reason, or after `timeoutMs`.
    */
-  join(inst: Instance, timeoutMs = 8_000): Promise<void> {
+  join(inst: Instance, timeoutMs = 15_000): Promise<void> {
     this.leave();
     const q = `token=${encodeURIComponent(this.token)}&characterId=${encodeURIComponent(this.id)}&world=${inst.world}`;
     const ws = new WebSocket(`${inst.url().replace(/^http/, "ws")}/ws?${q}`);
@@ -132,7 +132,9 @@ export class ChaosBot {
       });
       ws.on("close", (code, reason) => {
         conn.closedAt ??= Date.now();
-        settle(new Error(`closed ${code} ${reason.toString().split(":")[0]}`));
+        // The code word of the reason (`CHARACTER_ELSEWHERE`, `SERVER_BUSY`), else its start with numbers blanked.
+        const why = /^[A-Z_]{4,}/.exec(reason.toString())?.[0] ?? reason.toString().replace(/\d+/g, "N").slice(0, 40);
+        settle(new Error(`closed ${code} ${why}`.trim()));
       });
       ws.on("error", (e) => settle(new Error((e as NodeJS.ErrnoException).code ?? e.message)));
     });

@@ -18,13 +18,21 @@ export class Economy {
   readonly outcomes = new Map<string, number>();
   private readonly pairReady = new Map<string, number>();
   private readonly tasks = new Set<Promise<void>>();
+  private readonly nextThink = new Map<ChaosBot, number>();
+  private readonly nextSwitch = new Map<ChaosBot, number>();
   private stopping = false;
+  /** How long a bot goes back for a pile it left: while the pile still lies there (300 ticks), less a margin. */
+  private readonly leftoverChaseMs: number;
 
   constructor(
     private readonly bots: ChaosBot[],
     private readonly instances: Instance[],
     private readonly rng: Rng,
-  ) {}
+    tickMs: number,
+  ) {
+    this.leftoverChaseMs = Math.max(0, 300 * tickMs - 10_000);
+    for (const b of bots) this.nextSwitch.set(b, Date.now() + rng.int(5_000, 100_000));
+  }
 
   count(what: string, n = 1): void {
     this.outcomes.set(what, (this.outcomes.get(what) ?? 0) + n);
@@ -51,6 +59,7 @@ export class Economy {
   }
 
   private step() {
+    const now = Date.now();
     const idle = new Map<string, ChaosBot[]>();
     for (const b of this.rng.shuffle(this.bots)) {
       if (b.busy) continue;
@@ -58,42 +67,57 @@ export class Economy {
         this.spawn([b], () => this.place(b));
         continue;
       }
+      if ((this.nextThink.get(b) ?? 0) > now) continue;
+      this.nextThink.set(b, now + this.rng.int(30, 120));
       const k = b.instance!.name;
       idle.set(k, [...(idle.get(k) ?? []), b]);
     }
-    const now = Date.now();
     for (const group of idle.values()) {
       for (const a of group) {
-        if (a.busy) continue;
-        const r = this.rng.next();
-        if (r < 0.75) {
-          const b = group.find((x) => x !== a && !x.busy && (this.pairReady.get(pairKey(a, x)) ?? 0) <= now);
-          if (!b) continue;
-          this.pairReady.set(pairKey(a, b), Number.POSITIVE_INFINITY);
-          // The one holding more items gives; the other pays.
-          const [giver, payer] = a.inventory.length >= b.inventory.length ? [a, b] : [b, a];
-          this.spawn([a, b], async () => {
-            const out = await trade(giver, payer, this.rng);
-            this.pairReady.set(pairKey(a, b), Date.now() + PAIR_COOLDOWN_MS);
-            this.count(`trade:${out}`);
-            if (out === "timeout") await Promise.all([this.checkAlive(a), this.checkAlive(b)]);
-          });
-        } else if (r < 0.85) {
-          this.spawn([a], async () => this.after(a, `bank:${await bank(a, this.rng)}`));
-        } else if (r < 0.95) {
-          this.spawn([a], async () => this.after(a, `drop:${await dropAndPickUp(a, this.rng)}`));
-        } else if (r < 0.975) {
-          this.spawn([a], async () => {
-            this.count("switch");
-            const from = a.instance;
-            a.leave();
-            await this.place(a, from);
-          });
-        } else if (a.leftovers.some((l) => l.instance === a.instance?.name)) {
-          this.spawn([a], async () => this.count("leftover:recovered", await recoverLeftovers(a)));
-        }
+        if (!a.busy) this.decide(a, group, now);
       }
     }
+  }
+
+  /** What idle bot `a` does next; `group` are the idle bots of its world. */
+  private decide(a: ChaosBot, group: ChaosBot[], now: number) {
+    // Piles left behind come first, while they still lie on the ground: go back for them.
+    a.leftovers.splice(0, a.leftovers.length, ...a.leftovers.filter((l) => now - l.at < this.leftoverChaseMs || l.instance === a.instance?.name));
+    const chase = a.leftovers.find((l) => now - l.at < this.leftoverChaseMs);
+    if (chase && chase.instance !== a.instance!.name) {
+      const target = this.instances.find((i) => i.name === chase.instance)!;
+      return this.spawn([a], async () => {
+        this.count("leftover:chase");
+        a.leave();
+        await this.place(a, undefined, target);
+      });
+    }
+    if (chase && [...a.ground.values()].some((g) => g.itemId === chase.itemId)) {
+      return this.spawn([a], async () => this.count("leftover:recovered", await recoverLeftovers(a)));
+    }
+    if (now >= (this.nextSwitch.get(a) ?? now)) {
+      this.nextSwitch.set(a, now + this.rng.int(20_000, 100_000));
+      const from = a.instance;
+      return this.spawn([a], async () => {
+        this.count("switch");
+        a.leave();
+        await this.place(a, from);
+      });
+    }
+    const r = this.rng.next();
+    if (r < 0.06) return this.spawn([a], async () => this.after(a, `bank:${await bank(a, this.rng)}`));
+    if (r < 0.12) return this.spawn([a], async () => this.after(a, `drop:${await dropAndPickUp(a, this.rng)}`));
+    const b = group.find((x) => x !== a && !x.busy && (this.pairReady.get(pairKey(a, x)) ?? 0) <= now);
+    if (!b) return;
+    this.pairReady.set(pairKey(a, b), Number.POSITIVE_INFINITY);
+    // The one holding more items gives; the other pays.
+    const [giver, payer] = a.inventory.length >= b.inventory.length ? [a, b] : [b, a];
+    this.spawn([a, b], async () => {
+      const out = await trade(giver, payer, this.rng);
+      this.pairReady.set(pairKey(a, b), Date.now() + PAIR_COOLDOWN_MS);
+      this.count(`trade:${out}`);
+      if (out === "timeout") await Promise.all([this.checkAlive(a), this.checkAlive(b)]);
+    });
   }
 
   private async after(bot: ChaosBot, outcome: string) {
@@ -108,12 +132,10 @@ export class Economy {
     bot.leave();
   }
 
-  /** Join a random world (not `avoid`), trying others until one takes the bot, then walk to the post. */
-  private async place(bot: ChaosBot, avoid?: Instance): Promise<void> {
+  /** Join `target`, else a random world (not `avoid`), trying others until one takes the bot, then walk to the post. */
+  private async place(bot: ChaosBot, avoid?: Instance, target?: Instance): Promise<void> {
     for (let attempt = 0; !this.stopping || attempt === 0; attempt++) {
-      const choices = this.instances.filter((i) => i !== avoid);
-      const withLeftover = choices.filter((i) => bot.leftovers.some((l) => l.instance === i.name));
-      const inst = (this.rng.next() < 0.5 ? this.rng.pick(withLeftover) : undefined) ?? this.rng.pick(choices)!;
+      const inst = (attempt === 0 ? target : undefined) ?? this.rng.pick(this.instances.filter((i) => i !== avoid))!;
       try {
         await bot.join(inst);
         this.count("join:ok");
@@ -125,7 +147,7 @@ export class Economy {
         if (bot.leftovers.length > 0) this.count("leftover:recovered", await recoverLeftovers(bot));
         return;
       } catch (e) {
-        this.count(`join:${(e as Error).message.replace(/\s+\d+ s.*$/, "")}`);
+        this.count(`join:${(e as Error).message}`);
         avoid = inst;
         await sleep(this.rng.int(200, 1_000));
       }

@@ -14,6 +14,7 @@ import type { Rng } from "./random.js";
 
 export const FAULT_KINDS = ["stall", "kill", "redis", "pg"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+const WEIGHTS: Record<FaultKind, number> = { stall: 3, kill: 2, redis: 1, pg: 2 };
 
 export interface FaultTargets {
   servers: ServerProcess[];
@@ -69,7 +70,8 @@ export class FaultInjector {
       await sleep(this.rng.int(this.gapMs[0], this.gapMs[1]));
       if (Date.now() >= untilMs) break;
       const kinds = FAULT_KINDS.filter((k) => ((k === "stall" || k === "kill") && !this.serverFault) || (k === "redis" && !this.redisFault) || k === "pg");
-      const kind = this.rng.pick(kinds)!;
+      // Weighted toward the process faults, which the duplications came from.
+      const kind = this.rng.pick(kinds.flatMap((k) => Array<FaultKind>(WEIGHTS[k]).fill(k)))!;
       this.track(this.inject(kind));
     }
     await Promise.all([...this.tasks]);

@@ -48,6 +48,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const log = o.log ?? ((l: string) => console.log(l));
   const rng = new Rng(o.seed);
   const leaseTtlSeconds = o.leaseTtlSeconds ?? 3;
+  const tickMs = o.tickMs ?? 200;
   const database = `chaos_${o.seed}_${Date.now().toString(36)}`;
   const logFile = join(tmpdir(), `${database}.log`);
   const out = createWriteStream(logFile);
@@ -72,7 +73,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       DATABASE_URL: dbUrl,
       JWT_SECRET,
       ADMIN_CODE,
-      TICK_MS: String(o.tickMs ?? 100),
+      TICK_MS: String(tickMs),
+      // A request the bots gave up on (its target went away) holds the requester for this long.
+      TRADE_REQUEST_TIMEOUT_MS: "5000",
       LEASE_TTL_SECONDS: String(leaseTtlSeconds),
       // Three processes share the machine's PostgreSQL with other users: small pools.
       DB_POOL_MAX: "10",
@@ -100,11 +103,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const groundAtStart = await groundTotals(dbUrl);
     log(`chaos: ${bots.length} characters created; ${o.minutes} min of trading under faults (seed ${o.seed})`);
 
-    const economy = new Economy(bots, instances, rng.fork());
+    const economy = new Economy(bots, instances, rng.fork(), tickMs);
     const faults = new FaultInjector(
       { servers, redis, pgServerUrl: o.pgUrl, database, leaseTtlSeconds },
       rng.fork(),
-      o.faultGapMs ?? [2_000, 5_000],
+      o.faultGapMs ?? [3_000, 6_000],
     );
     const t0 = Date.now();
     const until = t0 + o.minutes * 60_000;

@@ -12,7 +12,7 @@ const { values } = parseArgs({
     minutes: { type: "string", default: "10" },
     bots: { type: "string", default: "40" },
     seed: { type: "string" },
-    "tick-ms": { type: "string", default: "100" },
+    "tick-ms": { type: "string", default: "200" },
     "lease-ttl": { type: "string", default: "3" },
   },
 });

@@ -126,6 +126,8 @@ export class ServerProcess {
     this.stopped = false;
     const idLine = watch(proc, (l) => this.onLine(this.spec.name, l), /"msg":"process id"/, 180_000);
     const listening = watch(proc, () => undefined, /"msg":"listening"/, 180_000);
+    // Awaited below; when the process exits early, the first line's error is the one reported.
+    listening.catch(() => undefined);
     try {
       this.processId = (JSON.parse(await idLine) as { processId: string }).processId;
       await listening;

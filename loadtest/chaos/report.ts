@@ -75,8 +75,12 @@ export function check(f: ChaosFacts): ChaosResult {
 
   const dp = new Map<string, DoublePlay>();
   for (const d of f.doublePlays) dp.set(`${d.character} ${d.event} ${d.stale}`, d);
-  for (const d of dp.values())
-    violations.push(`one world at a time: ${d.character} got ${d.event} from ${d.stale} ${d.at - d.loadedAt} ms after ${d.current} had loaded it`);
+  for (const d of dp.values()) {
+    const near = f.faults.filter((e) => e.at >= d.loadedAt - 20_000 && e.at <= d.at).map((e) => `${e.kind} ${e.target} ${((e.at - d.at) / 1000).toFixed(1)} s`);
+    violations.push(
+      `one world at a time: ${d.character} got ${d.event} from ${d.stale} ${d.at - d.loadedAt} ms after ${d.current} had loaded it (faults in the 20 s before: ${near.join(", ") || "none"})`,
+    );
+  }
   if (f.openDeaths > 0) violations.push(`${f.openDeaths} death locks left open (bots never fight)`);
 
   const kinds = new Map<string, number>();

@@ -93,7 +93,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       await s.start(); // one after the other: each applies the migrations at start-up
     }
     const instances: Instance[] = servers.flatMap((s) => s.spec.worlds.map((world) => ({ name: `${s.spec.name}/w${world}`, url: () => s.url, world })));
-    log(`chaos: database ${database}, redis :${redis.port}, processes ${servers.map((s) => `${s.spec.name} :${s.port} worlds ${s.spec.worlds.join(",")}`).join("; ")}`);
+    log(
+      `chaos: database ${database}, redis :${redis.port}, processes ${servers.map((s) => `${s.spec.name} :${s.port} worlds ${s.spec.worlds.join(",")}`).join("; ")}`,
+    );
 
     const tradesSeen = new Map<string, string>();
     const doublePlays: DoublePlay[] = [];
@@ -104,16 +106,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     log(`chaos: ${bots.length} characters created; ${o.minutes} min of trading under faults (seed ${o.seed})`);
 
     const economy = new Economy(bots, instances, rng.fork(), tickMs);
-    const faults = new FaultInjector(
-      { servers, redis, pgServerUrl: o.pgUrl, database, leaseTtlSeconds },
-      rng.fork(),
-      o.faultGapMs ?? [3_000, 6_000],
-    );
+    const faults = new FaultInjector({ servers, redis, pgServerUrl: o.pgUrl, database, leaseTtlSeconds }, rng.fork(), o.faultGapMs ?? [3_000, 6_000]);
     const t0 = Date.now();
     const until = t0 + o.minutes * 60_000;
     const progress = setInterval(() => {
       const done = economy.outcomes.get("trade:completed") ?? 0;
-      log(`chaos: ${((Date.now() - t0) / 1000).toFixed(0)} s, ${done} trades completed, ${faults.events.length} faults, ${bots.filter((b) => b.connected).length}/${bots.length} bots in a world`);
+      log(
+        `chaos: ${((Date.now() - t0) / 1000).toFixed(0)} s, ${done} trades completed, ${faults.events.length} faults, ${bots.filter((b) => b.connected).length}/${bots.length} bots in a world`,
+      );
     }, 30_000);
     try {
       await Promise.all([economy.run(until), faults.run(until)]);

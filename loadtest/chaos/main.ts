@@ -1,5 +1,5 @@
 /**
- * `npm run chaos [-- --minutes 10 --bots 40 --seed 1]`: the chaos run (docs/chaos.md). Needs
+ * `npm run chaos [-- --minutes 10 --bots 60 --seed 1]`: the chaos run (docs/chaos.md). Needs
  * PostgreSQL (CHAOS_DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres:
  * the run creates a database of its own there and drops it after) and `redis-server` on the PATH.
  * Prints the report; exits 1 on any violation, 2 when the run itself failed.
@@ -10,7 +10,7 @@ import { runChaos } from "./harness.js";
 const { values } = parseArgs({
   options: {
     minutes: { type: "string", default: "10" },
-    bots: { type: "string", default: "40" },
+    bots: { type: "string", default: "60" },
     seed: { type: "string" },
     "tick-ms": { type: "string", default: "200" },
     "lease-ttl": { type: "string", default: "3" },

@@ -66,12 +66,22 @@ export function check(f: ChaosFacts): ChaosResult {
     const d = (after[id] ?? 0) - (before[id] ?? 0);
     if (d !== 0) delta[id] = d;
   }
-  const created = Object.values(delta).filter((d) => d > 0).reduce((a, b) => a + b, 0);
-  const lost = -Object.values(delta).filter((d) => d < 0).reduce((a, b) => a + b, 0);
-  if (created + lost > 0) violations.push(`conservation: ${created} items created and ${lost} lost (${Object.entries(delta).map(([k, d]) => `${k} ${d > 0 ? "+" : ""}${d}`).join(", ")})`);
+  const created = Object.values(delta)
+    .filter((d) => d > 0)
+    .reduce((a, b) => a + b, 0);
+  const lost = -Object.values(delta)
+    .filter((d) => d < 0)
+    .reduce((a, b) => a + b, 0);
+  if (created + lost > 0)
+    violations.push(
+      `conservation: ${created} items created and ${lost} lost (${Object.entries(delta)
+        .map(([k, d]) => `${k} ${d > 0 ? "+" : ""}${d}`)
+        .join(", ")})`,
+    );
 
   const missing = [...f.tradesSeen.keys()].filter((id) => !f.audits.has(id));
-  if (missing.length > 0) violations.push(`audits: ${missing.length} trades seen completed have no completed audit record (e.g. ${missing.slice(0, 3).join(", ")})`);
+  if (missing.length > 0)
+    violations.push(`audits: ${missing.length} trades seen completed have no completed audit record (e.g. ${missing.slice(0, 3).join(", ")})`);
 
   const dp = new Map<string, DoublePlay>();
   for (const d of f.doublePlays) dp.set(`${d.character} ${d.event} ${d.stale}`, d);
@@ -103,7 +113,10 @@ export function check(f: ChaosFacts): ChaosResult {
     `server log lines: ${fmtMap(f.watched)}; processes that did not stop by themselves at SIGTERM: ${f.uncleanExits.join(", ") || "none"}`,
     `server logs: ${f.logFile}`,
     "items (start → end, ground included):",
-    ...items.map((id) => `  ${id.padEnd(20)} ${String(before[id] ?? 0).padStart(7)} → ${String(after[id] ?? 0).padStart(7)}${delta[id] ? `  (${delta[id] > 0 ? "+" : ""}${delta[id]})` : ""}`),
+    ...items.map(
+      (id) =>
+        `  ${id.padEnd(20)} ${String(before[id] ?? 0).padStart(7)} → ${String(after[id] ?? 0).padStart(7)}${delta[id] ? `  (${delta[id] > 0 ? "+" : ""}${delta[id]})` : ""}`,
+    ),
     violations.length === 0 ? "violations: none" : `VIOLATIONS (${violations.length}):`,
     ...violations.slice(0, 40).map((v) => `  - ${v}`),
     ...(violations.length > 40 ? [`  … and ${violations.length - 40} more`] : []),

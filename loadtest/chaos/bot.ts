@@ -47,6 +47,8 @@ export interface BotSink {
   doublePlay(d: DoublePlay): void;
 }
 
+/** How long a bot waits for its socket to open before it tries another world. */
+const OPEN_TIMEOUT_MS = 3_000;
 /** How long a connection is still listened to after the bot left it. */
 const LISTEN_AFTER_MS = 30_000;
 /** The tile every bot stands on: within 3 tiles of the Lumbrook bank booth (6, 7), so bank and trades need no walking. */
@@ -113,6 +115,7 @@ export class ChaosBot {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(opening);
         if (e) {
           this.refused(inst, e.message);
           this.drop(conn);
@@ -120,6 +123,9 @@ export class ChaosBot {
         } else ok();
       };
       const timer = setTimeout(() => settle(new Error("join timed out")), timeoutMs);
+      // A stalled process accepts the connection (the kernel does) but never answers the upgrade.
+      const opening = setTimeout(() => settle(new Error("no answer to the upgrade")), OPEN_TIMEOUT_MS);
+      ws.once("open", () => clearTimeout(opening));
       ws.on("message", (raw) => {
         let f: { event: string; data: any };
         try {

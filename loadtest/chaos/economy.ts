@@ -20,6 +20,8 @@ export class Economy {
   private readonly tasks = new Set<Promise<void>>();
   private readonly nextThink = new Map<ChaosBot, number>();
   private readonly nextSwitch = new Map<ChaosBot, number>();
+  /** Worlds a join was told to stay away from (busy, refused, unanswered), until when. */
+  private readonly shunned = new Map<string, number>();
   private stopping = false;
   /** How long a bot goes back for a pile it left: while the pile still lies there (300 ticks), less a margin. */
   private readonly leftoverChaseMs: number;
@@ -135,7 +137,9 @@ export class Economy {
   /** Join `target`, else a random world (not `avoid`), trying others until one takes the bot, then walk to the post. */
   private async place(bot: ChaosBot, avoid?: Instance, target?: Instance): Promise<void> {
     for (let attempt = 0; !this.stopping || attempt === 0; attempt++) {
-      const inst = (attempt === 0 ? target : undefined) ?? this.rng.pick(this.instances.filter((i) => i !== avoid))!;
+      const now = Date.now();
+      const open = this.instances.filter((i) => i !== avoid && (this.shunned.get(i.name) ?? 0) <= now);
+      const inst = (attempt === 0 ? target : undefined) ?? this.rng.pick(open.length > 0 ? open : this.instances.filter((i) => i !== avoid))!;
       try {
         await bot.join(inst);
         this.count("join:ok");
@@ -147,7 +151,10 @@ export class Economy {
         if (bot.leftovers.length > 0) this.count("leftover:recovered", await recoverLeftovers(bot));
         return;
       } catch (e) {
-        this.count(`join:${(e as Error).message}`);
+        const why = (e as Error).message;
+        this.count(`join:${why}`);
+        // As a client told to retry later (SERVER_BUSY's Retry-After) or finding no server: that world is left alone for a while.
+        if (/SERVER_BUSY|ECONNREFUSED|no answer/.test(why)) this.shunned.set(inst.name, Date.now() + 5_000);
         avoid = inst;
         await sleep(this.rng.int(200, 1_000));
       }

@@ -14,6 +14,7 @@ import { characterTotals, completedAudits, createDatabase, dropDatabase, openDea
 import { Economy } from "./economy.js";
 import { FaultInjector } from "./faults.js";
 import { groundTotals } from "./ground.js";
+import { HealthSampler } from "./health.js";
 import { OwnRedis, ServerProcess } from "./processes.js";
 import { Rng } from "./random.js";
 import { check, type ChaosResult } from "./report.js";
@@ -78,8 +79,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       TRADE_REQUEST_TIMEOUT_MS: "5000",
       LEASE_TTL_SECONDS: String(leaseTtlSeconds),
       // Three processes share the machine's PostgreSQL with other users: small pools.
-      DB_POOL_MAX: "10",
-      JOIN_CONCURRENCY: "4",
+      DB_POOL_MAX: "12",
+      JOIN_CONCURRENCY: "6",
       CREATE_CONCURRENCY: "2",
       SAVE_CONCURRENCY: "2",
     };
@@ -107,6 +108,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
 
     const economy = new Economy(bots, instances, rng.fork(), tickMs);
     const faults = new FaultInjector({ servers, redis, pgServerUrl: o.pgUrl, database, leaseTtlSeconds }, rng.fork(), o.faultGapMs ?? [3_000, 6_000]);
+    const health = new HealthSampler(servers);
+    health.start();
     const t0 = Date.now();
     const until = t0 + o.minutes * 60_000;
     const progress = setInterval(() => {
@@ -121,6 +124,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       await economy.drain();
     } finally {
       clearInterval(progress);
+      health.stop();
     }
     const cleanExits = await Promise.all(servers.map((s) => s.terminate()));
     await redis.stop();
@@ -143,6 +147,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       faultErrors: faults.errors,
       bots,
       watched,
+      storageDown: health.summary(),
       uncleanExits: servers.filter((_, i) => !cleanExits[i]).map((s) => s.spec.name),
       logFile,
     });

@@ -79,6 +79,8 @@ export class ServerProcess {
   proc: ChildProcess | undefined;
   /** Colyseus process id of the current incarnation (from its `process id` line). */
   processId = "";
+  /** Its Prometheus listener (METRICS_PORT=0 picks a port; read from its `metrics listening` line). */
+  metricsUrl: string | undefined;
   stopped = false;
   private world = "";
 
@@ -118,13 +120,23 @@ export class ServerProcess {
         LOG_LEVEL: "info",
         PUBLIC_WS_URL: `ws://127.0.0.1:${this.port}/ws`,
         WORLDS: this.spec.worlds.join(","),
+        METRICS_PORT: "0",
         ...this.spec.env,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.proc = proc;
     this.stopped = false;
-    const idLine = watch(proc, (l) => this.onLine(this.spec.name, l), /"msg":"process id"/, 180_000);
+    this.metricsUrl = undefined;
+    const idLine = watch(
+      proc,
+      (l) => {
+        if (l.includes('"msg":"metrics listening"')) this.metricsUrl = (JSON.parse(l) as { url: string }).url;
+        this.onLine(this.spec.name, l);
+      },
+      /"msg":"process id"/,
+      180_000,
+    );
     const listening = watch(proc, () => undefined, /"msg":"listening"/, 180_000);
     // Awaited below; when the process exits early, the first line's error is the one reported.
     listening.catch(() => undefined);

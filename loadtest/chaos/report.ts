@@ -30,6 +30,8 @@ export interface ChaosFacts {
   bots: ChaosBot[];
   /** `<process>: <log line>` → count. */
   watched: Map<string, number>;
+  /** Longest time each process reported `storage: "down"` on /status, with its pool then. */
+  storageDown: string[];
   uncleanExits: string[];
   logFile: string;
 }
@@ -111,6 +113,7 @@ export function check(f: ChaosFacts): ChaosResult {
       (f.groundAtEnd.sources.every((s) => s.startsWith("world_chunks: 0 rows")) ? " (no piles persisted: the ground counts 0)" : ""),
     `piles the bots dropped and never got back: ${leftovers.length}${leftovers.length ? ` (${leftovers.map((l) => `${l.itemId}×${l.quantity}@${l.instance}`).join(", ")})` : ""}`,
     `server log lines: ${fmtMap(f.watched)}; processes that did not stop by themselves at SIGTERM: ${f.uncleanExits.join(", ") || "none"}`,
+    `longest time a process said its storage was down (GET /status): ${f.storageDown.join(", ") || "never"}`,
     `server logs: ${f.logFile}`,
     "items (start → end, ground included):",
     ...items.map(

@@ -86,7 +86,8 @@ export function check(f: ChaosFacts): ChaosResult {
     violations.push(`audits: ${missing.length} trades seen completed have no completed audit record (e.g. ${missing.slice(0, 3).join(", ")})`);
 
   const dp = new Map<string, DoublePlay>();
-  for (const d of f.doublePlays) dp.set(`${d.character} ${d.event} ${d.stale}`, d);
+  // The first of each kind per character and stale world: the later ones repeat it.
+  for (const d of f.doublePlays) if (!dp.has(`${d.character} ${d.event} ${d.stale}`)) dp.set(`${d.character} ${d.event} ${d.stale}`, d);
   for (const d of dp.values()) {
     const near = f.faults.filter((e) => e.at >= d.loadedAt - 20_000 && e.at <= d.at).map((e) => `${e.kind} ${e.target} ${((e.at - d.at) / 1000).toFixed(1)} s`);
     violations.push(

@@ -80,13 +80,10 @@ describe("cluster: a stalled process past its lease", function () {
     await c2.log.waitFor("tradeStarted", (t: { tradeId: string }) => t.tradeId === tradeId, { since: mc });
     c2.send("tradeAddItem", { tradeId, inventorySlot: slotOf(c2, "bronze_axe"), quantity: 1 });
     d.send("tradeAddItem", { tradeId, coins: 1 });
-    const offered = await c2.log.waitFor<{ revision: number }>(
-      "tradeUpdated",
-      (u: { myOffer: { items: unknown[] }; theirOffer: { coins: number } }) => u.myOffer.items.length === 1 && u.theirOffer.coins === 1,
-      {
-        since: mc,
-      },
-    );
+    type Updated = { revision: number; myOffer: { items: unknown[] }; theirOffer: { coins: number } };
+    const offered = await c2.log.waitFor<Updated>("tradeUpdated", (u) => u.myOffer.items.length === 1 && u.theirOffer.coins === 1, {
+      since: mc,
+    });
     await d.log.waitFor("tradeUpdated", (u: { revision: number }) => u.revision === offered.revision, { since: md });
     for (const p of [c2, d]) p.send("tradeAccept", { tradeId, revision: offered.revision });
     const confirm = await c2.log.waitFor<{ revision: number }>("tradeConfirmScreen", () => true, { since: mc });

@@ -4,7 +4,10 @@
  * holds its lease — this process (`owner`) and the world number — until `expires_at`, renews it
  * while the character is there and deletes it when the character has left and been saved. A lease
  * whose holder stopped renewing (a killed process) expires and is simply taken over, so a killed
- * process frees its characters within `LEASE_TTL_SECONDS`.
+ * process frees its characters within `LEASE_TTL_SECONDS`. Each grant that changes hands draws a
+ * new `epoch` (sequence `character_lease_epochs`): the fencing token every write of the character
+ * checks in its own transaction (src/storage/fence.ts, docs/cluster.md "The fence"), so a holder
+ * that lost its lease (stalled past it) can never write again.
  *
  * Every change is one statement compared and set by PostgreSQL against its own clock: two joins
  * racing for the same character (in any processes) cannot both take it.

@@ -19,7 +19,7 @@ describe("cluster: a stalled process past its lease", function () {
   this.timeout(180_000);
   requireClusterDatabase(this);
   const redisUrl = useTestRedis(this, 15);
-  let procs: ClusterProcess[] = [];
+  const procs: ClusterProcess[] = [];
   const clients: RawPlayer[] = [];
 
   afterEach(async () => {
@@ -80,7 +80,8 @@ describe("cluster: a stalled process past its lease", function () {
     await c2.log.waitFor("tradeStarted", (t: { tradeId: string }) => t.tradeId === tradeId, { since: mc });
     c2.send("tradeAddItem", { tradeId, inventorySlot: slotOf(c2, "bronze_axe"), quantity: 1 });
     d.send("tradeAddItem", { tradeId, coins: 1 });
-    const offered = await c2.log.waitFor<{ revision: number }>("tradeUpdated", (u: any) => u.myOffer.items.length === 1 && u.theirOffer.coins === 1, {
+    type Updated = { revision: number; myOffer: { items: unknown[] }; theirOffer: { coins: number } };
+    const offered = await c2.log.waitFor<Updated>("tradeUpdated", (u) => u.myOffer.items.length === 1 && u.theirOffer.coins === 1, {
       since: mc,
     });
     await d.log.waitFor("tradeUpdated", (u: { revision: number }) => u.revision === offered.revision, { since: md });

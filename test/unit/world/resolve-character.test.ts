@@ -59,7 +59,7 @@ class FakeCharacters {
   async saveProgress(rows: ProgressSnapshot[]) {
     await this.saveGate;
     for (const s of rows) this.write(s);
-    return rows.length;
+    return { updated: rows.length, fenced: [] };
   }
   async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
     await this.deathGate;

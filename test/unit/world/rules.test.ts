@@ -43,7 +43,7 @@ class FakeRepo {
   async saveProgress(rows: ProgressSnapshot[]) {
     await this.gate;
     this.saves.push(...structuredClone(rows));
-    return rows.length;
+    return { updated: rows.length, fenced: [] };
   }
   async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
     await this.gate;

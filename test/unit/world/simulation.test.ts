@@ -39,7 +39,7 @@ class FakeRepo {
     if (this.failSaves) throw new Error("storage down");
     this.batches.push(structuredClone(rows));
     this.saves.push(...structuredClone(rows));
-    return rows.length;
+    return { updated: rows.length, fenced: [] };
   }
   async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
     await this.gate;
@@ -48,6 +48,10 @@ class FakeRepo {
     const id = `death-${this.deaths.length + 1}`;
     this.deaths.push({ id, characterId: death.characterId, items: structuredClone(death.items), after: structuredClone(after), resolved: false });
     return id;
+  }
+  /** Whether a death was recorded (the read-back after a failed `recordDeath`). */
+  async deathRecorded(deathId: string) {
+    return this.deaths.some((d) => d.id === deathId);
   }
   /** Resolve attempts that fail before one succeeds. */
   failResolves = 0;

@@ -26,6 +26,8 @@ export interface CharacterProgress {
   goal?: StoredGoal | null;
   /** Absent: left as stored. */
   goalsPaused?: boolean;
+  /** Prayer points and active prayer ids (docs/combat.md#prayers). Absent: left as stored. */
+  prayer?: { points: number; active: readonly string[] };
 }
 
 /**
@@ -51,6 +53,10 @@ export function progressData(s: CharacterProgress, now: Date): Record<string, un
   }
   if (s.goal !== undefined) data.goal = s.goal;
   if (s.goalsPaused !== undefined) data.goalsPaused = s.goalsPaused;
+  if (s.prayer !== undefined) {
+    data.prayerPoints = s.prayer.points;
+    data.activePrayers = s.prayer.active.join(",");
+  }
   return data;
 }
 

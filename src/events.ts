@@ -21,7 +21,7 @@ const amount = int.min(1).max(2_147_483_647);
 export const CLIENT_EVENTS = {
   "player:move": z.object({ x: int.min(-1_000_000).max(1_000_000), z: int.min(-1_000_000).max(1_000_000), run: z.boolean().optional() }),
   "player:action": z.object({
-    action: z.enum(["attack", "gather", "pickup", "talk", "buy", "sell", "unequip"]),
+    action: z.enum(["attack", "gather", "pickup", "talk", "buy", "sell", "unequip", "pray", "unpray"]),
     targetId: id.optional(),
     itemId: id.optional(),
     quantity: amount.optional(),

@@ -27,7 +27,12 @@ export const CLIENT_EVENTS = {
     quantity: amount.optional(),
   }),
   "player:chat": z.object({ text: z.string().min(1).max(200), to: id.optional().describe("a friend's player id: a private message") }),
-  "inventory:use": z.object({ slot, targetSlot: slot.optional(), targetId: id.optional() }),
+  "inventory:use": z.object({
+    slot,
+    targetSlot: slot.optional(),
+    targetId: id.optional(),
+    recipeId: id.optional().describe("at a furnace or anvil: the recipe to make (recipes/smithing.json); the lowest-level one the player can make when absent"),
+  }),
   "bank:deposit": z.object({ slot, quantity: amount.optional() }),
   "bank:withdraw": z.object({ itemId: id, quantity: amount }),
   ...TRADE_CLIENT_EVENTS,

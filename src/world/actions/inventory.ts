@@ -22,7 +22,7 @@ export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayl
   if (u.targetId === "drop") return dropStack(w, p, u.slot);
 
   // Using an item on a station or fire: cooking or smithing.
-  if (u.targetId) return useOnTarget(w, p, u.slot, u.targetId);
+  if (u.targetId) return useOnTarget(w, p, u.slot, u.targetId, u.recipeId);
 
   // Logs and a tinderbox, in either order.
   const other = u.targetSlot !== undefined ? p.inventory[u.targetSlot] : undefined;

@@ -3,7 +3,7 @@ import { chebyshev, validateMoveTarget } from "../../domain/movement.js";
 import type { SkillName } from "../../domain/types.js";
 import type { ClientEventPayload } from "../../events.js";
 import { system } from "../messages.js";
-import { refuse } from "../refusals.js";
+import { refuse, refuseWith } from "../refusals.js";
 import type { Player } from "../player.js";
 import { launcherOf, shotCheck } from "../systems/combat.js";
 import { VIEW_RADIUS } from "../systems/visibility.js";
@@ -39,7 +39,7 @@ export async function handleAction(w: World, p: Player, a: ClientEventPayload<"p
       if (chebyshev(p, r) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
       const skill = r.node.skill as SkillName;
       if (p.skills[skill].level < r.node.levelRequired) return refuse(p, "LEVEL_TOO_LOW", `You need ${skill} level ${r.node.levelRequired} to do that.`);
-      if (!w.gathering.bestTool(p, r.node.tools)) return refuse(p, "TOOL_REQUIRED", `You need a suitable tool to gather from the ${r.node.name.toLowerCase()}.`);
+      if (!w.gathering.bestTool(p, r.node.tools)) return refuseWith(p, w.gathering.noTool(p, r.node.tools));
       p.action = { kind: "gather", nodeId: targetId, nextAttemptTick: w.tick + 1 };
       return;
     }

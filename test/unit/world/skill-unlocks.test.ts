@@ -15,7 +15,7 @@ import type { SkillName } from "../../../src/domain/types.js";
 import { xpForLevel } from "../../../src/domain/xp.js";
 import { createLogger } from "../../../src/logger.js";
 import { handleAction, handleInventoryUse } from "../../../src/world/actions.js";
-import type { Connection, Player } from "../../../src/world/player.js";
+import type { Connection } from "../../../src/world/player.js";
 import { combatantOf } from "../../../src/world/systems/combat.js";
 import { World } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
@@ -41,7 +41,7 @@ class Conn implements Connection {
 /** An entry's check at one level: the refusal code, or undefined when allowed. */
 type Gate = (level: number) => Promise<string | undefined>;
 /** An ability that is a formula: asserts it at and around the level. */
-type Formula = { formula: (level: number) => void };
+type Formula = { formula: (level: number) => void | Promise<void> };
 
 describe("every skill unlock holds (skill-unlocks.json)", () => {
   let content: GameContent;

@@ -11,7 +11,7 @@ import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { xpForLevel } from "../../../src/domain/xp.js";
 import { createLogger } from "../../../src/logger.js";
-import { handleAction } from "../../../src/world/actions.js";
+import { handleAction, handleInventoryUse } from "../../../src/world/actions.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { World } from "../../../src/world/world.js";
 import { characterRecord, until } from "../../helpers/records.js";
@@ -126,6 +126,15 @@ describe("ranged combat and prayers in the world (fake storage, fake clock)", ()
       const saved = repo.saves.at(-1)!;
       assert.deepEqual(saved.items?.equipment.ammo, { itemId: "bronze_arrow", quantity: 2 }, "the commit wrote one arrow fewer");
       assert.deepEqual(player.equipment.ammo, { itemId: "bronze_arrow", quantity: 2 });
+    });
+
+    it("arrows picked up go back on the worn stack", async () => {
+      const rec = { x: 3, z: 3 };
+      const { player } = join("restock", rec, { equipment: bow(4) });
+      player.inventory = [{ slot: 0, itemId: "bronze_arrow", quantity: 3 }, ...player.inventory.slice(1)];
+      await handleInventoryUse(world, player, { slot: 0 });
+      assert.deepEqual(player.equipment.ammo, { itemId: "bronze_arrow", quantity: 7 });
+      assert.equal(player.inventory[0], null);
     });
 
     it("stops with OUT_OF_AMMO when the last arrow is gone", async () => {

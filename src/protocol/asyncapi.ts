@@ -11,7 +11,8 @@ import { CLIENT_EVENTS, CLOSE_CODES, JSON_ONLY_SERVER_EVENTS, SERVER_EVENT_SCHEM
 /** One line on each event (the tables of docs/protocol.md). */
 const SUMMARIES: Record<ClientEventName | ServerEventName, string> = {
   "player:move": "Walk or run to a tile at most 200 tiles away; the latest target wins",
-  "player:action": "Attack (melee, or ranged with a launcher and its ammunition), gather, pick up, talk, buy, sell, unequip, pray (a prayer on, or recharge at an altar) or unpray",
+  "player:action":
+    "Attack (melee, or ranged with a launcher and its ammunition), gather, pick up, talk, buy, sell, unequip, pray (a prayer on, or recharge at an altar) or unpray",
   "player:chat": "Public chat, a private message to a friend (to), or a /command",
   "inventory:use": "Use the item in a slot: eat, wield, wear, bury, light, cook, smith (recipeId picks the recipe), or drop",
   "bank:deposit": "Deposit a slot (or a quantity of its item) within 3 tiles of a bank booth",

@@ -27,6 +27,8 @@ export interface CharacterProgress {
   goal?: StoredGoal | null;
   /** Absent: left as stored. */
   goalsPaused?: boolean;
+  /** Prayer points and active prayer ids (docs/combat.md#prayers). Absent: left as stored. */
+  prayer?: { points: number; active: readonly string[] };
   /**
    * The lease the player was loaded under: the write commits only while the character's lease is
    * still this one (docs/cluster.md "The fence"). Absent: no lease to check (a world without claims).
@@ -63,6 +65,10 @@ export function progressData(s: CharacterProgress, now: Date): Record<string, un
   }
   if (s.goal !== undefined) data.goal = s.goal;
   if (s.goalsPaused !== undefined) data.goalsPaused = s.goalsPaused;
+  if (s.prayer !== undefined) {
+    data.prayerPoints = s.prayer.points;
+    data.activePrayers = s.prayer.active.join(",");
+  }
   return data;
 }
 

@@ -61,6 +61,9 @@ export const CharacterEntity = defineEntity({
     isAgent: p.boolean().default(false),
     goal: p.json<StoredGoal>().nullable(),
     goalsPaused: p.boolean().default(false),
+    /** Prayer points left (fractional while draining) and active prayer ids, comma-separated. */
+    prayerPoints: p.double().$type<number>().default(1),
+    activePrayers: p.string().default(""),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -9,7 +9,11 @@
  * process's CPU time, the figure to compare on a busy machine) and the patch bytes per client per
  * tick.
  *
- *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--scenario crowd|spread] [--encoder interest|colyseus]
+ *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--scenario crowd|spread|fight] [--encoder interest|colyseus]
+ *
+ * `--scenario fight` (the combat benchmark, docs/combat.md#benchmark): the players stand in pairs
+ * over the Ashlands (a PvP area) and each attacks its partner in melee from the first tick (nobody
+ * uses a bow); constitution 99 keeps them alive through the run.
  *
  * A figure to compare between commits on the same machine, not a test: the real measurement is
  * `npm run bench:world`.
@@ -20,6 +24,8 @@ import { InterestEncoder, TrackedView } from "../rooms/world/interest-encoder.js
 import { ENTITY_SCHEMAS, refreshView, SchemaMirror, type SdkVisibility } from "../rooms/world/views.js";
 import { WorldState } from "../schema/world.js";
 import { loadContent } from "../src/content/load.js";
+import { xpForLevel } from "../src/domain/xp.js";
+import { handleAction } from "../src/world/actions.js";
 import type { Player } from "../src/world/player.js";
 import { randomTileNear, type Tile } from "./bot.js";
 import { placement } from "./fleet.js";
@@ -34,7 +40,8 @@ const { values: args } = parseArgs({
     scenario: { type: "string", default: "crowd" },
   },
 });
-if (args.scenario !== "crowd" && args.scenario !== "spread") throw new Error("--scenario must be crowd or spread");
+if (args.scenario !== "crowd" && args.scenario !== "spread" && args.scenario !== "fight") throw new Error("--scenario must be crowd, spread or fight");
+const fight = args.scenario === "fight";
 const players = Number(args.players);
 const ticks = Number(args.ticks);
 const WARMUP = Math.floor(ticks / 3);
@@ -51,7 +58,23 @@ const interest = args.encoder !== "colyseus";
 const encoder = interest ? new InterestEncoder(state, undefined, ENTITY_SCHEMAS) : new Encoder(state);
 const mirror = new SchemaMirror(state, world, encoder instanceof InterestEncoder ? encoder.slots : undefined);
 const ROAM = 8;
-const { homes, description } = placement(args.scenario, players, content, rng, { roam: ROAM, hotspots: 4, hotspotShare: 0.3 });
+const { homes, description } = fight
+  ? pairsInThePvpArea(players)
+  : placement(args.scenario as "crowd" | "spread", players, content, rng, { roam: ROAM, hotspots: 4, hotspotShare: 0.3 });
+
+/** Two free PvP tiles side by side for every two players, over the Ashlands, away from the spawn. */
+function pairsInThePvpArea(n: number): { homes: Tile[]; description: string } {
+  const out: Tile[] = [];
+  const b = content.worldBounds;
+  for (let z = 70; z <= b.maxZ - 1 && out.length < n; z += 2) {
+    for (let x = b.minX + 2; x <= b.maxX - 2 && out.length < n; x += 3) {
+      const free = (t: Tile) => content.isPvp(t.x, t.z) && !content.isBlocked(t.x, t.z);
+      if (free({ x, z }) && free({ x: x + 1, z })) out.push({ x, z }, { x: x + 1, z });
+    }
+  }
+  if (out.length < n) throw new Error(`only ${out.length} PvP tiles in pairs`);
+  return { homes: out.slice(0, n), description: "fight (pairs in melee over the Ashlands)" };
+}
 /** Entities added to views (each sent whole): the churn of the selection. */
 let adds = 0;
 class CountingView extends TrackedView {
@@ -60,14 +83,28 @@ class CountingView extends TrackedView {
     return super.add(...args);
   }
 }
+let measuring = false;
+let hitsSeen = 0;
 const clients: { p: Player; home: Tile; view: StateView; seen: SdkVisibility; nextMove: number }[] = [];
 for (let i = 0; i < players; i++) {
   const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
   const home = homes[i]!;
-  const { player } = world.join(characterRecord(id, { at: home }), { id: `c${i}`, kind: "sdk", send: () => undefined, close: () => undefined }, 4009);
+  const record = characterRecord(id, { at: home });
+  if (fight) (record.character as unknown as Record<string, number>).constitutionXp = xpForLevel(99);
+  // Hits on this player while measured (each hit reaches its target once), to show the fight is on.
+  const send = (event: string, data: unknown) => {
+    if (measuring && event === "combat:hit" && (data as { targetId: string }).targetId === id) hitsSeen++;
+  };
+  const { player } = world.join(record, { id: `c${i}`, kind: "sdk", send, close: () => undefined }, 4009);
   mirror.upsert("players", player.id);
   clients.push({ p: player, home, view: encoder instanceof InterestEncoder ? new CountingView(encoder.slots) : new StateView(), seen: {}, nextMove: 0 });
 }
+
+if (fight)
+  for (let i = 0; i + 1 < clients.length; i += 2) {
+    await handleAction(world, clients[i]!.p, { action: "attack", targetId: clients[i + 1]!.p.id });
+    await handleAction(world, clients[i + 1]!.p, { action: "attack", targetId: clients[i]!.p.id });
+  }
 
 const ms = { step: 0, mirror: 0, encode: 0, views: 0 };
 // CPU time of the process (user + system), the figure to compare on a loaded machine: wall time counts the preemptions.
@@ -80,12 +117,13 @@ let bytes = 0;
 for (let tick = 0; tick < ticks; tick++) {
   now += 600;
   for (const c of clients) {
-    if (c.nextMove > tick) continue;
+    if (fight || c.nextMove > tick) continue;
     c.nextMove = tick + 1 + Math.floor(rng() * 2);
     const to = randomTileNear(c.home, ROAM, content, rng);
     if (to) world.movement.request(c.p, { ...to, run: true });
   }
   const measured = tick >= WARMUP;
+  measuring = measured;
   if (tick === WARMUP) adds = 0;
   let t0 = performance.now();
   let c0 = cpuMs();
@@ -120,6 +158,7 @@ const per = (v: number) => Math.round((v / (ticks - WARMUP)) * 100) / 100;
 console.log(
   `${players} players, ${description}, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, ` +
     `encode ${per(ms.encode)}, views ${per(ms.views)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick` +
+    (fight ? `, ${per(hitsSeen)} hits per tick` : "") +
     (interest ? `, ${per(adds / players)} entities added per client per tick` : ""),
 );
 console.log(

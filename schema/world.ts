@@ -22,6 +22,8 @@ export const PlayerState = schema(
     /** Id of the entity the player is interacting with. */
     targetId: t.string(),
     weapon: t.string(),
+    /** The style an active protection prayer guards against: "", "melee" or "ranged". */
+    protection: t.string(),
   },
   "PlayerState",
 );

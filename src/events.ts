@@ -21,13 +21,18 @@ const amount = int.min(1).max(2_147_483_647);
 export const CLIENT_EVENTS = {
   "player:move": z.object({ x: int.min(-1_000_000).max(1_000_000), z: int.min(-1_000_000).max(1_000_000), run: z.boolean().optional() }),
   "player:action": z.object({
-    action: z.enum(["attack", "gather", "pickup", "talk", "buy", "sell", "unequip"]),
+    action: z.enum(["attack", "gather", "pickup", "talk", "buy", "sell", "unequip", "pray", "unpray"]),
     targetId: id.optional(),
     itemId: id.optional(),
     quantity: amount.optional(),
   }),
   "player:chat": z.object({ text: z.string().min(1).max(200), to: id.optional().describe("a friend's player id: a private message") }),
-  "inventory:use": z.object({ slot, targetSlot: slot.optional(), targetId: id.optional() }),
+  "inventory:use": z.object({
+    slot,
+    targetSlot: slot.optional(),
+    targetId: id.optional(),
+    recipeId: id.optional().describe("at a furnace or anvil: the recipe to make (recipes/smithing.json); the lowest-level one the player can make when absent"),
+  }),
   "bank:deposit": z.object({ slot, quantity: amount.optional() }),
   "bank:withdraw": z.object({ itemId: id, quantity: amount }),
   ...TRADE_CLIENT_EVENTS,

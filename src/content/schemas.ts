@@ -164,6 +164,11 @@ export const NpcSchema = z.strictObject({
   /** Largest hit in life points. */
   maxHit: NonNegInt,
   attackSpeed: z.int().min(1).max(10),
+  /** How it attacks (docs/combat.md#ranged): melee from the next tile (the default), or ranged from
+   * up to `attackRange` tiles with a line of sight. */
+  attackStyle: z.enum(["melee", "ranged"]).optional(),
+  /** Tiles (Chebyshev) a ranged attacker shoots from; 7 when absent. */
+  attackRange: z.int().min(1).max(10).optional(),
   aggressive: z.boolean(),
   /** Tiles (Chebyshev) within which an aggressive NPC notices a player. */
   aggroRadius: z.int().min(0).max(16),

@@ -43,7 +43,20 @@ export interface Combatant {
   readonly style?: CombatStyle;
   /** A fixed max hit (NPCs from content) that replaces the strength formula. */
   readonly maxHit?: number;
+  /** Active prayer boosts in percent per skill (`src/domain/prayer.ts`); none when absent. */
+  readonly boosts?: Readonly<Partial<Record<BoostedSkill, number>>>;
+  /** How it attacks: "ranged" takes the attack roll and max hit from the ranged fields below. */
+  readonly mode?: AttackMode;
+  /** Ranged level, ranged bonus of what it wears, ranged strength of the ammunition it fires. */
+  readonly ranged?: number;
+  readonly rangedBonus?: number;
+  readonly rangedStrength?: number;
 }
+
+/** The skills a prayer boosts (prayers.json `boosts`). */
+export type BoostedSkill = "attack" | "strength" | "defense" | "ranged";
+/** Melee (next to the target) or ranged (from a distance, with ammunition). */
+export type AttackMode = "melee" | "ranged";
 
 /** NPC combat stats as the content manifest gives them. */
 export interface NpcStats extends Combatant {
@@ -62,18 +75,32 @@ export function effectiveLevel(level: number, stanceBonus = 0): number {
   return Math.floor(level) + stanceBonus + 8;
 }
 
+/** A level raised by a prayer boost of `percent`: floor(level × (100 + percent) / 100). */
+export function boostedLevel(level: number, percent = 0): number {
+  return Math.floor((Math.floor(level) * (100 + Math.max(0, percent))) / 100);
+}
+
 function stance(c: Combatant, skill: CombatStyle): number {
-  return c.style === skill ? STANCE_BONUS : 0;
+  return c.mode !== "ranged" && c.style === skill ? STANCE_BONUS : 0;
 }
 
-/** Attack roll: effective attack × (attack bonus + 64). */
+/** The combatant's level in a skill with its prayer boost. */
+function level(c: Combatant, skill: BoostedSkill): number {
+  return boostedLevel(skill === "ranged" ? (c.ranged ?? 1) : c[skill], c.boosts?.[skill]);
+}
+
+/**
+ * Attack roll: effective attack × (attack bonus + 64); for a ranged attack, effective ranged ×
+ * (ranged bonus + 64). Ranged has no stance bonus (docs/combat.md#ranged).
+ */
 export function attackRoll(c: Combatant): number {
-  return effectiveLevel(c.attack, stance(c, "attack")) * Math.max(0, (c.attackBonus ?? 0) + 64);
+  if (c.mode === "ranged") return effectiveLevel(level(c, "ranged")) * Math.max(0, (c.rangedBonus ?? 0) + 64);
+  return effectiveLevel(level(c, "attack"), stance(c, "attack")) * Math.max(0, (c.attackBonus ?? 0) + 64);
 }
 
-/** Defence roll: effective defense × (defense bonus + 64). */
+/** Defence roll: effective defense × (defense bonus + 64), against melee and ranged alike. */
 export function defenseRoll(c: Combatant): number {
-  return effectiveLevel(c.defense, stance(c, "defense")) * Math.max(0, (c.defenseBonus ?? 0) + 64);
+  return effectiveLevel(level(c, "defense"), stance(c, "defense")) * Math.max(0, (c.defenseBonus ?? 0) + 64);
 }
 
 /**
@@ -93,9 +120,12 @@ export function maxHit(strengthLevel: number, strengthBonus: number, stanceBonus
   return Math.max(0, Math.floor(0.5 + (effective * Math.max(0, strengthBonus + 64)) / 64));
 }
 
-/** The max hit a combatant deals: its fixed `maxHit` or the strength formula. */
+/** The max hit a combatant deals: its fixed `maxHit`, the ranged formula with the ammunition's
+ * ranged strength for a ranged attack (`maxHit` of the ranged level), or the strength formula. */
 export function maxHitOf(c: Combatant): number {
-  return c.maxHit ?? maxHit(c.strength, c.strengthBonus ?? 0, stance(c, "strength"));
+  if (c.maxHit !== undefined) return c.maxHit;
+  if (c.mode === "ranged") return maxHit(level(c, "ranged"), c.rangedStrength ?? 0);
+  return maxHit(level(c, "strength"), c.strengthBonus ?? 0, stance(c, "strength"));
 }
 
 /** Outcome of one swing. */
@@ -132,10 +162,11 @@ export function heal(health: number, amount: number, max: number): number {
 }
 
 /**
- * XP for dealing `damage` in `style`: 4 per damage in that skill and 1.33 per damage in
- * constitution, rounded to whole XP per hit. Zero damage earns nothing.
+ * XP for dealing `damage` in `style` (a melee stance, or "ranged" for a ranged attack): 4 per
+ * damage in that skill and 1.33 per damage in constitution, rounded to whole XP per hit. Zero
+ * damage earns nothing.
  */
-export function combatXp(damage: number, style: CombatStyle): Partial<Record<SkillName, number>> {
+export function combatXp(damage: number, style: CombatStyle | "ranged"): Partial<Record<SkillName, number>> {
   const dealt = Math.max(0, Math.floor(damage));
   if (dealt === 0) return {};
   return { [style]: dealt * XP_PER_DAMAGE, constitution: Math.round(dealt * CONSTITUTION_XP_PER_DAMAGE) };

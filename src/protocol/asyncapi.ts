@@ -11,9 +11,10 @@ import { CLIENT_EVENTS, CLOSE_CODES, JSON_ONLY_SERVER_EVENTS, SERVER_EVENT_SCHEM
 /** One line on each event (the tables of docs/protocol.md). */
 const SUMMARIES: Record<ClientEventName | ServerEventName, string> = {
   "player:move": "Walk or run to a tile at most 200 tiles away; the latest target wins",
-  "player:action": "Attack, gather, pick up, talk, buy, sell or unequip",
+  "player:action":
+    "Attack (melee, or ranged with a launcher and its ammunition), gather, pick up, talk, buy, sell, unequip, pray (a prayer on, or recharge at an altar) or unpray",
   "player:chat": "Public chat, a private message to a friend (to), or a /command",
-  "inventory:use": "Use the item in a slot: eat, wield, wear, bury, light, cook, smith, or drop",
+  "inventory:use": "Use the item in a slot: eat, wield, wear, bury, light, cook, smith (recipeId picks the recipe), or drop",
   "bank:deposit": "Deposit a slot (or a quantity of its item) within 3 tiles of a bank booth",
   "bank:withdraw": "Withdraw an item within 3 tiles of a bank booth",
   tradeRequest: "Ask a player within 2 tiles to trade",
@@ -23,7 +24,7 @@ const SUMMARIES: Record<ClientEventName | ServerEventName, string> = {
   tradeAccept: "Accept the current screen (quote its revision to be safe)",
   tradeCancel: "Cancel the trade",
   "world:update": "/ws only: the changes in what the player sees, at most once a tick",
-  "player:sync": "The player's whole private state: on join and after every change of items, coins, goal, flags",
+  "player:sync": "The player's whole private state: on join and after every change of items, coins, goal, flags, prayers",
   "combat:hit": "A hit, to everyone who sees the target",
   "skill:xp": "An XP gain of the player",
   "chat:message": "Chat, and system lines: refusals (with a stable code on some) and notices",

@@ -53,18 +53,25 @@ export const PlayerSyncSchema = z.object({
   inTrade: z.boolean(),
   admin: z.boolean().describe("/admin succeeded in this play session"),
   style: z.enum(["attack", "strength", "defense"]).describe("combat stance: which skill melee XP trains"),
+  prayer: z
+    .object({
+      points: int.min(0).describe("prayer points left, rounded up"),
+      maxPoints: int.min(0).describe("a full recharge at an altar: the prayer level"),
+      active: z.array(z.string()).describe("ids of the prayers switched on (prayers.json)"),
+    })
+    .describe("docs/combat.md#prayers"),
 });
 export type PlayerSync = z.output<typeof PlayerSyncSchema>;
 
 /** Fields of `player:sync` that only a live player has (not stored, not in REST's view). */
-export const LIVE_ONLY_SYNC_FIELDS = { inTrade: true, admin: true, style: true } as const;
+export const LIVE_ONLY_SYNC_FIELDS = { inTrade: true, admin: true, style: true, prayer: true } as const;
 /** The stored part of `player:sync`: what REST shows of a character, live or not. */
 export const StoredPlayerSyncSchema = PlayerSyncSchema.omit(LIVE_ONLY_SYNC_FIELDS);
 export type StoredPlayerSync = z.output<typeof StoredPlayerSyncSchema>;
 
 /** The stored part of a live `player:sync` (what REST lays over the stored record). */
 export function storedPart(sync: PlayerSync): StoredPlayerSync {
-  const { inTrade: _t, admin: _a, style: _s, ...stored } = sync;
+  const { inTrade: _t, admin: _a, style: _s, prayer: _p, ...stored } = sync;
   return stored;
 }
 
@@ -86,6 +93,7 @@ export const PlayerPublicSchema = z.object({
   activity: z.enum(ACTIVITIES),
   targetId: z.string().describe('the NPC or player attacked, or the node gathered; "" when none'),
   weapon: z.string().describe('item id of the wielded weapon; "" when none'),
+  protection: z.enum(["", "melee", "ranged"]).describe('the attack style an active protection prayer guards against; "" when none'),
 });
 /** Public view of an NPC. */
 export const NpcPublicSchema = z.object({

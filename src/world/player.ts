@@ -5,7 +5,8 @@
  */
 import type { StoredGoal } from "../../entities/character.js";
 import type { CharacterRecord, ProgressSnapshot } from "../../entities/character-repository.js";
-import { maxHealth, type CombatStyle } from "../domain/combat.js";
+import { maxHealth, type AttackMode, type CombatStyle } from "../domain/combat.js";
+import { maxPrayerPoints, type PrayerState } from "../domain/prayer.js";
 import { emptyInventory, inventoryFromSlots, inventoryToSlots, type Inventory } from "../domain/inventory.js";
 import { SKILLS, type EquipSlot, type SkillName, type Tile } from "../domain/types.js";
 import { combatLevel, levelsOf, skillsFromXp, type SkillSet } from "../domain/xp.js";
@@ -55,6 +56,10 @@ export class Player {
   bank: Map<string, number>;
   goal: StoredGoal | null;
   goalsPaused: boolean;
+  /** Prayer points and active prayers (docs/combat.md#prayers); saved with the progress. */
+  prayer: PrayerState;
+  /** The style its active prayers protect from (public); set with `prayer` by `Prayers`. */
+  protection: "" | AttackMode = "";
 
   // In memory only (not stored).
   connection: Connection | undefined;
@@ -125,6 +130,11 @@ export class Player {
     this.goal = c.goal ?? null;
     this.goalsPaused = c.goalsPaused;
     this.fence = record.fence;
+    const stored = c as { prayerPoints?: number; activePrayers?: string };
+    this.prayer = {
+      points: Math.min(stored.prayerPoints ?? this.skills.prayer.level, maxPrayerPoints(this.skills.prayer.level)),
+      active: stored.activePrayers ? stored.activePrayers.split(",") : [],
+    };
   }
 
   /** An immediate item transaction (bank, store, trade settlement, death) is running. */
@@ -192,6 +202,7 @@ export class Player {
       goal: this.goal,
       goalsPaused: this.goalsPaused,
       ...(this.fence ? { fence: this.fence } : {}),
+      prayer: { points: this.prayer.points, active: [...this.prayer.active] },
       ...(items
         ? {
             coins: items.coins,
@@ -228,7 +239,13 @@ export class Player {
       inTrade: this.tradeId !== undefined,
       admin: this.admin,
       style: this.style,
+      prayer: this.prayerView(),
     };
+  }
+
+  /** `player:sync`'s `prayer`: points rounded up to whole points, as a client shows them. */
+  prayerView(): PlayerSync["prayer"] {
+    return { points: Math.ceil(this.prayer.points - 1e-9), maxPoints: maxPrayerPoints(this.skills.prayer.level), active: [...this.prayer.active] };
   }
 
   send(event: string, data: unknown) {

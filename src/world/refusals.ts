@@ -10,6 +10,8 @@ import type { FiremakingErrorCode } from "../domain/firemaking.js";
 import type { CookingErrorCode } from "../domain/cooking.js";
 import type { InventoryErrorCode } from "../domain/inventory.js";
 import type { MoveErrorCode } from "../domain/movement.js";
+import type { PrayerErrorCode } from "../domain/prayer.js";
+import type { RangedErrorCode } from "../domain/ranged.js";
 import { chatMessage } from "./messages.js";
 import type { Player } from "./player.js";
 
@@ -45,6 +47,19 @@ export const REFUSALS = {
   CANNOT_LIGHT_HERE: "You can't light a fire here.",
   /** No recipe takes that item at that fire or station. */
   NO_RECIPE: "You can't make anything from that here.",
+
+  // Ranged combat and prayers (docs/combat.md)
+  /** No ammunition in the ammo slot (or it ran out mid-fight). */
+  OUT_OF_AMMO: "You have no ammunition left.",
+  /** The worn ammunition is not fired by the wielded launcher (ammunition.json). */
+  WRONG_AMMO: "You can't fire that ammunition with this weapon.",
+  /** The target is farther than the launcher's range. */
+  OUT_OF_RANGE: "Your target is out of range.",
+  /** A building or blocked tile stands between the shooter and the target. */
+  NO_LINE_OF_SIGHT: "You can't see your target from here.",
+  UNKNOWN_PRAYER: "There is no such prayer.",
+  /** Prayer points are at zero: recharge them at an altar. */
+  NO_PRAYER_POINTS: "You have no prayer points left; recharge them at an altar.",
 
   // Requirements
   LEVEL_TOO_LOW: "Your level is too low for that.",
@@ -92,7 +107,7 @@ export const REFUSAL = Object.freeze(Object.fromEntries(Object.keys(REFUSALS).ma
 
 // The domain's codes that reach players are refusal codes (checked by the compiler).
 // eslint-disable-next-line @typescript-eslint/no-duplicate-type-constituents -- firemaking's one code is also cooking's today; listed so that a new one is checked too
-type DomainCodes = MoveErrorCode | InventoryErrorCode | CookingErrorCode | FiremakingErrorCode;
+type DomainCodes = MoveErrorCode | InventoryErrorCode | CookingErrorCode | FiremakingErrorCode | RangedErrorCode | PrayerErrorCode;
 const domainCodesAreRefusals: DomainCodes extends RefusalCode ? true : never = true;
 void domainCodesAreRefusals;
 

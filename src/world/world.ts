@@ -24,6 +24,7 @@ import { Gathering } from "./systems/gathering.js";
 import { Ground } from "./systems/ground.js";
 import { Movement, regionsOf } from "./systems/movement.js";
 import { Npcs } from "./systems/npcs.js";
+import { Prayers } from "./systems/prayers.js";
 import { Progress } from "./systems/progress.js";
 import { Saving, type ItemChange } from "./systems/saving.js";
 import { Visibility, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
@@ -75,6 +76,7 @@ export class World {
   readonly deaths: Deaths;
   readonly npcAi: Npcs;
   readonly combat: Combat;
+  readonly prayers: Prayers;
   readonly gathering: Gathering;
   /** What REST may ask of the live world. */
   readonly port: LivePort;
@@ -108,7 +110,8 @@ export class World {
     }));
     const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, interrupt }));
     const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, movement, visibility, deaths, ground, progress, queues, characters }));
-    this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths });
+    this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths, saving, ground });
+    this.prayers = new Prayers({ players, content, clock });
     this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress });
     const socialChanged = (ids: string[]) => deps.social?.invalidate?.(ids);
     this.port = new LivePort({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
@@ -143,6 +146,7 @@ export class World {
       if (!p.dead) this.stepPlayer(p);
     }
     this.npcAi.tick();
+    this.prayers.tick();
     this.gathering.tick();
     this.ground.tick();
     this.deaths.tick();
@@ -197,6 +201,7 @@ export class World {
       player.z = this.content.spawn.z;
     }
     if (player.health <= 0) player.health = player.maxHealth;
+    this.prayers.restore(player);
     this.players.set(player.id, player);
     this.playerGrid.set(player, player.x, player.z);
     player.sync();

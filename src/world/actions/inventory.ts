@@ -1,6 +1,6 @@
 /** `inventory:use` (eat, bury, equip, drop; fires, cooking and smithing in `skills.ts`) and unequipping. */
 import { addItem, removeFromSlot } from "../../domain/inventory.js";
-import { EQUIP_SLOTS, type EquipSlot, type SkillName } from "../../domain/types.js";
+import { EQUIP_SLOTS, MAX_STACK, type EquipSlot, type SkillName } from "../../domain/types.js";
 import type { ClientEventPayload } from "../../events.js";
 import { system } from "../messages.js";
 import { fromDomain, refuse } from "../refusals.js";
@@ -22,7 +22,7 @@ export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayl
   if (u.targetId === "drop") return dropStack(w, p, u.slot);
 
   // Using an item on a station or fire: cooking or smithing.
-  if (u.targetId) return useOnTarget(w, p, u.slot, u.targetId);
+  if (u.targetId) return useOnTarget(w, p, u.slot, u.targetId, u.recipeId);
 
   // Logs and a tinderbox, in either order.
   const other = u.targetSlot !== undefined ? p.inventory[u.targetSlot] : undefined;
@@ -77,7 +77,10 @@ async function dropStack(w: World, p: Player, slot: number) {
   );
 }
 
-/** Wear the item of a slot (its skill requirements met); what was worn there goes back to the inventory. */
+/**
+ * Wear the item of a slot (its skill requirements met); what was worn there goes back to the
+ * inventory, unless it is the same stackable item (arrows): then the two make one worn stack.
+ */
 function equip(w: World, p: Player, slot: number, equipSlot: EquipSlot) {
   const held = p.inventory[slot]!;
   const item = w.content.items.get(held.itemId)!;
@@ -88,6 +91,16 @@ function equip(w: World, p: Player, slot: number, equipSlot: EquipSlot) {
   if (!r.ok) return;
   let inv = r.value;
   const previous = p.equipment[equipSlot];
+  // More of a stackable item already worn (arrows picked up): one stack in the slot.
+  const more = previous?.itemId === held.itemId && item.stackable;
+  if (more && previous.quantity + held.quantity > MAX_STACK) return refuse(p, "STACK_OVERFLOW");
+  if (more) {
+    p.inventory = inv;
+    p.equipment = { ...p.equipment, [equipSlot]: { itemId: held.itemId, quantity: previous.quantity + held.quantity } };
+    p.safety.itemsChanged();
+    p.sync();
+    return;
+  }
   if (previous) {
     const prevDef = w.content.items.get(previous.itemId);
     const back = prevDef ? addItem(inv, prevDef, previous.quantity) : undefined;

@@ -3,8 +3,9 @@ import { chebyshev, validateMoveTarget } from "../../domain/movement.js";
 import type { SkillName } from "../../domain/types.js";
 import type { ClientEventPayload } from "../../events.js";
 import { system } from "../messages.js";
-import { refuse } from "../refusals.js";
+import { refuse, refuseWith } from "../refusals.js";
 import type { Player } from "../player.js";
+import { launcherOf, shotCheck } from "../systems/combat.js";
 import { VIEW_RADIUS } from "../systems/visibility.js";
 import type { World } from "../world.js";
 import { busyWithTrade, INTERACT_RANGE } from "./guards.js";
@@ -24,7 +25,7 @@ export function handleMove(w: World, p: Player, m: ClientEventPayload<"player:mo
   p.action = null;
 }
 
-/** `player:action`: attack, gather, pickup, talk, buy, sell, unequip. */
+/** `player:action`: attack, gather, pickup, talk, buy, sell, unequip, pray, unpray. */
 export async function handleAction(w: World, p: Player, a: ClientEventPayload<"player:action">) {
   if (p.dead) return;
   const targetId = a.targetId ?? "";
@@ -38,7 +39,7 @@ export async function handleAction(w: World, p: Player, a: ClientEventPayload<"p
       if (chebyshev(p, r) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
       const skill = r.node.skill as SkillName;
       if (p.skills[skill].level < r.node.levelRequired) return refuse(p, "LEVEL_TOO_LOW", `You need ${skill} level ${r.node.levelRequired} to do that.`);
-      if (!w.gathering.bestTool(p, r.node.tools)) return refuse(p, "TOOL_REQUIRED", `You need a suitable tool to gather from the ${r.node.name.toLowerCase()}.`);
+      if (!w.gathering.bestTool(p, r.node.tools)) return refuseWith(p, w.gathering.noTool(p, r.node.tools));
       p.action = { kind: "gather", nodeId: targetId, nextAttemptTick: w.tick + 1 };
       return;
     }
@@ -63,26 +64,35 @@ export async function handleAction(w: World, p: Player, a: ClientEventPayload<"p
       return storeAction(w, p, a);
     case "unequip":
       return unequip(w, p, targetId);
+    case "pray":
+      return w.prayers.pray(p, targetId);
+    case "unpray":
+      return w.prayers.unpray(p, targetId);
   }
 }
 
-/** Start fighting an NPC, or a player when both stand in a PvP area. */
+/**
+ * Start fighting an NPC, or a player when both stand in a PvP area. With a launcher the first shot
+ * must be possible from where the player stands: ammunition it can fire, the target in range and
+ * in sight (docs/combat.md#ranged); later in the fight it walks after a target that leaves them.
+ */
 function attack(w: World, p: Player, targetId: string) {
   if (busyWithTrade(p)) return;
   const npc = w.npcs.get(targetId);
+  const other = npc ? undefined : w.players.get(targetId);
   if (npc) {
     if (!npc.def.attackable || npc.respawnTick !== undefined) return refuse(p, "CANNOT_ATTACK");
     if (chebyshev(p, npc) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
-    p.action = { kind: "attack", targetId };
-    return;
-  }
-  const other = w.players.get(targetId);
-  if (other) {
+  } else if (other) {
     if (!w.combat.canPvp(p, other)) return refuse(p, "NOT_IN_PVP_AREA");
     if (other.dead) return refuse(p, "CANNOT_ATTACK");
     if (chebyshev(p, other) > VIEW_RADIUS) return refuse(p, "TOO_FAR");
-    p.action = { kind: "attack", targetId };
-    return;
+  } else return refuse(p, "NO_SUCH_TARGET", "There is nothing like that to attack.");
+  const target = (npc ?? other)!;
+  const launcher = launcherOf(p, w.content);
+  if (launcher) {
+    const shot = shotCheck(p, launcher, { x: target.x, z: target.z }, w.content);
+    if (!shot.ok) return refuse(p, shot.error.code, shot.error.message);
   }
-  return refuse(p, "NO_SUCH_TARGET", "There is nothing like that to attack.");
+  p.action = { kind: "attack", targetId };
 }

@@ -33,8 +33,8 @@ export function lightFire(w: World, p: Player, logsSlot: number) {
   p.sync();
 }
 
-/** Use the item of a slot on a fire or station: cook (fire, range) or smith (furnace, anvil). */
-export function useOnTarget(w: World, p: Player, slot: number, targetId: string) {
+/** Use the item of a slot on a fire or station: cook (fire, range) or smith (furnace, anvil; `recipeId` picks the recipe). */
+export function useOnTarget(w: World, p: Player, slot: number, targetId: string, recipeId?: string) {
   const fire = w.resources.get(targetId);
   const station = w.content.stations.find((s) => s.id === targetId);
   const at = fire?.type === "fire" ? fire : station;
@@ -42,7 +42,7 @@ export function useOnTarget(w: World, p: Player, slot: number, targetId: string)
   if (chebyshev(p, at) > INTERACT_RANGE) return refuse(p, "TOO_FAR", "You need to be closer to do that.");
   const kind = fire?.type === "fire" ? "fire" : station!.type;
   if (kind === "fire" || kind === "range") return cook(w, p, slot, kind);
-  if (kind === "furnace" || kind === "anvil") return smith(w, p, slot, kind);
+  if (kind === "furnace" || kind === "anvil") return smith(w, p, slot, kind, recipeId);
   refuse(p, "NOTHING_HAPPENS");
 }
 
@@ -66,11 +66,17 @@ function cook(w: World, p: Player, slot: number, kind: "fire" | "range") {
   p.sync();
 }
 
-function smith(w: World, p: Player, slot: number, kind: "furnace" | "anvil") {
+/**
+ * Smith at a furnace or anvil: the recipe named (`recipeId`), or else the lowest-level recipe taking
+ * the item that the player can make. A named recipe above the player's level is LEVEL_TOO_LOW.
+ */
+function smith(w: World, p: Player, slot: number, kind: "furnace" | "anvil", recipeId?: string) {
   const held = p.inventory[slot]!;
   const candidates = w.content.recipes.smithing
-    .filter((r) => r.station === kind && r.inputs.some((i) => i.itemId === held.itemId))
+    .filter((r) => r.station === kind && r.inputs.some((i) => i.itemId === held.itemId) && (recipeId === undefined || r.id === recipeId))
     .sort((a, b) => a.level - b.level);
+  const named = recipeId === undefined ? undefined : candidates[0];
+  if (named && named.level > p.skills.smithing.level) return refuse(p, "LEVEL_TOO_LOW", `You need smithing level ${named.level} to make that.`);
   const recipe = candidates.find(
     (r) =>
       r.level <= p.skills.smithing.level &&

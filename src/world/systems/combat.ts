@@ -3,16 +3,22 @@
  * who counts as in combat (no logging out of a fight, README "Combat logout").
  */
 import type { GameContent } from "../../content/load.js";
+import type { ContentItem } from "../../content/game-content.js";
 import { applyDamage, COMBAT_LOGOUT_SECONDS, combatXp, DEFAULT_ATTACK_SPEED, equippedCombatant, npcCombatant, rollAttack, type Combatant } from "../../domain/combat.js";
 import { canStep, chebyshev, NEIGHBOURS } from "../../domain/movement.js";
+import { protectedDamage } from "../../domain/prayer.js";
+import { arrowRecovered, checkShot, DEFAULT_LAUNCHER_RANGE, isLauncher, rangedCombatant, RANGED_ERROR, type AmmunitionDef } from "../../domain/ranged.js";
 import type { Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
 import type { Npc } from "../objects.js";
-import { refuse } from "../refusals.js";
+import { refusal, refuse } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { Deaths } from "./death.js";
+import type { Ground } from "./ground.js";
 import type { Movement } from "./movement.js";
+import { boostsOf, protectionOfPlayer } from "./prayers.js";
 import type { Progress } from "./progress.js";
+import type { Saving } from "./saving.js";
 import type { Visibility } from "./visibility.js";
 
 export { COMBAT_LOGOUT_SECONDS };
@@ -22,9 +28,35 @@ export function inCombat(p: Player, now: number): boolean {
   return p.lastCombatAt !== undefined && now - p.lastCombatAt < COMBAT_LOGOUT_SECONDS * 1000;
 }
 
-/** A player as a combatant: its levels, the bonuses of what it wears, its style. */
+/** A player as a combatant: its levels, the bonuses of what it wears, its style, its prayers' boosts. */
 export function combatantOf(p: Player, content: GameContent): Combatant {
-  return equippedCombatant(p.skills, p.equipment, (id) => content.items.get(id), p.style);
+  const c = equippedCombatant(p.skills, p.equipment, (id) => content.items.get(id), p.style);
+  const boosts = boostsOf(p, content);
+  return boosts ? { ...c, boosts } : c;
+}
+
+/** The launcher a player wields (a weapon some ammunition names), if any. */
+export function launcherOf(p: Player, content: GameContent): ContentItem | undefined {
+  const weapon = p.equipment.weapon ? content.items.get(p.equipment.weapon.itemId) : undefined;
+  return weapon && isLauncher(weapon.id, content.ammunition.values()) ? weapon : undefined;
+}
+
+/**
+ * Can the player fight back at all: true unless it wields a launcher without ammunition it can
+ * fire (automatic retaliation would only repeat that refusal).
+ */
+export function canFightBack(p: Player, content: GameContent): boolean {
+  const launcher = launcherOf(p, content);
+  if (!launcher) return true;
+  const r = shotCheck(p, launcher, p.tile, content);
+  return r.ok || r.error.code === RANGED_ERROR.OUT_OF_RANGE || r.error.code === RANGED_ERROR.NO_LINE_OF_SIGHT;
+}
+
+/** May `p` shoot at `target` now with its launcher (ammunition, level, range, line of sight)? */
+export function shotCheck(p: Player, launcher: ContentItem, target: Tile, content: GameContent) {
+  const range = launcher.attackRange ?? DEFAULT_LAUNCHER_RANGE;
+  const input = { from: p.tile, to: target, range, launcherId: launcher.id, ammo: p.equipment.ammo, rangedLevel: p.skills.ranged.level };
+  return checkShot(input, content.ammunition, (x, z) => content.isBlocked(x, z));
 }
 
 /**
@@ -45,6 +77,8 @@ export interface CombatDeps {
   progress: Progress;
   npcAi: NpcKiller;
   deaths: Deaths;
+  saving: Saving;
+  ground: Ground;
 }
 
 export class Combat {
@@ -70,14 +104,34 @@ export class Combat {
       p.action = null;
       return;
     }
-    const d = chebyshev(p.tile, { x: target.x, z: target.z });
-    if (d > 1 || d === 0) {
-      this.chase(p, { x: target.x, z: target.z });
-      return;
+    const launcher = launcherOf(p, content);
+    let ammo: AmmunitionDef | undefined;
+    if (launcher) {
+      // Ranged (docs/combat.md#ranged): shoot from where it stands; walk closer when the target left
+      // its range or its sight; stop, saying why, without ammunition it can fire.
+      const shot = shotCheck(p, launcher, { x: target.x, z: target.z }, content);
+      if (!shot.ok && (shot.error.code === RANGED_ERROR.OUT_OF_RANGE || shot.error.code === RANGED_ERROR.NO_LINE_OF_SIGHT)) {
+        this.chase(p, { x: target.x, z: target.z });
+        return;
+      }
+      if (!shot.ok) {
+        p.action = null;
+        refuse(p, shot.error.code, shot.error.message);
+        return;
+      }
+      ammo = shot.value;
+    } else {
+      const d = chebyshev(p.tile, { x: target.x, z: target.z });
+      if (d > 1 || d === 0) {
+        this.chase(p, { x: target.x, z: target.z });
+        return;
+      }
     }
     p.path = [];
     p.chase = undefined;
     if (clock.tick < p.nextAttackTick) return;
+    // An item commit (a recovered arrow's, a bank's) is running: the shot waits for it.
+    if (ammo && p.itemsLocked) return;
     const weapon = p.equipment.weapon ? content.items.get(p.equipment.weapon.itemId) : undefined;
     p.lastCombatAt = clock.now();
     if (victim) {
@@ -85,24 +139,60 @@ export class Combat {
       victim.attackedBy.set(p.id, p.lastCombatAt); // kept in the victim's view (interest management)
     }
     p.nextAttackTick = clock.tick + (weapon?.attackSpeed ?? DEFAULT_ATTACK_SPEED);
-    const attacker = combatantOf(p, content);
+    const attacker = ammo ? { ...rangedCombatant(p.skills, p.equipment, (id) => content.items.get(id), p.style, ammo), boosts: boostsOf(p, content) } : combatantOf(p, content);
+    const xpStyle = ammo ? "ranged" : p.style;
+    const at = { x: target.x, z: target.z };
     if (npc) {
       const out = rollAttack(attacker, npcCombatant(npc.def.stats), clock.rng);
       const res = applyDamage(npc.health, out.damage);
       npc.health = res.health;
       if (!npc.targetId) npc.targetId = p.id;
       this.d.visibility.emitHit({ attackerId: p.id, targetId: npc.id, damage: res.dealt, targetHealth: npc.health, targetMaxHealth: npc.maxHealth }, npc);
-      this.d.progress.grantXp(p, combatXp(res.dealt, p.style));
+      this.d.progress.grantXp(p, combatXp(res.dealt, xpStyle));
       if (res.dead) this.d.npcAi.kill(npc, p);
     } else if (victim) {
       const out = rollAttack(attacker, combatantOf(victim, content), clock.rng);
-      const res = applyDamage(victim.health, out.damage);
+      const damage = protectedDamage(out.damage, ammo ? "ranged" : "melee", protectionOfPlayer(victim, content), "player");
+      const res = applyDamage(victim.health, damage);
       victim.health = res.health;
       victim.safety.progressChanged();
       this.d.visibility.emitHit({ attackerId: p.id, targetId: victim.id, damage: res.dealt, targetHealth: victim.health, targetMaxHealth: victim.maxHealth }, victim);
-      this.d.progress.grantXp(p, combatXp(res.dealt, p.style));
+      this.d.progress.grantXp(p, combatXp(res.dealt, xpStyle));
       if (res.dead) this.d.deaths.kill(victim, p.id);
     }
+    if (ammo) this.spendArrow(p, ammo, at);
+  }
+
+  /**
+   * One shot's arrow leaves the ammo slot. One that breaks is gone (saved with the next batch, like
+   * any use of an item). One that lands under the target (ARROW_RECOVERY_CHANCE) is a drop: its
+   * removal commits first, and the pile appears only after that commit (README, Persistence).
+   */
+  private spendArrow(p: Player, ammo: AmmunitionDef, at: Tile): void {
+    const minusOne = () => {
+      const worn = p.equipment.ammo;
+      if (!worn || worn.itemId !== ammo.itemId || worn.quantity < 1) return undefined;
+      const equipment = { ...p.equipment };
+      if (worn.quantity > 1) equipment.ammo = { itemId: worn.itemId, quantity: worn.quantity - 1 };
+      else delete equipment.ammo;
+      return equipment;
+    };
+    if (arrowRecovered(this.d.clock.rng)) {
+      void this.d.saving.commitItems(
+        p,
+        () => {
+          const equipment = minusOne();
+          return equipment ? { equipment } : refusal("OUT_OF_AMMO");
+        },
+        () => this.d.ground.drop(ammo.itemId, 1, at.x, at.z, p.id),
+      );
+      return;
+    }
+    const equipment = minusOne();
+    if (!equipment) return;
+    p.equipment = equipment;
+    p.safety.itemsChanged();
+    p.sync();
   }
 
   /**

@@ -8,6 +8,7 @@ import type { CharacterRepository } from "../../../entities/character-repository
 import type { GameContent } from "../../content/load.js";
 import { planDeath, type ItemCount } from "../../domain/death.js";
 import { inventoryToSlots } from "../../domain/inventory.js";
+import { prayersOff } from "../../domain/prayer.js";
 import type { Tile } from "../../domain/types.js";
 import type { Logger } from "../../logger.js";
 import { isLeaseLost, type LeaseFence } from "../../storage/fence.js";
@@ -77,6 +78,8 @@ export class Deaths {
     const { content, characters } = this.d;
     p.dead = true;
     p.action = null;
+    p.prayer = prayersOff(p.prayer); // a death switches every prayer off (docs/combat.md#prayers)
+    p.protection = "";
     p.path = [];
     p.lastCombatAt = undefined;
     if (p.tradeId) this.d.interrupt(p.id, "player_died");

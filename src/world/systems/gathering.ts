@@ -10,7 +10,7 @@ import type { SkillName } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
 import type { ResourceInstance } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
-import { refuse, type RefusalCode } from "../refusals.js";
+import { refusal, refuse, type Refusal, type RefusalCode } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { Movement } from "./movement.js";
 import type { Progress } from "./progress.js";
@@ -62,11 +62,28 @@ export class Gathering {
   }
 
   /** The best tool the player holds (inventory or wielded) among `toolIds`. */
+  /** Is the player's level in the tool's skill at least the tool's `levelRequired` (tools.json)? */
+  private mayUse(p: Player, toolId: string): boolean {
+    const def = this.d.content.tools.get(toolId);
+    return !def || p.skills[def.skill as SkillName].level >= def.levelRequired;
+  }
+
+  /**
+   * Why the player has no tool for the node: it holds one of them only above its level
+   * (LEVEL_TOO_LOW, skill-unlocks.json's "Use an iron axe"), or none (TOOL_REQUIRED).
+   */
+  noTool(p: Player, toolIds: readonly string[]): Refusal {
+    const held = new Set([...inventoryToSlots(p.inventory).map((s) => s.itemId), p.equipment.weapon?.itemId]);
+    const tooHigh = toolIds.map((id) => this.d.content.tools.get(id)).find((t) => t && held.has(t.itemId) && !this.mayUse(p, t.itemId));
+    if (tooHigh) return refusal("LEVEL_TOO_LOW", `You need ${tooHigh.skill} level ${tooHigh.levelRequired} to use the ${this.d.content.items.get(tooHigh.itemId)?.name.toLowerCase() ?? tooHigh.itemId}.`);
+    return refusal("TOOL_REQUIRED", `You need a ${toolIds.map((t) => this.d.content.items.get(t)?.name ?? t).join(" or ")} for that.`);
+  }
+
   bestTool(p: Player, toolIds: readonly string[]): { itemId: string; tier: number } | undefined {
     let best: { itemId: string; tier: number } | undefined;
     const held = new Set([...inventoryToSlots(p.inventory).map((s) => s.itemId), p.equipment.weapon?.itemId].filter(Boolean) as string[]);
     for (const id of toolIds) {
-      if (!held.has(id)) continue;
+      if (!held.has(id) || !this.mayUse(p, id)) continue;
       const tier = this.d.content.tools.get(id)?.tier ?? 0;
       if (!best || tier > best.tier) best = { itemId: id, tier };
     }
@@ -96,7 +113,10 @@ export class Gathering {
     const node = r.node;
     const skill = node.skill as SkillName;
     const tool = this.bestTool(p, node.tools);
-    if (!tool) return this.stop(p, "TOOL_REQUIRED", `You need a ${node.tools.map((t) => content.items.get(t)?.name ?? t).join(" or ")} for that.`);
+    if (!tool) {
+      const why = this.noTool(p, node.tools);
+      return this.stop(p, why.code, why.text);
+    }
     if (p.skills[skill].level < node.levelRequired) return this.stop(p, "LEVEL_TOO_LOW", `You need ${skill} level ${node.levelRequired} to do that.`);
     if (p.itemsLocked || p.tradeId) return;
     const roll = rollGather({ level: p.skills[skill].level, requiredLevel: node.levelRequired, toolTier: tool.tier, curve: nodeCurve(node.successBase) }, clock.rng);

@@ -7,13 +7,15 @@ import type { GameContent } from "../../content/load.js";
 import { applyDamage, maxHealth, npcCombatant, rollAttack } from "../../domain/combat.js";
 import { rollLoot } from "../../domain/loot.js";
 import { chebyshev } from "../../domain/movement.js";
+import { protectedDamage } from "../../domain/prayer.js";
+import { DEFAULT_LAUNCHER_RANGE, lineOfSight } from "../../domain/ranged.js";
 import { COINS_ITEM_ID, MAX_STACK, type Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
 import type { Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import type { PlayerQueues } from "../persistence.js";
 import type { Player } from "../player.js";
-import { combatantOf, inCombat, type NpcKiller } from "./combat.js";
+import { canFightBack, combatantOf, inCombat, type NpcKiller } from "./combat.js";
 import type { Deaths } from "./death.js";
 import type { Ground } from "./ground.js";
 import type { Movement } from "./movement.js";
@@ -120,11 +122,19 @@ export class Npcs implements NpcKiller {
     }
   }
 
-  /** Close in on the target, or hit it when next to it and the attack is due. */
+  /**
+   * Close in on the target, or hit it when the attack is due: a melee NPC from the next tile, a
+   * ranged one (`attackStyle: "ranged"`) from within its `attackRange` with a line of sight.
+   */
   private fight(n: Npc, target: Player): void {
-    const { clock } = this.d;
+    const { clock, content } = this.d;
     const d = chebyshev(n, target);
-    if (d > 1 || d === 0) {
+    const style = n.def.attackStyle ?? "melee";
+    const inReach =
+      style === "ranged"
+        ? d > 0 && d <= (n.def.attackRange ?? DEFAULT_LAUNCHER_RANGE) && lineOfSight(n, target, (x, z) => content.isBlocked(x, z))
+        : d === 1;
+    if (!inReach) {
       const next = this.stepToward(n, target);
       if (next) this.move(n, next.x, next.z);
       return;
@@ -133,7 +143,8 @@ export class Npcs implements NpcKiller {
     n.nextAttackTick = clock.tick + n.def.attackSpeed;
     const defender = combatantOf(target, this.d.content);
     const out = rollAttack(npcCombatant(n.def.stats, n.def.maxHit), defender, clock.rng);
-    const res = applyDamage(target.health, out.damage);
+    // A protection prayer against this style turns the hit aside whole (docs/combat.md#prayers).
+    const res = applyDamage(target.health, protectedDamage(out.damage, style, target.protection || undefined, "npc"));
     target.health = res.health;
     target.safety.progressChanged();
     target.lastCombatAt = clock.now();
@@ -142,7 +153,7 @@ export class Npcs implements NpcKiller {
     if (res.dead) {
       n.targetId = undefined;
       this.d.deaths.kill(target, n.id);
-    } else if (!target.action && !target.isAgent && !target.tradeId) {
+    } else if (!target.action && !target.isAgent && !target.tradeId && canFightBack(target, content)) {
       // Players fight back automatically when attacked and idle (not while trading: no fighting then).
       target.action = { kind: "attack", targetId: n.id };
     }

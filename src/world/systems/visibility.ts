@@ -339,7 +339,8 @@ export function writePlayerView(p: Player, v: ViewFields): boolean {
       put(v, "isAgent", p.isAgent) |
       put(v, "activity", p.dead ? "dead" : p.tradeId ? "trading" : (a?.kind ?? (walking ? "walking" : "idle"))) |
       put(v, "targetId", a?.kind === "attack" ? a.targetId : a?.kind === "gather" ? a.nodeId : "") |
-      put(v, "weapon", p.equipment.weapon?.itemId ?? "")) !==
+      put(v, "weapon", p.equipment.weapon?.itemId ?? "") |
+      put(v, "protection", p.protection)) !==
     0
   );
 }

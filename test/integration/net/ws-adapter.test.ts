@@ -13,7 +13,22 @@ import type { GameServer } from "../../../src/server.js";
 import { closeAll, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 
-const PLAYER_FIELDS = ["activity", "combatLevel", "health", "id", "isAgent", "maxHealth", "moving", "name", "running", "targetId", "weapon", "x", "z"];
+const PLAYER_FIELDS = [
+  "activity",
+  "combatLevel",
+  "health",
+  "id",
+  "isAgent",
+  "maxHealth",
+  "moving",
+  "name",
+  "protection",
+  "running",
+  "targetId",
+  "weapon",
+  "x",
+  "z",
+];
 
 describe("/ws plain-WebSocket adapter", function () {
   this.timeout(30_000);

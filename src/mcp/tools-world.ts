@@ -201,7 +201,7 @@ const instantAction = (
     run: (ctx, a) => act(ctx, name, () => ctx.session.send("player:action", payload(a)), instantCheck),
   });
 
-const storeInput = z.object({ targetId: targetId.describe("the store id (observe lists stores)"), itemId: action.itemId.unwrap(), quantity: action.quantity });
+const storeInput = z.object({ targetId, itemId: action.itemId.unwrap(), quantity: action.quantity });
 const talk = instantAction(
   "talk",
   "Talk",
@@ -210,12 +210,22 @@ const talk = instantAction(
   (a) => ({ action: "talk", targetId: a.targetId }),
   ["targetId"],
 );
-const buy = instantAction("buy", "Buy", "Buy from a store within 3 tiles.", storeInput, (a) => ({ action: "buy", ...a }), ["targetId", "itemId", "quantity"]);
-const sell = instantAction("sell", "Sell", "Sell to a store within 3 tiles.", storeInput, (a) => ({ action: "sell", ...a }), [
-  "targetId",
-  "itemId",
-  "quantity",
-]);
+const buy = instantAction(
+  "buy",
+  "Buy",
+  "Buy from a store (targetId: the store id from observe) within 3 tiles.",
+  storeInput,
+  (a) => ({ action: "buy", ...a }),
+  ["targetId", "itemId", "quantity"],
+);
+const sell = instantAction(
+  "sell",
+  "Sell",
+  "Sell to a store (targetId: the store id from observe) within 3 tiles.",
+  storeInput,
+  (a) => ({ action: "sell", ...a }),
+  ["targetId", "itemId", "quantity"],
+);
 const unequip = instantAction(
   "unequip",
   "Take off",

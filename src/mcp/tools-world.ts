@@ -243,6 +243,7 @@ const useTool = (
   input: z.ZodObject,
   payload: (ctx: ToolContext, a: Record<string, unknown>) => Record<string, unknown> | Outcome,
   passes: string[],
+  check: Check = instantCheck,
 ) =>
   tool({
     name,
@@ -255,7 +256,7 @@ const useTool = (
     run: async (ctx, a) => {
       const p = payload(ctx, a);
       if ("outcome" in p) return p as Outcome;
-      return act(ctx, name, () => ctx.session.send("inventory:use", p), instantCheck);
+      return act(ctx, name, () => ctx.session.send("inventory:use", p), check);
     },
   });
 
@@ -281,7 +282,7 @@ const drop = useTool(
 const lightFire = useTool(
   "light_fire",
   "Light a fire",
-  "Light logs where you stand with your tinderbox (slot: the logs; default the first logs).",
+  "Light logs where you stand with your tinderbox (slot: the logs; default the first logs). Answers the fire's id (for cook).",
   z.object({ slot: use.slot.optional() }),
   (ctx, a) => {
     const logs = (a.slot as number | undefined) ?? slotOf(ctx.session, (id) => ctx.content.items.get(id)?.firemaking !== undefined);
@@ -291,6 +292,12 @@ const lightFire = useTool(
     return { slot: logs, targetSlot: tinderbox };
   },
   ["slot"],
+  // Done when the fire stands in view (its id is what cook takes), a tick after the logs went.
+  ({ session, events }) => {
+    const here = session.tile();
+    const fire = [...session.view.resources.values()].find((r) => r.type === "fire" && r.x === here.x && r.z === here.z);
+    return fire && events.some((e) => e.event === "player:sync") ? { outcome: "completed", fireId: fire.id, messages: notices(events) } : undefined;
+  },
 );
 const cook = useTool(
   "cook",

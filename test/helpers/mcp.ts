@@ -51,6 +51,13 @@ export class McpAgent {
     return { outcome: r.isError ? "error" : "text", text, status: {} };
   }
 
+  /** A resource's JSON content. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async resource(uri: string): Promise<any> {
+    const c = (await this.client.readResource({ uri })).contents[0]!;
+    return JSON.parse("text" in c ? c.text : "null");
+  }
+
   /** The raw result of a tool call (content, isError). */
   raw(name: string, args: unknown) {
     return this.client.callTool({ name, arguments: args as Record<string, unknown> });

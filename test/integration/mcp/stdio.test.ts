@@ -33,7 +33,7 @@ describe("MCP over stdio (the proxy)", function () {
     const { ResourceUpdatedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
     a.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
     await a.client.subscribeResource({ uri: "game://inventory" });
-    const inv = JSON.parse((await a.client.readResource({ uri: "game://inventory" })).contents[0]!.text as string);
+    const inv = await a.resource("game://inventory");
     const bread = inv.inventory.find((i: { itemId: string }) => i.itemId === "bread");
     const ate = await a.call("use_item", { slot: bread.slot });
     assert.equal(ate.outcome, "completed", JSON.stringify(ate));

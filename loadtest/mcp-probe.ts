@@ -12,7 +12,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const { values } = parseArgs({
-  options: { url: { type: "string", default: "http://127.0.0.1:5555" }, calls: { type: "string", default: "40" }, token: { type: "string" }, at: { type: "string", default: "0,0" } },
+  options: {
+    url: { type: "string", default: "http://127.0.0.1:5555" },
+    calls: { type: "string", default: "40" },
+    token: { type: "string" },
+    at: { type: "string", default: "0,0" },
+  },
 });
 const url = values.url!;
 const calls = Math.max(5, Number(values.calls));
@@ -60,7 +65,10 @@ for (let i = 0; i < calls; i++) {
   if (step.r.outcome === "reached") times["walk 1 tile"]!.push(step.ms);
   await new Promise((r) => setTimeout(r, 100)); // stay far under the flood limit
 }
-console.log(`observe size (characters): text max ${Math.max(...sizes.text)}, json max ${Math.max(...sizes.json)}; players in view up to ${Math.max(...sizes.players)}`);
-for (const [name, xs] of Object.entries(times)) console.log(`${name.padEnd(12)} n=${xs.length} p50 ${pct(xs, 50)} ms, p95 ${pct(xs, 95)} ms, max ${pct(xs, 100)} ms`);
+console.log(
+  `observe size (characters): text max ${Math.max(...sizes.text)}, json max ${Math.max(...sizes.json)}; players in view up to ${Math.max(...sizes.players)}`,
+);
+for (const [name, xs] of Object.entries(times))
+  console.log(`${name.padEnd(12)} n=${xs.length} p50 ${pct(xs, 50)} ms, p95 ${pct(xs, 95)} ms, max ${pct(xs, 100)} ms`);
 await transport.terminateSession().catch(() => undefined);
 await client.close();

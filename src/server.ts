@@ -36,7 +36,7 @@ import { poolStats } from "./storage/orm.js";
 import { basename, resolve } from "node:path";
 import { CharacterService } from "./services/characters.js";
 import { SocialService } from "./services/social.js";
-import { createApiModules } from "./http/routes/index.js";
+import { agentServiceFor, createApiModules } from "./http/routes/index.js";
 import { Admission } from "./net/admission.js";
 import { DbWorkLimiter } from "./storage/limiter.js";
 import type { HostedWorld, LocalWorlds } from "./cluster/worlds.js";
@@ -45,7 +45,6 @@ import { hostClusterWorlds } from "./cluster/hosting.js";
 import { locateWorld } from "./cluster/routing.js";
 import { worldsRoutes } from "./http/routes/worlds.js";
 import { openCluster } from "./cluster/cluster.js";
-import { AgentService } from "./services/agents.js";
 import { mcpEndpoint, type McpEndpoint } from "./mcp/http.js";
 import type { ClusterBus } from "./cluster/bus.js";
 
@@ -261,25 +260,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     admission: () => ({ join: admission.joins, creation: admission.creations }),
   });
   // MCP at /mcp (docs/agents.md): each session a player joined through the /ws adapter in process.
-  const mcp = mcpEndpoint({
-    auth,
-    limits,
-    cors,
-    adapter,
-    content,
-    tickMs: config.tickMs,
-    agents: new AgentService({
-      storage,
-      content,
-      world: worldPort,
-      characters: characterService,
-      sign: (claims, ttl) => auth.sign(claims, ttl),
-      endpoints: { wsUrl: config.publicWsUrl, sdkEndpoint: `${config.publicApiUrl.replace(/\/+$/, "")}/ws` },
-    }),
-    social,
-    socialChanged: (ids) => worldPort.socialChanged(ids),
-    logger,
-  });
+  const agents = agentServiceFor({ storage, content, world: worldPort, characters: characterService, auth, config });
+  const socialChanged = (ids: string[]) => worldPort.socialChanged(ids);
+  const mcp = mcpEndpoint({ auth, limits, cors, adapter, content, tickMs: config.tickMs, agents, social, socialChanged, logger });
   const { app } = createApp({
     config,
     logger,

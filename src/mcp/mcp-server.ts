@@ -12,12 +12,13 @@ import { VERSION } from "../http/app.js";
 import { statusOf, type Outcome } from "./outcome.js";
 import type { GameSession } from "./session.js";
 import { AGENT_TOOLS } from "./tools-agent.js";
+import { SESSION_TOOLS } from "./tools-session.js";
 import { TRADE_TOOLS } from "./tools-trade.js";
 import { WORLD_TOOLS } from "./tools-world.js";
 import type { ToolContext, ToolDef } from "./tools.js";
 
 /** Every tool, in the order `tools/list` gives them. */
-export const MCP_TOOLS: readonly ToolDef[] = [...WORLD_TOOLS, ...TRADE_TOOLS, ...AGENT_TOOLS];
+export const MCP_TOOLS: readonly ToolDef[] = [...SESSION_TOOLS, ...WORLD_TOOLS, ...TRADE_TOOLS, ...AGENT_TOOLS];
 
 /** What a tool answers: the outcome and the status, as JSON text and as structured content. */
 export function toolResult(session: GameSession, o: Outcome): CallToolResult {
@@ -113,16 +114,16 @@ export function sessionServer(ctx: ToolContext, logger: Logger): McpServer {
   const all = resources(session, ctx.content);
   const subscribed = new Map<string, string>();
   for (const [uri, r] of Object.entries(all)) {
-    mcp.registerResource(r.name, uri, { description: r.description, mimeType: "application/json" }, async () => ({
+    mcp.registerResource(r.name, uri, { description: r.description, mimeType: "application/json" }, () => ({
       contents: [{ uri, mimeType: "application/json", text: JSON.stringify(r.read()) }],
     }));
   }
-  mcp.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
+  mcp.server.setRequestHandler(SubscribeRequestSchema, (req) => {
     const r = all[req.params.uri];
     if (r) subscribed.set(req.params.uri, JSON.stringify(r.read()));
     return {};
   });
-  mcp.server.setRequestHandler(UnsubscribeRequestSchema, async (req) => {
+  mcp.server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
     subscribed.delete(req.params.uri);
     return {};
   });

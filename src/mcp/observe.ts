@@ -6,7 +6,7 @@
  */
 import type { GameContent } from "../content/load.js";
 import { statusOf } from "./outcome.js";
-import type { GameSession, Seen, ViewKind } from "./session.js";
+import { str, type GameSession, type Seen, type ViewKind } from "./session.js";
 
 /** The largest observation in characters (text, or JSON text). */
 export const MAX_OBSERVE_CHARS = 2_000;
@@ -63,31 +63,31 @@ export function observe(s: GameSession, content: GameContent, opts: { perKind?: 
   };
   const pvpHere = content.isPvp(here.x, here.z);
   const players = pick("players", (p) => {
-    const tags = [`lvl ${p.combatLevel}`, `hp ${p.health}/${p.maxHealth}`, String(p.activity)];
+    const tags = [`lvl ${str(p.combatLevel)}`, `hp ${str(p.health)}/${str(p.maxHealth)}`, str(p.activity)];
     if (s.trade?.partnerId === p.id) tags.push("TRADE PARTNER");
     if (s.currentAttackers().has(p.id)) tags.push("ATTACKING YOU");
     const can = ["trade_request", "chat"];
     if (pvpHere && content.isPvp(p.x, p.z)) can.push("attack");
-    return { name: String(p.name), info: tags.join(", "), can };
+    return { name: str(p.name), info: tags.join(", "), can };
   });
   const npcs = pick("npcs", (n) => {
-    const def = content.npcs.get(String(n.npcId));
-    const tags = [`lvl ${n.combatLevel}`, `hp ${n.health}/${n.maxHealth}`];
+    const def = content.npcs.get(str(n.npcId));
+    const tags = [`lvl ${str(n.combatLevel)}`, `hp ${str(n.health)}/${str(n.maxHealth)}`];
     if (n.targetId === me.id) tags.push("ATTACKING YOU");
     const can = def?.attackable === false ? ["talk"] : ["attack", "talk"];
-    return { name: String(n.name), info: tags.join(", "), can };
+    return { name: str(n.name), info: tags.join(", "), can };
   });
   const resources = pick("resources", (r) => {
-    const node = content.gatheringNodes.get(String(r.type));
+    const node = content.gatheringNodes.get(str(r.type));
     if (r.type === "fire") return { name: "Fire", info: "cook raw food on it", can: ["cook"] };
-    const tags = [String(r.skill), `lvl ${node?.levelRequired ?? 1}`];
+    const tags = [str(r.skill), `lvl ${node?.levelRequired ?? 1}`];
     if (node) tags.push(`needs ${node.tools.join("|")}`, `gives ${node.yields}`);
     if (r.depleted) tags.push("DEPLETED");
-    return { name: node?.name ?? String(r.type), info: tags.join(", "), can: r.depleted ? [] : ["gather"] };
+    return { name: node?.name ?? str(r.type), info: tags.join(", "), can: r.depleted ? [] : ["gather"] };
   });
   const groundItems = pick("groundItems", (g) => ({
-    name: content.items.get(String(g.itemId))?.name ?? String(g.itemId),
-    info: `${g.itemId} x${g.quantity}`,
+    name: content.items.get(str(g.itemId))?.name ?? str(g.itemId),
+    info: `${str(g.itemId)} x${str(g.quantity)}`,
     can: ["pickup"],
   }));
   const stationList = content.stations
@@ -130,7 +130,7 @@ export function observe(s: GameSession, content: GameContent, opts: { perKind?: 
 
 /** One logged event as a short line. */
 function line(event: string, d: Record<string, unknown>): string {
-  const text = (v: unknown) => String(v ?? "").slice(0, 120);
+  const text = (v: unknown) => str(v).slice(0, 120);
   if (event === "chat:message") {
     const who = d.type === "system" ? "system" : `${text(d.fromName)}${d.fromId ? ` (${text(d.fromId)})` : ""}`;
     return `[${text(d.type)}] ${who}: ${text(d.text)}${d.code ? ` {${text(d.code)}}` : ""}`;

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { GameSession, Logged } from "./session.js";
-import { refusalOf } from "./session.js";
+import { refusalOf, str } from "./session.js";
 
 export const OUTCOMES = [
   "reached",
@@ -60,7 +60,7 @@ export function statusOf(s: GameSession): Status {
   return {
     health: `${me?.health ?? 0}/${me?.maxHealth ?? 0}`,
     tile: [s.tile().x, s.tile().z],
-    activity: s.closed ? "disconnected" : String(self?.activity ?? "idle"),
+    activity: s.closed ? "disconnected" : str(self?.activity) || "idle",
     inHand: me?.equipment.weapon?.itemId ?? null,
     freeSlots: 28 - (me?.inventory.length ?? 0),
     coins: me?.coins ?? 0,

@@ -217,6 +217,11 @@ export class GameSession {
   }
 }
 
+/** A view field as text ("" for what is not a string or number). */
+export function str(v: unknown): string {
+  return typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : "";
+}
+
 /** A system line that refuses an event (it carries a stable code: README "Refusal codes"). */
 export function refusalOf(e: Logged): { code: string; message: string } | undefined {
   if (e.event === "chat:message") {

@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { CLIENT_EVENTS } from "../events.js";
 import { EQUIP_SLOTS } from "../domain/types.js";
-import { MAX_OBSERVE_CHARS, observationJson, observationText, observe } from "./observe.js";
 import type { Check, Outcome } from "./outcome.js";
+import { str } from "./session.js";
 import { act, held, instantCheck, notices, refused, slotOf, tool, WAIT_FIELDS, type ToolContext, type ToolDef } from "./tools.js";
 
 const move = CLIENT_EVENTS["player:move"].shape;
@@ -112,7 +112,7 @@ const attack = tool({
       if (died) return { outcome: "target_gone", detail: "it died" };
       if (!t) return { outcome: "target_gone", detail: "it left your view" };
       if (session.self()?.activity === "attack") fighting = true;
-      else if (fighting) return { outcome: "interrupted", by: "the fight stopped", detail: `target at hp ${t.health}/${t.maxHealth}` };
+      else if (fighting) return { outcome: "interrupted", by: "the fight stopped", detail: `target at hp ${str(t.health)}/${str(t.maxHealth)}` };
       return undefined;
     };
     return act(ctx, "attack", () => ctx.session.send("player:action", { action: "attack", targetId: a.targetId }), check, { ...a, replaces: true });
@@ -165,7 +165,7 @@ const pickup = tool({
   acts: true,
   run: (ctx, a) => {
     const g = ctx.session.view.groundItems.get(a.targetId);
-    const itemId = String(g?.itemId ?? "");
+    const itemId = str(g?.itemId);
     const before = itemId === "coins" ? (ctx.session.me?.coins ?? 0) : held(ctx.session, itemId);
     const check: Check = ({ session }) => {
       const now = itemId === "coins" ? (session.me?.coins ?? 0) : held(session, itemId);
@@ -352,43 +352,8 @@ const chat = tool({
   },
 });
 
-const observeTool = tool({
-  name: "observe",
-  title: "Observe",
-  description:
-    "What you see: yourself, then players, NPCs, resources, ground items and stations with ids, distances and the tools that act on them (trade partner and attackers first, then nearest), and what was said or refused since the last observe.",
-  input: z.object({
-    format: z.enum(["text", "json"]).optional().describe("text (default) or json"),
-    perKind: z.int().min(1).max(50).optional().describe("most entries of each kind (default 8)"),
-    maxChars: z.int().min(200).max(MAX_OBSERVE_CHARS).optional().describe(`most characters (default ${MAX_OBSERVE_CHARS})`),
-  }),
-  acts: false,
-  run: async (ctx, a) => {
-    const o = observe(ctx.session, ctx.content, { perKind: a.perKind, recentSince: ctx.memo.observedSeq });
-    ctx.memo.observedSeq = ctx.session.mark();
-    const text = a.format === "json" ? observationJson(o, a.maxChars) : observationText(o, a.maxChars);
-    return { outcome: "completed", observation: text };
-  },
-});
-
-const poll = tool({
-  name: "poll",
-  title: "Poll an action",
-  description: "How a long action (a handle from an in_progress answer) ended, waiting up to `wait` ms for it.",
-  input: z.object({ handle: z.string().min(1).max(64), wait: WAIT_FIELDS.wait }),
-  acts: false,
-  run: async (ctx, a) => {
-    const job = ctx.jobs.get(a.handle);
-    if (!job) return refused("NO_SUCH_HANDLE", "no action with that handle (handles of the last 32 actions are kept)");
-    const r = await job.wait(a.wait ?? 15_000);
-    return r ?? { outcome: "in_progress", handle: job.id, detail: `${job.tool} is still running` };
-  },
-});
-
 /** The world tools, in the order tools/list shows them. */
 export const WORLD_TOOLS: ToolDef[] = [
-  observeTool,
-  poll,
   walk,
   walkTo,
   attack,

@@ -89,8 +89,9 @@ export class GameSession {
   detach(): void {
     const link = this.link;
     this.link = undefined;
-    if (!this.closed) this.onClose(1000, "session closed");
+    this.closed ??= { code: 1000, reason: "session closed" };
     link?.detach();
+    this.notify();
   }
 
   /** The position of the log's next event. */
@@ -147,8 +148,12 @@ export class GameSession {
     this.notify();
   }
 
+  /** The world closed the connection (replaced, revoked, flood, shutdown): the link goes, as a socket's on its close event. */
   private onClose(code: number, reason: string) {
     this.closed ??= { code, reason };
+    const link = this.link;
+    this.link = undefined;
+    if (link) setImmediate(() => link.detach());
     this.gotSync();
     this.notify();
   }

@@ -85,6 +85,23 @@ describe("MCP over Streamable HTTP", function () {
     assert.equal(heard.type, "public");
   });
 
+  it("a second connection for the character replaces the session, which then answers DISCONNECTED", async () => {
+    const t = tokenFor();
+    const a = await agent(t.token);
+    const obs = await a.call("observe");
+    const id = /^You: \S+ \(([^)]+)\)/.exec(obs.observation)![1]!;
+    const socket = await RawPlayer.connect(server, { token: t.token, characterId: id });
+    raws.push(socket);
+    const after = await a.call("walk", { x: 1, z: 1 });
+    assert.equal(after.outcome, "refused");
+    assert.equal(after.code, "DISCONNECTED");
+    assert.match(after.detail, /4009/);
+    assert.equal(server.world.players.get(id)!.connection?.kind, "json", "the socket plays it");
+    socket.send("player:move", { x: 1, z: 0 });
+    await socket.waitWorld((w) => w.players.get(id)?.x === 1, "the socket's player moves");
+    assert.equal(socket.log.isClosed, false);
+  });
+
   it("answers a schema violation as a tool error and changes nothing", async () => {
     const a = await agent();
     const r = await a.raw("walk", { x: 1.5, z: "a" });

@@ -207,7 +207,8 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       logger.debug({ address, accountId: principal.accountId }, "adapter: joined");
       for (const f of early.splice(0)) joined.receive(f);
     } catch (e) {
-      if (e instanceof JoinRefused) return ws.close(e.closeCode, e.reason);
+      const r = e instanceof JoinRefused ? e : refusalOf(e, refused);
+      if (r) return ws.close(r.closeCode, r.reason);
       logger.error({ err: e }, "adapter join failed");
       ws.close(1011, "internal error");
     }
@@ -245,9 +246,7 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       return joined;
     } catch (e) {
       if (e instanceof JoinRefused) throw e;
-      if (e instanceof ServerError) throw refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
-      if (e instanceof WorldError) throw refuse(e.status, closeCodeFor(e.status), e.message.slice(0, 120));
-      throw e;
+      throw refusalOf(e, refuse) ?? e;
     }
   };
 
@@ -270,6 +269,13 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       wss.close();
     },
   };
+}
+
+/** A refusal of the join (a `ServerError` or `WorldError` with its status), counted; undefined for anything else. */
+function refusalOf(e: unknown, refuse: (status: number, code: number, reason: string) => JoinRefused): JoinRefused | undefined {
+  if (e instanceof ServerError) return refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
+  if (e instanceof WorldError) return refuse(e.status, closeCodeFor(e.status), e.message.slice(0, 120));
+  return undefined;
 }
 
 /** The close code for a refused join: 403 → 4003, 429 (blocked, rate limited) → 4029, else 4000 + status % 1000 (503 busy → 4503). */

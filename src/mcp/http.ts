@@ -126,8 +126,13 @@ export function mcpEndpoint(deps: McpDeps): McpEndpoint {
       session.detach();
       void server.close().catch(() => undefined);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (e) {
+      session.detach(); // the player must not stay in the world without a session
+      throw e;
+    }
     deps.logger.debug({ accountId: principal.accountId, characterId: session.me.id }, "mcp: session opened");
   };
 

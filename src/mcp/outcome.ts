@@ -84,8 +84,6 @@ export interface JobOptions {
   replaces: boolean;
   /** A refusal code that is an outcome of its own (e.g. INVENTORY_FULL while gathering). */
   refusalOutcomes?: Record<string, OutcomeKind>;
-  /** Refusals count only for this long (ms) after the send (a long action's later lines are its own). */
-  refusalWindowMs?: number;
   /** Look again this often (ms) even without an event (checks on time: a move that never starts). */
   recheckMs?: number;
 }
@@ -129,8 +127,6 @@ export class Job {
     for (const e of events) {
       const r = refusalOf(e);
       if (!r) continue;
-      if (this.opts.refusalWindowMs !== undefined && e.at - events[0]!.at > this.opts.refusalWindowMs && this.opts.refusalOutcomes?.[r.code] === undefined)
-        continue;
       const own = this.opts.refusalOutcomes?.[r.code];
       return this.end({ outcome: own ?? "refused", code: r.code, detail: r.message });
     }

@@ -36,7 +36,7 @@ import { poolStats } from "./storage/orm.js";
 import { basename, resolve } from "node:path";
 import { CharacterService } from "./services/characters.js";
 import { SocialService } from "./services/social.js";
-import { createApiModules } from "./http/routes/index.js";
+import { agentServiceFor, createApiModules } from "./http/routes/index.js";
 import { Admission } from "./net/admission.js";
 import { DbWorkLimiter } from "./storage/limiter.js";
 import type { HostedWorld, LocalWorlds } from "./cluster/worlds.js";
@@ -45,6 +45,7 @@ import { hostClusterWorlds } from "./cluster/hosting.js";
 import { locateWorld } from "./cluster/routing.js";
 import { worldsRoutes } from "./http/routes/worlds.js";
 import { openCluster } from "./cluster/cluster.js";
+import { mcpEndpoint, type McpEndpoint } from "./mcp/http.js";
 import type { ClusterBus } from "./cluster/bus.js";
 
 /** Shutdown: how long saving every player may take (after the trades, at most 3 s). */
@@ -96,6 +97,8 @@ export interface GameServer {
   processId: string;
   /** URL of the Prometheus metrics page when METRICS_PORT is set. */
   metricsUrl?: string;
+  /** The MCP endpoint at /mcp and its sessions (docs/agents.md). */
+  mcp: McpEndpoint;
   /** Stop accepting, close rooms (which save), close storage (unless injected). Idempotent. */
   close(): Promise<void>;
 }
@@ -256,6 +259,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     saveQueueDepth: () => worlds.all().reduce((n, h) => n + h.world.queues.depth, 0),
     admission: () => ({ join: admission.joins, creation: admission.creations }),
   });
+  // MCP at /mcp (docs/agents.md): each session a player joined through the /ws adapter in process.
+  const agents = agentServiceFor({ storage, content, world: worldPort, characters: characterService, auth, config });
+  const socialChanged = (ids: string[]) => worldPort.socialChanged(ids);
+  const mcp = mcpEndpoint({ auth, limits, cors, adapter, content, tickMs: config.tickMs, agents, social, socialChanged, logger });
   const { app } = createApp({
     config,
     logger,
@@ -289,6 +296,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { path: "/", router: createDataRouter(content) },
       { path: MONITOR_PATH, router: monitorRouter(auth, limits) },
       { path: OLD_MONITOR_PATH, router: express.Router().use(monitorRedirect()) },
+      { path: "/mcp", router: mcp.router },
       // The playground outside production only (README "Playground").
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
@@ -346,6 +354,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       metricsServer?.closeAllConnections();
       await worlds.cancelTrades();
       adapter.close();
+      await settlesWithin(mcp.close(), 500);
       // Each player of every world is saved once (with its play session closed), in parallel batches;
       // then this process's character leases go.
       if (!(await settlesWithin(worlds.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
@@ -380,6 +389,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     admission,
     dbWork,
     metricsUrl,
+    mcp,
     bus,
     processId: matchMaker.processId,
     close,

@@ -91,8 +91,35 @@ export interface AdapterDeps {
   locateWorld?: (n: number) => Promise<string | undefined>;
 }
 
+/** Which world and character a join asks for (`/ws?world=&characterId=`). */
+export interface JoinWhere {
+  /** The world number as asked (a string, as in the query); the default world when absent. */
+  world?: string | null;
+  characterId?: string;
+  /** The transport label of the join metrics (`mcp` for `connect`). */
+  transport?: string;
+}
+
+/** A refused join: the HTTP-style status, the close code a socket gets and its reason (docs/protocol.md#close-codes). */
+export class JoinRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly closeCode: number,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
 export interface Adapter {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * Join as a plain-WebSocket client without a socket, in process (the MCP server, src/mcp): the
+   * same checks, world choice, admission and world room as `/ws`, after the caller authenticated
+   * `principal`. Frames go through the returned link exactly as a socket's would.
+   * @throws JoinRefused
+   */
+  connect(principal: Principal, where: JoinWhere, socket: JsonSocket): Promise<JsonClientLink>;
   /** World `n` to join from now on (its room, once created); returns the undo. */
   serve(n: number, world: JsonWorld): () => void;
   close(): void;
@@ -145,47 +172,32 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       }
     });
     ws.on("error", (e) => logger.debug({ err: e }, "adapter socket error"));
-    /** Refuse the join: counted (by the HTTP-style status of the reason), then closed. */
-    const refuse = (status: number, code: number, reason: string) => {
-      metrics?.joinRefusals.inc({ transport: "ws", code: String(status) });
-      ws.close(code, reason);
-    };
     // The token check is stage 1 of the join (a new arrival), the attach stage 2 (README "When the server is busy").
-    const admit = <T>(work: () => Promise<T>, admitted: boolean) => (deps.admission ? deps.admission.join(work, { admitted }) : work());
     try {
-      if (gate.blockedFor(undefined, address) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (gate.blockedFor(undefined, address) > 0) throw refused(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       const principal = await admit(() => gate.authenticate(token, address), false);
       if (!principal) {
         logger.debug({ address }, "adapter: invalid token; closing");
-        return refuse(401, CLOSE_CODES.BAD_TOKEN, "invalid token");
+        throw refused(401, CLOSE_CODES.BAD_TOKEN, "invalid token");
       }
-      if (gate.blockedFor(principal.accountId) > 0) return refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
-      if (worlds.size === 0) return ws.close(1013, "world not ready");
-      const picked = pickWorld(url.searchParams.get("world"), worlds);
-      if (typeof picked === "string") {
-        const asked = url.searchParams.get("world") ?? "";
-        const elsewhere = /^[1-9]\d{0,5}$/.test(asked) ? await deps.locateWorld?.(Number(asked)).catch(() => undefined) : undefined;
-        if (elsewhere) return refuse(421, CLOSE_CODES.WORLD_ELSEWHERE, `WORLD_ELSEWHERE: world ${asked} is at ${elsewhere}`.slice(0, 123));
-        return refuse(404, CLOSE_CODES.UNKNOWN_WORLD, picked);
-      }
-      const w = picked.world;
-      if (w.isFull()) return refuse(503, CLOSE_CODES.WORLD_FULL, `WORLD_FULL: world ${picked.n} is full; try another world`);
-      const joined = await admit(
-        () =>
-          w.attachJson(principal, url.searchParams.get("characterId") ?? undefined, {
-            send: (text) => {
-              if (ws.readyState !== ws.OPEN) return;
-              if (ws.bufferedAmount > maxBuffered) {
-                logger.warn({ buffered: ws.bufferedAmount }, "adapter: client not reading; terminating");
-                ws.terminate();
-                return;
-              }
-              ws.send(text);
-            },
-            close: (code, reason) => ws.close(code, reason),
-            remoteAddress: address,
-          }),
-        true,
+      const socket: JsonSocket = {
+        send: (text) => {
+          if (ws.readyState !== ws.OPEN) return;
+          if (ws.bufferedAmount > maxBuffered) {
+            logger.warn({ buffered: ws.bufferedAmount }, "adapter: client not reading; terminating");
+            ws.terminate();
+            return;
+          }
+          ws.send(text);
+        },
+        close: (code, reason) => ws.close(code, reason),
+        remoteAddress: address,
+      };
+      const joined = await join(
+        principal,
+        { world: url.searchParams.get("world"), characterId: url.searchParams.get("characterId") ?? undefined },
+        socket,
+        "ws",
       );
       if (closed) {
         joined.detach();
@@ -193,19 +205,57 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       }
       link = joined;
       logger.debug({ address, accountId: principal.accountId }, "adapter: joined");
-      metrics?.joins.inc({ transport: "ws" });
       for (const f of early.splice(0)) joined.receive(f);
     } catch (e) {
-      if (e instanceof ServerError) return refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
-      if (e instanceof WorldError) return refuse(e.status, closeCodeFor(e.status), e.message.slice(0, 120));
+      const r = e instanceof JoinRefused ? e : refusalOf(e, refused);
+      if (r) return ws.close(r.closeCode, r.reason);
       logger.error({ err: e }, "adapter join failed");
       ws.close(1011, "internal error");
+    }
+  };
+
+  /** Refuse a join: counted (by the HTTP-style status of the reason), then thrown. */
+  const refusedAs = (transport: string) => (status: number, code: number, reason: string) => {
+    metrics?.joinRefusals.inc({ transport, code: String(status) });
+    return new JoinRefused(status, code, reason);
+  };
+  const refused = refusedAs("ws");
+  const admit = <T>(work: () => Promise<T>, admitted: boolean) => (deps.admission ? deps.admission.join(work, { admitted }) : work());
+
+  /**
+   * Everything of a join after the token: the account's block, the world asked for (or the default),
+   * its room, admission, then the world room's `attachJson`. The `/ws` sockets and the in-process
+   * clients (`connect`: the MCP server) share it, so both are refused alike.
+   */
+  const join = async (principal: Principal, where: JoinWhere, socket: JsonSocket, transport: string): Promise<JsonClientLink> => {
+    const refuse = refusedAs(transport);
+    try {
+      if (gate.blockedFor(principal.accountId) > 0) throw refuse(429, CLOSE_CODES.FLOOD, "temporarily blocked");
+      if (worlds.size === 0) throw new JoinRefused(503, 1013, "world not ready");
+      const picked = pickWorld(where.world ?? null, worlds);
+      if (typeof picked === "string") {
+        const asked = where.world ?? "";
+        const elsewhere = /^[1-9]\d{0,5}$/.test(asked) ? await deps.locateWorld?.(Number(asked)).catch(() => undefined) : undefined;
+        if (elsewhere) throw refuse(421, CLOSE_CODES.WORLD_ELSEWHERE, `WORLD_ELSEWHERE: world ${asked} is at ${elsewhere}`.slice(0, 123));
+        throw refuse(404, CLOSE_CODES.UNKNOWN_WORLD, picked);
+      }
+      const w = picked.world;
+      if (w.isFull()) throw refuse(503, CLOSE_CODES.WORLD_FULL, `WORLD_FULL: world ${picked.n} is full; try another world`);
+      const joined = await admit(() => w.attachJson(principal, where.characterId, socket), true);
+      metrics?.joins.inc({ transport });
+      return joined;
+    } catch (e) {
+      if (e instanceof JoinRefused) throw e;
+      throw refusalOf(e, refuse) ?? e;
     }
   };
 
   return {
     handleUpgrade(req, socket, head) {
       wss.handleUpgrade(req, socket, head, (ws) => void onConnection(ws, req));
+    },
+    connect(principal, where, socket) {
+      return join(principal, where, socket, where.transport ?? "mcp");
     },
     serve(n, next) {
       worlds.set(n, next);
@@ -219,6 +269,13 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       wss.close();
     },
   };
+}
+
+/** A refusal of the join (a `ServerError` or `WorldError` with its status), counted; undefined for anything else. */
+function refusalOf(e: unknown, refuse: (status: number, code: number, reason: string) => JoinRefused): JoinRefused | undefined {
+  if (e instanceof ServerError) return refuse(e.code, closeCodeFor(e.code), e.message.slice(0, 120));
+  if (e instanceof WorldError) return refuse(e.status, closeCodeFor(e.status), e.message.slice(0, 120));
+  return undefined;
 }
 
 /** The close code for a refused join: 403 → 4003, 429 (blocked, rate limited) → 4029, else 4000 + status % 1000 (503 busy → 4503). */

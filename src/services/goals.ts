@@ -6,6 +6,7 @@
 import type { StoredGoal } from "../../entities/character.js";
 import type { GameContent } from "../content/load.js";
 import type { SkillName } from "../domain/types.js";
+import { z } from "zod";
 import { ServiceError, SERVICE_ERROR, invalid } from "./errors.js";
 
 /** Goal types an agent or its owner may set. */
@@ -108,6 +109,20 @@ export interface GoalRequest {
   target?: string;
   targetCount?: number;
 }
+
+/** A goal request's schema (`POST /api/agents/:agentId/goal` and the MCP tool `goal_set`). */
+export const GoalRequestSchema = z
+  .object({
+    goalId: z.string().min(1).max(100).optional().describe("An id from availableGoals, e.g. woodcutting:oak_tree"),
+    type: z.enum(GOAL_TYPES).optional(),
+    description: z.string().trim().min(1).max(200).optional(),
+    target: z.string().trim().min(1).max(100).optional(),
+    targetCount: z.int().min(1).max(1_000_000).optional(),
+  })
+  .strict()
+  .refine((b) => b.goalId !== undefined || (b.type !== undefined && b.description !== undefined), {
+    message: "give a goalId, or a type and a description",
+  });
 
 /**
  * Build the stored goal for a request.

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import type { AgentService } from "../../services/agents.js";
-import { GOAL_TYPES } from "../../services/goals.js";
+import { GoalRequestSchema } from "../../services/goals.js";
 import type { RouteModule } from "../app.js";
 import { forbidden } from "../errors.js";
 import { agentAccessCheck, AgentParams } from "./agents.js";
@@ -19,19 +19,7 @@ const GoalStateSchema = z.object({ success: z.boolean(), goal: GoalSchema.nullab
 const GoalControlSchema = z
   .object({ success: z.boolean(), goal: GoalSchema.nullable(), goalsPaused: z.boolean(), availableGoals: z.array(AvailableGoalSchema) })
   .openapi("GoalControl");
-const GoalBody = z
-  .object({
-    goalId: z.string().min(1).max(100).optional().openapi({ description: "An id from availableGoals, e.g. woodcutting:oak_tree" }),
-    type: z.enum(GOAL_TYPES).optional(),
-    description: z.string().trim().min(1).max(200).optional(),
-    target: z.string().trim().min(1).max(100).optional(),
-    targetCount: z.int().min(1).max(1_000_000).optional(),
-  })
-  .strict()
-  .refine((b) => b.goalId !== undefined || (b.type !== undefined && b.description !== undefined), {
-    message: "give a goalId, or a type and a description",
-  })
-  .openapi("GoalRequest");
+const GoalBody = GoalRequestSchema.openapi("GoalRequest");
 const Near = z.object({ id: z.string(), x: z.number(), z: z.number(), distance: z.number() }).passthrough();
 const QuickActionsSchema = z
   .object({

@@ -14,9 +14,9 @@ import { socialRoutes } from "./social.js";
 import { templateRoutes } from "./templates.js";
 import { voiceRoutes } from "./voice.js";
 
-/** Build every REST route module over the given dependencies. */
-export function createApiModules(deps: ApiDeps): RouteModule[] {
-  const agents = new AgentService({
+/** The agent service over the REST dependencies (the REST routes' and the MCP tools' own). */
+export function agentServiceFor(deps: Pick<ApiDeps, "storage" | "content" | "world" | "characters" | "auth" | "config">): AgentService {
+  return new AgentService({
     storage: deps.storage,
     content: deps.content,
     world: deps.world,
@@ -27,6 +27,11 @@ export function createApiModules(deps: ApiDeps): RouteModule[] {
       sdkEndpoint: `${deps.config.publicApiUrl.replace(/\/+$/, "")}/ws`,
     },
   });
+}
+
+/** Build every REST route module over the given dependencies. */
+export function createApiModules(deps: ApiDeps): RouteModule[] {
+  const agents = agentServiceFor(deps);
   return [
     playerRoutes(deps),
     characterRoutes(deps, agents),

@@ -26,9 +26,55 @@ import { routeWorldJoin, WORLD_FULL_RETRY_SECONDS, type WorldRoute } from "../cl
 /** Largest matchmaking body accepted (join options are a few hundred bytes). */
 export const MATCHMAKE_BODY_LIMIT = 16 * 1024;
 
-/** The request path with repeated slashes collapsed (`//matchmake//create/world` is checked like the plain form). */
-const normalPath = (req: Request) => req.path.replace(/\/{2,}/g, "/");
-const isMatchmakeRequest = (req: Request) => req.method === "POST" && normalPath(req).startsWith("/matchmake/");
+/**
+ * The path Colyseus's matchmaking router acts on (`@colyseus/core` `router/node.ts`: WHATWG `URL`
+ * of `req.url`, so `\` becomes `/` and `.`, `..`, `%2e%2e` segments resolve), or undefined when the
+ * URL does not parse.
+ */
+export function colyseusPath(url: string): string | undefined {
+  try {
+    return new URL(url || "/", "http://localhost").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The path part of the raw request URL (below the `/ws` mount), as the client wrote it. */
+const rawPath = (req: Request) => req.url.split("?", 1)[0] ?? "";
+
+/**
+ * The only spelling of a matchmaking path this guard accepts: `/matchmake/<verb>/<target>`, the verb
+ * a word (Colyseus's `(\w+)`), the target a room name or room id (letters, digits, `_`, `-`).
+ */
+const CANONICAL_MATCHMAKE = /^\/matchmake\/(\w+)\/([A-Za-z0-9_-]+)$/;
+
+/**
+ * True when the request is meant for the matchmaker, by the reading of Colyseus (WHATWG) or of
+ * Express (the raw path, slashes of either kind collapsed, case ignored): every spelling goes through
+ * the guard, which then accepts the canonical one only (`matchmakePath`).
+ */
+function isMatchmakeRequest(req: Request): boolean {
+  if (req.method !== "POST") return false;
+  const seen = colyseusPath(req.url);
+  if (seen === undefined || seen.startsWith("/matchmake/")) return true;
+  return /^\/matchmake(\/|$)/i.test(rawPath(req).replace(/[\\/]+/g, "/"));
+}
+
+/**
+ * The verb and target of a matchmaking path, or undefined when the path is not in its one canonical
+ * spelling: the raw path must be exactly what Colyseus will read (no `\`, no dot segments, no
+ * percent-encoding, no doubled slash), so the body limit, the policy, admission control and world
+ * routing judge the request Colyseus will act on (docs/http.md#matchmaking-requests).
+ */
+export function matchmakePath(url: string): { verb: string; target: string } | undefined {
+  const raw = url.split("?", 1)[0] ?? "";
+  if (colyseusPath(url) !== raw) return undefined;
+  const m = CANONICAL_MATCHMAKE.exec(raw);
+  return m ? { verb: m[1]!, target: m[2]! } : undefined;
+}
+
+/** 400: a matchmaking path spelled otherwise than `/matchmake/<verb>/<room>` (see `matchmakePath`). */
+export const MATCHMAKE_PATH_INVALID = "MATCHMAKE_PATH_INVALID";
 
 /** Codes of the matchmaking refusals (HTTP 403). */
 export const MATCHMAKE_REFUSAL = {
@@ -178,15 +224,6 @@ function rewriteBusyAnswer(res: Response) {
   } as typeof res.end;
 }
 
-/** A path segment, percent-decoded (as it is, when malformed: no room has such a name). */
-const decodeSegment = (s: string): string => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-};
-
 /**
  * Middleware to mount at `/ws` in place of Colyseus's matchmaking middleware.
  * @param matchmaking Colyseus's `createNodeMatchmakingMiddleware()`
@@ -222,7 +259,12 @@ export function guardedMatchmaking(
           throw new ApiError("INVALID_REQUEST", "matchmaking options must be a JSON object");
         }
       }
-      const [verb = "", target = ""] = normalPath(req).slice("/matchmake/".length).split("/").map(decodeSegment);
+      const path = matchmakePath(req.url);
+      if (!path) {
+        const message = "matchmaking path is not in its canonical form /matchmake/<verb>/<room>";
+        return res.status(400).json({ ...errorBody(MATCHMAKE_PATH_INVALID, message), message });
+      }
+      const { verb, target } = path;
       const refusal = await matchmakeRefusal(verb, target, bearerToken(req.headers.authorization), options as Record<string, unknown>, policy);
       if (refusal) return refuse(res, refusal);
       // A world join goes to the world asked for (src/cluster/routing.ts): its number put in the options.

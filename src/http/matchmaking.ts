@@ -19,7 +19,7 @@ import { Readable } from "node:stream";
 import { matchMaker } from "@colyseus/core";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { bearerToken } from "../auth/tokens.js";
-import { retryAfterOf, SERVER_BUSY, ServerBusyError, type Admission } from "../net/admission.js";
+import { MATCHMAKE_RATE_LIMITED, retryAfterOf, SERVER_BUSY, ServerBusyError, type Admission } from "../net/admission.js";
 import { ApiError, errorBody } from "./errors.js";
 import { routeWorldJoin, WORLD_FULL_RETRY_SECONDS, type WorldRoute } from "../cluster/routing.js";
 
@@ -168,10 +168,21 @@ async function entersWorld(verb: string, target: string): Promise<boolean> {
   return listed?.name === "world";
 }
 
+/** The code and wait of a refusal message the world's `onAuth` raised (`SERVER_BUSY: … retry in N s`, `RATE_LIMITED: … retry in N s`). */
+function taggedRefusal(status: number, message: string): { code: string; retry: number } | undefined {
+  if (status === 503 && message.startsWith(`${SERVER_BUSY}: `)) {
+    const retry = retryAfterOf(message);
+    return retry === undefined ? undefined : { code: SERVER_BUSY, retry };
+  }
+  const m = status === 429 && message.startsWith(`${MATCHMAKE_RATE_LIMITED}: `) ? /retry in (\d+) s/.exec(message) : null;
+  return m ? { code: MATCHMAKE_RATE_LIMITED, retry: Number(m[1]) } : undefined;
+}
+
 /**
  * Colyseus answers a refusal the room raised in `onAuth` as `{ code, error }` with the status of
- * the refusal. A 503 whose message is a `SERVER_BUSY: …` refusal is rewritten into the busy body
- * above, with `Retry-After`; any other answer passes unchanged.
+ * the refusal. A 503 whose message is a `SERVER_BUSY: …` refusal, or a 429 whose message is a
+ * `RATE_LIMITED: …` one (the account's matchmaking limit), is rewritten into the API's error body,
+ * with `Retry-After`; any other answer passes unchanged.
  */
 function rewriteBusyAnswer(res: Response) {
   // The originals, put back by `restore` and called with `this` = res.
@@ -181,13 +192,15 @@ function rewriteBusyAnswer(res: Response) {
   const end = res.end;
   /* eslint-enable @typescript-eslint/unbound-method */
   let held: Buffer[] | undefined;
+  let heldStatus = 503;
   const restore = () => Object.assign(res, { writeHead, write, end });
   res.writeHead = function (this: Response, status: number, ...rest: unknown[]) {
-    if (status !== 503) {
+    if (status !== 503 && status !== 429) {
       restore();
       return (writeHead as (...a: unknown[]) => Response).call(this, status, ...rest);
     }
     held = [];
+    heldStatus = status;
     return this;
   } as typeof res.writeHead;
   res.write = function (this: Response, chunk: unknown, ...rest: unknown[]) {
@@ -209,17 +222,18 @@ function rewriteBusyAnswer(res: Response) {
     } catch {
       message = undefined;
     }
-    const retry = typeof message === "string" && message.startsWith(`${SERVER_BUSY}: `) ? retryAfterOf(message) : undefined;
-    if (retry === undefined || typeof message !== "string") {
-      res.writeHead(503);
+    const status = heldStatus;
+    const tagged = typeof message === "string" ? taggedRefusal(status, message) : undefined;
+    if (!tagged || typeof message !== "string") {
+      res.writeHead(status);
       return res.end(raw);
     }
-    const text = message.slice(SERVER_BUSY.length + 2);
+    const text = message.slice(tagged.code.length + 2);
     res.removeHeader("content-length");
     res
-      .status(503)
-      .set("Retry-After", String(retry))
-      .json({ ...errorBody(SERVER_BUSY, text), message });
+      .status(status)
+      .set("Retry-After", String(tagged.retry))
+      .json({ ...errorBody(tagged.code, text), message });
     return res;
   } as typeof res.end;
 }
@@ -237,13 +251,16 @@ export function guardedMatchmaking(
   onRefused?: (status: number) => void,
   /** Admission control of world joins; without it they are not bounded. */
   admission?: Admission,
+  /** The per-address matchmaking rate limit (`Limits.matchmake`), before the body is read. */
+  limiter?: RequestHandler,
 ): RequestHandler[] {
   const readBody = express.raw({ type: () => true, limit: limitBytes });
   return [
     (req, res, next) => {
       if (!isMatchmakeRequest(req)) return next();
       if (onRefused) res.once("finish", () => res.statusCode >= 400 && onRefused(res.statusCode));
-      return readBody(req, res, next);
+      if (!limiter) return readBody(req, res, next);
+      return limiter(req, res, (err?: unknown) => (err ? next(err) : readBody(req, res, next)));
     },
     async (req, res, next) => {
       if (!isMatchmakeRequest(req)) return matchmaking(req, res, next);

@@ -18,11 +18,11 @@ const WorldSnapshotSchema = z
     players: z
       .array(
         z.object({
-        id: z.string(),
-        name: z.string(),
-        position: z.object({ x: z.number(), y: z.number(), z: z.number() }),
-        combatLevel: z.int(),
-        isAgent: z.boolean(),
+          id: z.string(),
+          name: z.string(),
+          position: z.object({ x: z.number(), y: z.number(), z: z.number() }),
+          combatLevel: z.int(),
+          isAgent: z.boolean(),
         }),
       )
       .openapi({

@@ -214,17 +214,32 @@ describe("worlds: several in one process", function () {
     assert.equal(got.type, "private");
     assert.equal(got.fromId, a.id);
     await a.log.waitFor<ChatMessage>("chat:message", (m) => m.text === "hello from world 1", { since: ma });
-    // Not a friend: refused as before; an unknown id: offline.
-    const ms = stranger.log.mark();
-    stranger.send("player:chat", { text: "hi?", to: b.id });
-    await stranger.log.waitFor("chat:message", (m: any) => m.code === "NOT_FRIENDS", { since: ms });
-    stranger.send("player:chat", { text: "hi?", to: randomUUID() });
-    await stranger.log.waitFor("chat:message", (m: any) => m.code === "PLAYER_OFFLINE", { since: ms });
+    // Not a friend, or an unknown id: NOT_FRIENDS whether the target is online (here or in world 2) or
+    // not, so a stranger learns nothing of who is online (docs/protocol.md#private-messages).
+    const codes = async (from: typeof stranger, to: string) => {
+      const m = from.log.mark();
+      from.send("player:chat", { text: "hi?", to });
+      return ((await from.log.waitFor("chat:message", (x: any) => x.code !== undefined, { since: m })) as any).code as string;
+    };
+    assert.equal(await codes(stranger, b.id), "NOT_FRIENDS", "online in world 2");
+    assert.equal(await codes(stranger, a.id), "NOT_FRIENDS", "online in this world");
+    assert.equal(await codes(stranger, randomUUID()), "NOT_FRIENDS", "unknown");
+    // A friend who ignores the sender answers as an offline one, in this world and in another.
+    const c = await join({ world: 1 });
+    await sql("insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())", [a.id, c.id, a.id, c.id]);
+    for (const target of [b, c]) {
+      await sql("insert into ignore_entries (account_id, ignored_character_id, created_at) values (?, ?, now())", [target.accountId, a.id]);
+    }
+    server.worldPort.socialChanged([a.id, b.id, c.id]);
+    const mc = c.log.mark();
+    assert.equal(await codes(a, c.id), "PLAYER_OFFLINE", "an ignoring friend online in this world");
+    assert.equal(await codes(a, b.id), "PLAYER_OFFLINE", "an ignoring friend online in world 2");
+    assert.equal(c.log.all("chat:message", mc).length, 0, "nothing delivered");
     // Friend status over REST sees world 2.
     const res = await fetch(`${server.url}/api/player/${a.id}/friends`, { headers: { authorization: `Bearer ${a.token}` } });
     const friends = (await res.json()) as { id: string; online: boolean }[];
     assert.deepEqual(
-      friends.map((f) => [f.id, f.online]),
+      friends.filter((f) => f.id === b.id).map((f) => [f.id, f.online]),
       [[b.id, true]],
     );
   });

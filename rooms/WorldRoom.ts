@@ -20,6 +20,7 @@ import type { Player } from "../src/world/player.js";
 import type { World } from "../src/world/world.js";
 import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
+import { checkSeat, publishPopulation, type Population } from "./world/capacity.js";
 import { asServerError, authorizeJoin, type JoinAuthDeps, type WorldAuth } from "./world/join-auth.js";
 import { installInterestEncoder, TrackedView, type InterestEncoder } from "./world/interest-encoder.js";
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
@@ -87,8 +88,8 @@ export class WorldRoom extends Room implements JsonWorld {
   private encoder!: InterestEncoder;
   private readonly sendOrder = new SendOrder();
   private stopServingJson: (() => void) | undefined;
-  /** Players online last published in the listing's metadata (`publishPopulation`). */
-  private published = -1;
+  /** What the listing's metadata last said (`publishPopulation`). */
+  private published: Population | undefined;
   /** Ends the subscription to the world's `playerRemoved` (onDispose). */
   private stopListening: (() => void) | undefined;
   /** Runs `onTick` every tick until the room is disposed (read by tests). */
@@ -143,6 +144,7 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   override async onJoin(client: Client, options: JoinOptions, principal: WorldAuth) {
+    checkSeat(this.deps.admission, client.sessionId, this.isFull(), this.deps.worldNumber); // rooms/world/capacity.ts
     this.deps.admission?.seats.entered(client.sessionId); // its seat no longer waits (src/net/seat-ledger.ts)
     const link: ClientLink = newLink(
       this.deps.metrics,
@@ -369,17 +371,15 @@ export class WorldRoom extends Room implements JsonWorld {
     }
   }
 
-  /** Is the world full (WORLD_MAX_PLAYERS connected players, SDK and `/ws`)? */
+  /** Is the world full (WORLD_MAX_PLAYERS connected players, SDK and `/ws`)? Also Colyseus's check at each seat reservation: never the seats not taken. */
   isFull(): boolean {
-    return this.world.playersOnline() >= this.deps.maxPlayers;
+    return this.deps !== undefined && this.world.playersOnline() >= this.deps.maxPlayers;
   }
+  override hasReachedMaxClients = () => this.isFull();
 
-  /** Listing metadata: `world` (joins filter by it), `players` online (GET /api/v1/worlds); only on change. */
+  /** Listing metadata and lock (rooms/world/capacity.ts), on change. */
   publishPopulation() {
-    const players = this.world.playersOnline();
-    if (players === this.published) return;
-    this.published = players;
-    this.setMetadata({ world: this.deps.worldNumber, players }).catch((e: unknown) => this.deps.logger.warn({ err: e }, "world room: listing update failed"));
+    this.published = publishPopulation(this, this.deps, this.isFull(), this.published);
   }
 
   /** Every SDK client: its `StateView` and what it tracks. */

@@ -90,6 +90,8 @@ const envSchema = z.object({
   TICK_MS: int(600, 10, 10_000),
   TICK_PHASE: optionalString.pipe(z.enum(["auto", "off"], "must be auto or off").default("auto")),
   MAX_SOCKETS_PER_ADDRESS: int(10, 1, 100_000),
+  MATCHMAKE_PER_MINUTE: int(120, 1, 1_000_000),
+  MATCHMAKE_PER_ACCOUNT_PER_MINUTE: int(20, 1, 1_000_000),
   WORLDS: worldList,
   WORLD_MAX_PLAYERS: int(5_000, 1, 100_000),
   LISTEN_BACKLOG: int(4096, 1, 65_535),
@@ -156,6 +158,8 @@ export interface Config {
   readonly tickPhase: "auto" | "off";
   /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
   readonly maxSocketsPerAddress: number;
+  /** Matchmaking requests (`POST /ws/matchmake/…`) a minute, per client address (`MATCHMAKE_PER_MINUTE`) and per account (`MATCHMAKE_PER_ACCOUNT_PER_MINUTE`). */
+  readonly matchmakeLimits: { readonly perAddress: number; readonly perAccount: number };
   /** `WORLDS`: the world numbers this process hosts, ascending (README "Worlds"). */
   readonly worlds: readonly number[];
   /** `WORLD_MAX_PLAYERS`: connections one world room takes; a full world refuses joins (503 WORLD_FULL). */
@@ -283,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tickMs: v.TICK_MS,
     tickPhase: v.TICK_PHASE,
     maxSocketsPerAddress: v.MAX_SOCKETS_PER_ADDRESS,
+    matchmakeLimits: { perAddress: v.MATCHMAKE_PER_MINUTE, perAccount: v.MATCHMAKE_PER_ACCOUNT_PER_MINUTE },
     worlds: v.WORLDS,
     worldMaxPlayers: v.WORLD_MAX_PLAYERS,
     listenBacklog: v.LISTEN_BACKLOG,

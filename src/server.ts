@@ -164,7 +164,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const cors = new CorsPolicy(config);
   const metrics = new Metrics(config.tickMs);
   const blocklist = new Blocklist(Date.now, (scope) => metrics.rateLimitBlocks.inc({ scope }));
-  const limits = createLimits({ enabled: config.rateLimitEnabled, blockSeconds: config.rateLimitBlockSeconds, blocklist, store: cluster.rateLimitStore });
+  const limits = createLimits({
+    enabled: config.rateLimitEnabled,
+    blockSeconds: config.rateLimitBlockSeconds,
+    blocklist,
+    store: cluster.rateLimitStore,
+    matchmake: config.matchmakeLimits,
+  });
   const auth = new AuthService(config, storage.orm);
 
   const gate = new SocketGate({
@@ -229,7 +235,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const { world, trades } = worlds.default;
   // The room types, bound to what their rooms use (defined with Colyseus in stage 6); each world's
   // room gets its own world's dependencies through its creation permit (cluster/worlds.ts).
-  const WorldRoomType = worldRoomType({ gate, admission, hosts: (n) => worlds.all().some((h) => h.number === n) });
+  const WorldRoomType = worldRoomType({
+    gate,
+    admission,
+    hosts: (n) => worlds.all().some((h) => h.number === n),
+    countMatchmake: (accountId) => limits.countMatchmake(accountId),
+  });
   const roomDeps = (h: HostedWorld) => ({
     world: h.world,
     worldNumber: h.number,

@@ -25,7 +25,7 @@ export interface Cluster {
   driver?: MatchMakerDriver;
   publicAddress?: string;
   /** The rate-limit store factory for `createLimits` (undefined: in memory). */
-  rateLimitStore?: (identifier: "rest" | "auth") => Store;
+  rateLimitStore?: (identifier: string) => Store;
   /** Channel and key prefix of this cluster (`realm:<db>`): clusters on one Redis stay apart. */
   namespace: string;
   /** After `matchMaker.setup`: the bus on Colyseus's presence, and the blocks shared through it. */

@@ -110,13 +110,26 @@ function unreachable(e: unknown): Error {
   return new ServerBusyError("unreachable", REMOTE_RETRY_AFTER_S, "request to another server");
 }
 
+/** How long presence (`quiet`: private messages, online flags) trusts a holder it looked up. */
+export const PRESENCE_TTL_MS = 2_000;
+/** Characters whose holder presence remembers at most (then it starts over). */
+const PRESENCE_MAX = 10_000;
+
 /** The asking side: calls about characters whose lease another process holds. */
 export class RemoteWorlds {
+  /**
+   * Holders presence looked up (`quiet`), trusted for PRESENCE_TTL_MS: a stream of private messages
+   * to one character costs one lease lookup per window, not one per message. A holder that does not
+   * answer, or a character it no longer has, is forgotten at once.
+   */
+  private readonly presence = new Map<string, { owner: string | undefined; at: number }>();
+
   constructor(
     private readonly bus: ClusterBus,
     private readonly leases: LeaseStore,
     private readonly logger: Logger,
     private readonly timeoutMs = REMOTE_TIMEOUT_MS,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** The process holding the character's lease when it is another one. */
@@ -130,7 +143,10 @@ export class RemoteWorlds {
    * answer is a `ServerBusyError` (503 SERVER_BUSY for REST).
    */
   async ask<M extends RemoteMethod, T>(method: M, payload: Payload<M>, none: T): Promise<T> {
-    const owner = await this.holderOf(payload.characterId as string);
+    return this.askOwner(await this.holderOf(payload.characterId as string), method, payload, none);
+  }
+
+  private async askOwner<M extends RemoteMethod, T>(owner: string | undefined, method: M, payload: Payload<M>, none: T): Promise<T> {
     if (!owner) return none;
     try {
       const result = await this.bus.request(owner, method, payload, { timeoutMs: this.timeoutMs });
@@ -143,11 +159,28 @@ export class RemoteWorlds {
 
   /** As `ask`, but a holder that does not answer counts as `none` (presence: offline, not delivered). */
   async quiet<M extends RemoteMethod, T>(method: M, payload: Payload<M>, none: T): Promise<T> {
+    const characterId = payload.characterId as string;
     try {
-      return await this.ask(method, payload, none);
+      const owner = await this.presenceHolder(characterId);
+      const answer = await this.askOwner(owner, method, payload, none);
+      // The holder no longer has it (it left, or moved): look again next time. "No holder" is kept for the window.
+      if (owner !== undefined && (answer === none || answer === false)) this.presence.delete(characterId);
+      return answer;
     } catch {
+      this.presence.delete(characterId);
       return none;
     }
+  }
+
+  /** The holder of a character for presence: remembered for PRESENCE_TTL_MS (see `presence`). */
+  private async presenceHolder(characterId: string): Promise<string | undefined> {
+    const hit = this.presence.get(characterId);
+    if (hit && this.now() - hit.at < PRESENCE_TTL_MS) return hit.owner;
+    const at = this.now();
+    const owner = await this.holderOf(characterId);
+    if (this.presence.size >= PRESENCE_MAX) this.presence.clear();
+    this.presence.set(characterId, { owner, at });
+    return owner;
   }
 
   /** Tell every other process that social relations changed. */

@@ -24,19 +24,34 @@ export type WorldRoute =
   | { ok: true; world: number; options: Record<string, unknown> }
   | { ok: false; status: 400 | 404 | 503; code: "INVALID_WORLD" | "WORLD_NOT_FOUND" | "WORLD_FULL"; message: string };
 
+/**
+ * Fresh seat reservations a world's "full" counts at most: a tenth of its capacity, at least one.
+ * Seats reserved and never taken (one account in a loop, many accounts that never connect) can
+ * close only that margin, never the world (docs/rooms.md#seats-and-full-worlds).
+ */
+export function countedSeats(seats: number, maxPlayers: number): number {
+  return Math.min(Math.max(0, seats), Math.max(1, Math.floor(maxPlayers / 10)));
+}
+
+/** Is a world full: its players online plus the fresh seats counted (`countedSeats`) reach its capacity. */
+export function worldFull(players: number, seats: number, maxPlayers: number): boolean {
+  return players + countedSeats(seats, maxPlayers) >= maxPlayers;
+}
+
 /** Every world room listed, by world number, ascending. */
 export async function listWorlds(): Promise<WorldListing[]> {
   const byWorld = new Map<number, WorldListing>();
   for (const room of await matchMaker.query({ name: "world" })) {
-    const meta = (room.metadata ?? {}) as { world?: unknown; players?: unknown };
+    const meta = (room.metadata ?? {}) as { world?: unknown; players?: unknown; seats?: unknown };
     if (typeof meta.world !== "number") continue;
-    const players = typeof meta.players === "number" ? meta.players : room.clients;
+    const players = typeof meta.players === "number" ? meta.players : 0;
     const maxPlayers = room.maxClients;
     byWorld.set(meta.world, {
       world: meta.world,
       players,
       maxPlayers,
-      full: players >= maxPlayers || room.clients >= maxPlayers,
+      // Not `room.clients`: Colyseus counts every reserved seat there, taken or not, for its whole timeout.
+      full: worldFull(players, typeof meta.seats === "number" ? meta.seats : 0, maxPlayers),
       ...(room.publicAddress ? { publicAddress: room.publicAddress } : {}),
     });
   }

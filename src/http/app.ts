@@ -114,7 +114,8 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
   });
 
   app.use(limits.blockGuard);
-  if (deps.matchmaking) app.use("/ws", ...guardedMatchmaking(deps.matchmaking, undefined, deps.matchmakingPolicy, deps.onMatchmakeRefused, deps.admission));
+  if (deps.matchmaking)
+    app.use("/ws", ...guardedMatchmaking(deps.matchmaking, undefined, deps.matchmakingPolicy, deps.onMatchmakeRefused, deps.admission, limits.matchmake));
   app.use("/api", limits.rest);
   app.use("/api/auth", limits.auth);
   app.use(express.json({ limit: "64kb", strict: true, type: ["application/json", "application/*+json"] }));

@@ -3,6 +3,9 @@
  * 10 attempts per minute, per client address. Exceeding either blocks the client for
  * RATE_LIMIT_BLOCK_SECONDS; while blocked every request answers 429 with Retry-After.
  * The same Blocklist is used by the WebSocket flood guard (accounts and addresses).
+ * Matchmaking (`POST /ws/matchmake/…`) has limits of its own, per address and per account
+ * (docs/http.md#matchmaking-requests): past them it answers 429 `RATE_LIMITED` with Retry-After,
+ * without blocking the client.
  */
 import type { Request, RequestHandler } from "express";
 import { rateLimit, ipKeyGenerator, MemoryStore, type Store } from "express-rate-limit";
@@ -28,7 +31,9 @@ export interface LimitOptions {
    * The store of a limiter's counters (`rest`, `auth`): shared by the processes of a cluster with
    * REDIS_URL (src/cluster/shared-limits.ts). Absent: each process counts in its own memory.
    */
-  store?: (identifier: "rest" | "auth") => Store;
+  store?: (identifier: "rest" | "auth" | "matchmake" | "matchmake-account") => Store;
+  /** Matchmaking requests a minute, per client address and per account (120 and 20 without it). */
+  matchmake?: { perAddress: number; perAccount: number };
 }
 
 /** Limits and the block guard, as middleware plus a counter for failed token checks. */
@@ -50,13 +55,28 @@ export interface Limits {
    * an anonymous identity). Blocks the address past the limit; returns true when it is over.
    */
   countAuthAttempt(address: string): Promise<boolean>;
+  /** Counts matchmaking requests per client address; past the limit 429 `RATE_LIMITED` with Retry-After. */
+  matchmake: RequestHandler;
+  /**
+   * Count one matchmaking request of an account (its token checked): 0 while within the limit, else
+   * the seconds until the window lets it again.
+   */
+  countMatchmake(accountId: string): Promise<number>;
 }
 
 /** Build the limiters. When disabled, every piece is a no-op. */
 export function createLimits(opts: LimitOptions): Limits {
   const noop: RequestHandler = (_req, _res, next) => next();
   if (!opts.enabled)
-    return { blockGuard: noop, rest: noop, auth: noop, countAuthFailure: () => Promise.resolve(), countAuthAttempt: () => Promise.resolve(false) };
+    return {
+      blockGuard: noop,
+      rest: noop,
+      auth: noop,
+      countAuthFailure: () => Promise.resolve(),
+      countAuthAttempt: () => Promise.resolve(false),
+      matchmake: noop,
+      countMatchmake: () => Promise.resolve(0),
+    };
   const { blocklist, blockSeconds } = opts;
   const windowMs = 60_000;
 
@@ -88,7 +108,28 @@ export function createLimits(opts: LimitOptions): Limits {
     return totalHits > limit;
   };
 
+  const perAddress = opts.matchmake?.perAddress ?? 120;
+  const perAccount = opts.matchmake?.perAccount ?? 20;
+  /** Seconds until a window that resets at `resetTime` lets the client again (1 at least). */
+  const secondsUntil = (resetTime: Date | undefined) => Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+  const matchmake = rateLimit({
+    ...common,
+    limit: perAddress,
+    identifier: "matchmake",
+    // Over the limit: refused, not blocked (a shared address's other clients are not shut out for a minute).
+    handler: (req, _res, next) => next(rateLimited(secondsUntil((req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime))),
+    ...(opts.store ? { store: opts.store("matchmake") } : {}),
+  });
+  const accountStore = opts.store?.("matchmake-account") ?? new MemoryStore();
+  // Not given to a limiter, so initialised here (a store's init may be async: a Redis script load).
+  void Promise.resolve(accountStore.init?.({ windowMs } as Parameters<NonNullable<Store["init"]>>[0])).catch(() => undefined);
+
   return {
+    matchmake,
+    async countMatchmake(accountId) {
+      const { totalHits, resetTime } = await accountStore.increment(`account:${accountId}`);
+      return totalHits > perAccount ? secondsUntil(resetTime) : 0;
+    },
     blockGuard: (req, _res, next) => {
       const left = blocklist.retryAfter(clientKey(req));
       if (left > 0) next(rateLimited(left));

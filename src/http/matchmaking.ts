@@ -19,16 +19,62 @@ import { Readable } from "node:stream";
 import { matchMaker } from "@colyseus/core";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { bearerToken } from "../auth/tokens.js";
-import { retryAfterOf, SERVER_BUSY, ServerBusyError, type Admission } from "../net/admission.js";
+import { MATCHMAKE_RATE_LIMITED, retryAfterOf, SERVER_BUSY, ServerBusyError, type Admission } from "../net/admission.js";
 import { ApiError, errorBody } from "./errors.js";
 import { routeWorldJoin, WORLD_FULL_RETRY_SECONDS, type WorldRoute } from "../cluster/routing.js";
 
 /** Largest matchmaking body accepted (join options are a few hundred bytes). */
 export const MATCHMAKE_BODY_LIMIT = 16 * 1024;
 
-/** The request path with repeated slashes collapsed (`//matchmake//create/world` is checked like the plain form). */
-const normalPath = (req: Request) => req.path.replace(/\/{2,}/g, "/");
-const isMatchmakeRequest = (req: Request) => req.method === "POST" && normalPath(req).startsWith("/matchmake/");
+/**
+ * The path Colyseus's matchmaking router acts on (`@colyseus/core` `router/node.ts`: WHATWG `URL`
+ * of `req.url`, so `\` becomes `/` and `.`, `..`, `%2e%2e` segments resolve), or undefined when the
+ * URL does not parse.
+ */
+export function colyseusPath(url: string): string | undefined {
+  try {
+    return new URL(url || "/", "http://localhost").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The path part of the raw request URL (below the `/ws` mount), as the client wrote it. */
+const rawPath = (req: Request) => req.url.split("?", 1)[0] ?? "";
+
+/**
+ * The only spelling of a matchmaking path this guard accepts: `/matchmake/<verb>/<target>`, the verb
+ * a word (Colyseus's `(\w+)`), the target a room name or room id (letters, digits, `_`, `-`).
+ */
+const CANONICAL_MATCHMAKE = /^\/matchmake\/(\w+)\/([A-Za-z0-9_-]+)$/;
+
+/**
+ * True when the request is meant for the matchmaker, by the reading of Colyseus (WHATWG) or of
+ * Express (the raw path, slashes of either kind collapsed, case ignored): every spelling goes through
+ * the guard, which then accepts the canonical one only (`matchmakePath`).
+ */
+function isMatchmakeRequest(req: Request): boolean {
+  if (req.method !== "POST") return false;
+  const seen = colyseusPath(req.url);
+  if (seen === undefined || seen.startsWith("/matchmake/")) return true;
+  return /^\/matchmake(\/|$)/i.test(rawPath(req).replace(/[\\/]+/g, "/"));
+}
+
+/**
+ * The verb and target of a matchmaking path, or undefined when the path is not in its one canonical
+ * spelling: the raw path must be exactly what Colyseus will read (no `\`, no dot segments, no
+ * percent-encoding, no doubled slash), so the body limit, the policy, admission control and world
+ * routing judge the request Colyseus will act on (docs/http.md#matchmaking-requests).
+ */
+export function matchmakePath(url: string): { verb: string; target: string } | undefined {
+  const raw = url.split("?", 1)[0] ?? "";
+  if (colyseusPath(url) !== raw) return undefined;
+  const m = CANONICAL_MATCHMAKE.exec(raw);
+  return m ? { verb: m[1]!, target: m[2]! } : undefined;
+}
+
+/** 400: a matchmaking path spelled otherwise than `/matchmake/<verb>/<room>` (see `matchmakePath`). */
+export const MATCHMAKE_PATH_INVALID = "MATCHMAKE_PATH_INVALID";
 
 /** Codes of the matchmaking refusals (HTTP 403). */
 export const MATCHMAKE_REFUSAL = {
@@ -122,10 +168,21 @@ async function entersWorld(verb: string, target: string): Promise<boolean> {
   return listed?.name === "world";
 }
 
+/** The code and wait of a refusal message the world's `onAuth` raised (`SERVER_BUSY: … retry in N s`, `RATE_LIMITED: … retry in N s`). */
+function taggedRefusal(status: number, message: string): { code: string; retry: number } | undefined {
+  if (status === 503 && message.startsWith(`${SERVER_BUSY}: `)) {
+    const retry = retryAfterOf(message);
+    return retry === undefined ? undefined : { code: SERVER_BUSY, retry };
+  }
+  const m = status === 429 && message.startsWith(`${MATCHMAKE_RATE_LIMITED}: `) ? /retry in (\d+) s/.exec(message) : null;
+  return m ? { code: MATCHMAKE_RATE_LIMITED, retry: Number(m[1]) } : undefined;
+}
+
 /**
  * Colyseus answers a refusal the room raised in `onAuth` as `{ code, error }` with the status of
- * the refusal. A 503 whose message is a `SERVER_BUSY: …` refusal is rewritten into the busy body
- * above, with `Retry-After`; any other answer passes unchanged.
+ * the refusal. A 503 whose message is a `SERVER_BUSY: …` refusal, or a 429 whose message is a
+ * `RATE_LIMITED: …` one (the account's matchmaking limit), is rewritten into the API's error body,
+ * with `Retry-After`; any other answer passes unchanged.
  */
 function rewriteBusyAnswer(res: Response) {
   // The originals, put back by `restore` and called with `this` = res.
@@ -135,13 +192,15 @@ function rewriteBusyAnswer(res: Response) {
   const end = res.end;
   /* eslint-enable @typescript-eslint/unbound-method */
   let held: Buffer[] | undefined;
+  let heldStatus = 503;
   const restore = () => Object.assign(res, { writeHead, write, end });
   res.writeHead = function (this: Response, status: number, ...rest: unknown[]) {
-    if (status !== 503) {
+    if (status !== 503 && status !== 429) {
       restore();
       return (writeHead as (...a: unknown[]) => Response).call(this, status, ...rest);
     }
     held = [];
+    heldStatus = status;
     return this;
   } as typeof res.writeHead;
   res.write = function (this: Response, chunk: unknown, ...rest: unknown[]) {
@@ -163,29 +222,21 @@ function rewriteBusyAnswer(res: Response) {
     } catch {
       message = undefined;
     }
-    const retry = typeof message === "string" && message.startsWith(`${SERVER_BUSY}: `) ? retryAfterOf(message) : undefined;
-    if (retry === undefined || typeof message !== "string") {
-      res.writeHead(503);
+    const status = heldStatus;
+    const tagged = typeof message === "string" ? taggedRefusal(status, message) : undefined;
+    if (!tagged || typeof message !== "string") {
+      res.writeHead(status);
       return res.end(raw);
     }
-    const text = message.slice(SERVER_BUSY.length + 2);
+    const text = message.slice(tagged.code.length + 2);
     res.removeHeader("content-length");
     res
-      .status(503)
-      .set("Retry-After", String(retry))
-      .json({ ...errorBody(SERVER_BUSY, text), message });
+      .status(status)
+      .set("Retry-After", String(tagged.retry))
+      .json({ ...errorBody(tagged.code, text), message });
     return res;
   } as typeof res.end;
 }
-
-/** A path segment, percent-decoded (as it is, when malformed: no room has such a name). */
-const decodeSegment = (s: string): string => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-};
 
 /**
  * Middleware to mount at `/ws` in place of Colyseus's matchmaking middleware.
@@ -200,13 +251,16 @@ export function guardedMatchmaking(
   onRefused?: (status: number) => void,
   /** Admission control of world joins; without it they are not bounded. */
   admission?: Admission,
+  /** The per-address matchmaking rate limit (`Limits.matchmake`), before the body is read. */
+  limiter?: RequestHandler,
 ): RequestHandler[] {
   const readBody = express.raw({ type: () => true, limit: limitBytes });
   return [
     (req, res, next) => {
       if (!isMatchmakeRequest(req)) return next();
       if (onRefused) res.once("finish", () => res.statusCode >= 400 && onRefused(res.statusCode));
-      return readBody(req, res, next);
+      if (!limiter) return readBody(req, res, next);
+      return limiter(req, res, (err?: unknown) => (err ? next(err) : readBody(req, res, next)));
     },
     async (req, res, next) => {
       if (!isMatchmakeRequest(req)) return matchmaking(req, res, next);
@@ -222,7 +276,12 @@ export function guardedMatchmaking(
           throw new ApiError("INVALID_REQUEST", "matchmaking options must be a JSON object");
         }
       }
-      const [verb = "", target = ""] = normalPath(req).slice("/matchmake/".length).split("/").map(decodeSegment);
+      const path = matchmakePath(req.url);
+      if (!path) {
+        const message = "matchmaking path is not in its canonical form /matchmake/<verb>/<room>";
+        return res.status(400).json({ ...errorBody(MATCHMAKE_PATH_INVALID, message), message });
+      }
+      const { verb, target } = path;
       const refusal = await matchmakeRefusal(verb, target, bearerToken(req.headers.authorization), options as Record<string, unknown>, policy);
       if (refusal) return refuse(res, refusal);
       // A world join goes to the world asked for (src/cluster/routing.ts): its number put in the options.

@@ -26,6 +26,8 @@ export { SeatLedger };
 
 /** The error code of every busy refusal. */
 export const SERVER_BUSY = "SERVER_BUSY";
+/** The code of the account's matchmaking limit, raised in the world's `onAuth` as `RATE_LIMITED: … retry in N s` (src/http/limits.ts). */
+export const MATCHMAKE_RATE_LIMITED = "RATE_LIMITED";
 /** Bounds of `Retry-After` (seconds). */
 export const RETRY_AFTER_MIN_S = 1;
 export const RETRY_AFTER_MAX_S = 30;

@@ -8,11 +8,15 @@
  * retry). A seat leaves when its client enters (the world room's `onJoin`) or when its reservation
  * expires (`ttlMs`: SEAT_RESERVATION_SECONDS). An account counts one seat at most: its newest
  * (joining again replaces the seat it waits for), so one client that reserves seats in a loop and
- * never connects cannot fill the ledger and keep everyone else out.
+ * never connects cannot fill the ledger and keep everyone else out. A replaced seat is refused when
+ * its client comes (`superseded`, the world room's `onJoin`: 409 `SEAT_REPLACED`), so an account
+ * holds one pending seat at most in Colyseus too (docs/rooms.md#seats-and-full-worlds).
  */
 export class SeatLedger {
   /** Session id → when its reservation expires and whose it is; one lifetime for all, so the map is in expiry order. */
-  private readonly seats = new Map<string, { expires: number; account: string }>();
+  private readonly seats = new Map<string, { expires: number; account: string; world: number }>();
+  /** Session ids of seats replaced by their account's newer one, until their reservation would have expired (in expiry order). */
+  private readonly replaced = new Map<string, number>();
   /** Account → the session id of its counted seat. */
   private readonly byAccount = new Map<string, string>();
   /** Moving average of the time between two clients entering, in ms (a guess until measured), and the last entry. */
@@ -38,13 +42,38 @@ export class SeatLedger {
     return this.pending >= this.limit;
   }
 
-  /** A seat of `account` reserved under `sessionId`; it replaces the account's seat counted until now. */
-  reserve(sessionId: string, account: string): void {
+  /** Seats of world `world` reserved and not yet entered nor expired (GET /api/v1/worlds, WORLD_FULL). */
+  pendingIn(world: number): number {
+    let n = 0;
+    if (this.pending === 0) return 0;
+    for (const seat of this.seats.values()) if (seat.world === world) n++;
+    return n;
+  }
+
+  /**
+   * A seat of `account` in world `world` reserved under `sessionId`; it replaces the account's seat
+   * counted until now, whose client will be refused (`superseded`).
+   */
+  reserve(sessionId: string, account: string, world = 1): void {
     const previous = this.byAccount.get(account);
-    if (previous !== undefined) this.drop(previous);
+    if (previous !== undefined) {
+      const seat = this.seats.get(previous);
+      if (seat) this.replaced.set(previous, seat.expires);
+      this.drop(previous);
+    }
     this.seats.delete(sessionId);
-    this.seats.set(sessionId, { expires: this.now() + this.ttlMs, account });
+    this.seats.set(sessionId, { expires: this.now() + this.ttlMs, account, world });
     this.byAccount.set(account, sessionId);
+  }
+
+  /** True when the seat reserved under `sessionId` was replaced by a newer one of its account. */
+  superseded(sessionId: string): boolean {
+    const t = this.now();
+    for (const [id, expires] of this.replaced) {
+      if (expires > t) break;
+      this.replaced.delete(id);
+    }
+    return this.replaced.has(sessionId);
   }
 
   /**

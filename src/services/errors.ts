@@ -17,6 +17,8 @@ export const SERVICE_ERROR = {
   CONFLICT: "CONFLICT",
   /** An agent tried to set its own goal while its goals are paused. */
   GOALS_PAUSED: "GOALS_PAUSED",
+  /** The target already has the most incoming friend requests it may hold (`MAX_INCOMING_REQUESTS`). */
+  FRIEND_REQUESTS_FULL: "FRIEND_REQUESTS_FULL",
 } as const;
 export type ServiceErrorCode = (typeof SERVICE_ERROR)[keyof typeof SERVICE_ERROR];
 

@@ -5,7 +5,9 @@
  * - a request to someone who already asked you makes you friends at once;
  * - a request to someone whose account ignores you is silently dropped (the sender sees the same
  *   answer as for a delivered request);
- * - at most 99 friends per character, 99 ignored players per account, 99 pending outgoing requests;
+ * - at most 99 friends per character, 99 ignored players per account, 99 pending outgoing requests,
+ *   100 pending incoming requests (a request to a full inbox is refused: FRIEND_REQUESTS_FULL);
+ *   the lists of requests are paginated (docs/http.md#friend-requests);
  * - removing a friend removes the pair for both sides;
  * - ignoring someone drops their pending requests to the account's characters.
  *
@@ -20,13 +22,17 @@ import { LockMode } from "@mikro-orm/core";
 import { AccountEntity } from "../../entities/account.js";
 import { FriendRequestEntity, FriendshipEntity, IgnoreEntryEntity } from "../../entities/social.js";
 import type { Em, Storage } from "../storage/orm.js";
-import { conflict, invalid, missing } from "./errors.js";
+import { conflict, invalid, missing, SERVICE_ERROR, ServiceError } from "./errors.js";
 import { RelationCache } from "./relation-cache.js";
 import { accountCharacterIds, countFriends, ignores, insertPair, loadFriendIds, loadIgnoredBy, lockCharacters, pairExists } from "./social-queries.js";
 
 export const MAX_FRIENDS = 99;
 export const MAX_IGNORES = 99;
 export const MAX_PENDING_REQUESTS = 99;
+/** Pending friend requests one character may receive (docs/http.md#friend-requests). */
+export const MAX_INCOMING_REQUESTS = 100;
+/** Requests of each list one page holds at most, and by default. */
+export const FRIEND_REQUESTS_PAGE_MAX = 100;
 
 /** Names a character by id or by name (case-insensitive). */
 export interface CharacterRef {
@@ -180,32 +186,54 @@ export class SocialService {
       if ((await em.count(FriendRequestEntity, { fromCharacter: fromId })) >= MAX_PENDING_REQUESTS) {
         throw conflict(`you have ${MAX_PENDING_REQUESTS} pending friend requests; wait for answers first`);
       }
+      // Both characters are locked: the count holds until this request is in.
+      if ((await em.count(FriendRequestEntity, { toCharacter: to.id })) >= MAX_INCOMING_REQUESTS) {
+        throw new ServiceError(SERVICE_ERROR.FRIEND_REQUESTS_FULL, `${to.name} has ${MAX_INCOMING_REQUESTS} friend requests waiting; try again later`);
+      }
       em.create(FriendRequestEntity, { fromCharacter: fromId, toCharacter: to.id, createdAt: new Date() });
       await em.flush();
       return { status: "pending", character: brief, changed: [fromId, to.id] };
     });
   }
 
-  /** Pending requests to and from a character, oldest first. */
-  async listFriendRequests(characterId: string): Promise<{ incoming: FriendRequestEntry[]; outgoing: FriendRequestEntry[] }> {
-    const rows: Row[] = await this.em()
-      .getConnection()
-      .execute(
-        `select r.id, r.created_at, r.from_character, cf.name as from_name, r.to_character, ct.name as to_name
-           from friend_requests r
-           join characters cf on cf.id = r.from_character
-           join characters ct on ct.id = r.to_character
-          where r.from_character = ? or r.to_character = ?
-          order by r.created_at, r.id`,
-        [characterId, characterId],
-      );
-    const entries = rows.map((r) => ({
-      id: Number(r.id),
-      from: { id: r.from_character as string, name: r.from_name as string },
-      to: { id: r.to_character as string, name: r.to_name as string },
-      createdAt: iso(r.created_at),
-    }));
-    return { incoming: entries.filter((e) => e.to.id === characterId), outgoing: entries.filter((e) => e.from.id === characterId) };
+  /**
+   * Pending requests to and from a character, oldest first (by id), one page of each list:
+   * `limit` of each (1 to FRIEND_REQUESTS_PAGE_MAX), after the request ids `incomingAfter` and
+   * `outgoingAfter`; `incomingNext`/`outgoingNext` are the cursors of the next pages, absent at the end.
+   */
+  async listFriendRequests(
+    characterId: string,
+    page: { limit?: number; incomingAfter?: number; outgoingAfter?: number } = {},
+  ): Promise<{ incoming: FriendRequestEntry[]; outgoing: FriendRequestEntry[]; incomingNext?: number; outgoingNext?: number }> {
+    const limit = Math.min(FRIEND_REQUESTS_PAGE_MAX, Math.max(1, page.limit ?? FRIEND_REQUESTS_PAGE_MAX));
+    const list = async (column: "to_character" | "from_character", after: number) => {
+      const rows: Row[] = await this.em()
+        .getConnection()
+        .execute(
+          `select r.id, r.created_at, r.from_character, cf.name as from_name, r.to_character, ct.name as to_name
+             from friend_requests r
+             join characters cf on cf.id = r.from_character
+             join characters ct on ct.id = r.to_character
+            where r.${column} = ? and r.id > ?
+            order by r.id
+            limit ?`,
+          [characterId, after, limit + 1],
+        );
+      const entries = rows.slice(0, limit).map((r) => ({
+        id: Number(r.id),
+        from: { id: r.from_character as string, name: r.from_name as string },
+        to: { id: r.to_character as string, name: r.to_name as string },
+        createdAt: iso(r.created_at),
+      }));
+      return { entries, next: rows.length > limit ? entries[entries.length - 1]!.id : undefined };
+    };
+    const [incoming, outgoing] = [await list("to_character", page.incomingAfter ?? 0), await list("from_character", page.outgoingAfter ?? 0)];
+    return {
+      incoming: incoming.entries,
+      outgoing: outgoing.entries,
+      ...(incoming.next !== undefined ? { incomingNext: incoming.next } : {}),
+      ...(outgoing.next !== undefined ? { outgoingNext: outgoing.next } : {}),
+    };
   }
 
   /**

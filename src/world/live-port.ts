@@ -133,7 +133,9 @@ export class LivePort implements LiveWorldPort {
     const p = this.d.players.get(characterId);
     if (!p) return;
     p.connection?.close(code, reason);
-    void this.d.membership.leave(characterId, reason, undefined, true);
+    // Not forced: a character in combat stays, without its connection, until the fight is over
+    // (README "Combat logout"; an agent's token replaced or revoked is no escape from a fight).
+    void this.d.membership.leave(characterId, reason, undefined, false);
   }
 
   socialChanged(characterIds: string[]): void {

@@ -71,7 +71,10 @@ export interface LiveWorldPort {
   applyGoal(characterId: string, goal: StoredGoal | null, goalsPaused: boolean): boolean;
   /** Deliver a private chat message to an online character. Returns false when offline. */
   deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): boolean;
-  /** Disconnect a character's live connection (for example a revoked agent token). */
+  /**
+   * Disconnect a character's live connection (for example a revoked agent token) and remove it, or,
+   * while it is in combat, once the fight is over (README "Combat logout").
+   */
   disconnect(characterId: string, code: number, reason: string): void;
   /** Tell the world that social relations involving these characters changed. */
   socialChanged(characterIds: string[]): void;

@@ -16,6 +16,9 @@ export const TEST_ENV: NodeJS.ProcessEnv = {
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
   // Every test client connects from 127.0.0.1; the cap's own test sets a small one.
   MAX_SOCKETS_PER_ADDRESS: "1000",
+  // Every test client matchmakes from 127.0.0.1, many with one account; the limits' own test sets small ones.
+  MATCHMAKE_PER_MINUTE: "100000",
+  MATCHMAKE_PER_ACCOUNT_PER_MINUTE: "100000",
 };
 
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {

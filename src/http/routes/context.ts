@@ -67,6 +67,8 @@ function toApiError(e: unknown): unknown {
       return new ApiError("NAME_TAKEN", e.message);
     case SERVICE_ERROR.GOALS_PAUSED:
       return new ApiError("GOALS_PAUSED", e.message);
+    case SERVICE_ERROR.FRIEND_REQUESTS_FULL:
+      return new ApiError("FRIEND_REQUESTS_FULL", e.message);
     default:
       return new ApiError("CONFLICT", e.message);
   }

@@ -1,6 +1,7 @@
 /**
  * `/api/v1/player` (the caller's character: read, create or update) and `/api/v1/world` (a world
- * snapshot with the areas of the content). `/api/v1/world/areas` is served by the content router.
+ * snapshot with the areas of the content; who is where only for the caller's own characters, or
+ * for an admin token: docs/http.md#world-snapshot). `/api/v1/world/areas` is served by the content router.
  */
 import { z } from "zod";
 import { dataResponses, WorldAreasResponseSchema } from "../../content/http.js";
@@ -14,15 +15,20 @@ const WorldSnapshotSchema = z
     tick: z.int(),
     serverTime: z.string(),
     playersOnline: z.int(),
-    players: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        position: z.object({ x: z.number(), y: z.number(), z: z.number() }),
-        combatLevel: z.int(),
-        isAgent: z.boolean(),
+    players: z
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          position: z.object({ x: z.number(), y: z.number(), z: z.number() }),
+          combatLevel: z.int(),
+          isAgent: z.boolean(),
+        }),
+      )
+      .openapi({
+        description:
+          "The caller's own characters connected in this world (the token's character for a character-bound token); every connected player for a server token with the admin role",
       }),
-    ),
     npcCount: z.int(),
     resourceCount: z.int(),
     groundItemCount: z.int(),
@@ -108,7 +114,9 @@ export function playerRoutes(deps: ApiDeps): RouteModule {
       {
         method: "get",
         path: "/api/v1/world",
-        summary: "One world's snapshot (`?world=N`, default the default world): tick, server time, players online, NPC and resource counts, areas",
+        summary:
+          "One world's snapshot (`?world=N`, default the default world): tick, server time, players online, NPC and resource counts, areas; " +
+          "`players` lists the caller's own characters only (every player for an admin token)",
         tags: ["world"],
         auth: "required",
         query: z.object({
@@ -116,10 +124,14 @@ export function playerRoutes(deps: ApiDeps): RouteModule {
         }),
         responses: { 200: { description: "Snapshot", schema: WorldSnapshotSchema }, 404: r.notFound("World (not hosted by this server)") },
       },
-      async ({ query }) => {
+      async ({ principal, query }) => {
         const snapshot = await world.snapshot(query.world);
         if (!snapshot) throw notFound("world");
-        return { ...snapshot, areas };
+        // Who is where is what interest management hides: only an admin token sees every player (docs/http.md#world-snapshot).
+        const p = who(principal);
+        if (deps.auth.isAdmin(p, undefined, undefined)) return { ...snapshot, areas };
+        const own = new Set(p.characterId ? [p.characterId] : (await characters.listByAccount(p.accountId)).map((c) => c.id));
+        return { ...snapshot, players: snapshot.players.filter((x) => own.has(x.id)), areas };
       },
     );
   };

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { RouteModule } from "../app.js";
+import { FRIEND_REQUESTS_PAGE_MAX } from "../../services/social.js";
 import { Access, CharacterBriefSchema, CharacterIdParams, CharacterRefBody, defineRoute, Id, r, requireAccountToken, who, type ApiDeps } from "./context.js";
 
 const FriendSchema = z.object({ id: z.string(), name: z.string(), online: z.boolean(), since: z.string() }).openapi("Friend");
@@ -133,22 +134,34 @@ export function socialRoutes(deps: ApiDeps): RouteModule {
       {
         method: "get",
         path: "/api/player/:characterId/friend-requests",
-        summary: "Pending friend requests to (incoming) and from (outgoing) a character",
+        summary:
+          "Pending friend requests to (incoming) and from (outgoing) a character, oldest first, a page of each: `limit` (1–100, default 100) " +
+          "after `incomingAfter` / `outgoingAfter` (request ids); `incomingNext` / `outgoingNext` are the next pages' cursors, absent at the end",
         tags: ["social"],
         auth: "required",
         params: CharacterIdParams,
+        query: z.object({
+          limit: z.coerce.number().int().min(1).max(FRIEND_REQUESTS_PAGE_MAX).optional(),
+          incomingAfter: z.coerce.number().int().min(0).optional(),
+          outgoingAfter: z.coerce.number().int().min(0).optional(),
+        }),
         responses: {
           200: {
             description: "Requests",
-            schema: z.object({ incoming: z.array(FriendRequestSchema), outgoing: z.array(FriendRequestSchema) }),
+            schema: z.object({
+              incoming: z.array(FriendRequestSchema),
+              outgoing: z.array(FriendRequestSchema),
+              incomingNext: z.int().optional(),
+              outgoingNext: z.int().optional(),
+            }),
           },
           403: r.forbidden,
           404: r.notFound("Character"),
         },
       },
-      async ({ principal, params }) => {
+      async ({ principal, params, query }) => {
         const c = await access.character(who(principal), params.characterId);
-        return social.listFriendRequests(c.id);
+        return social.listFriendRequests(c.id, query);
       },
     );
     defineRoute(
@@ -171,7 +184,9 @@ export function socialRoutes(deps: ApiDeps): RouteModule {
           },
           403: r.forbidden,
           404: r.notFound("Character"),
-          409: r.conflict("Already friends, a friends list is full (99), or 99 requests are pending"),
+          409: r.conflict(
+            "Already friends, a friends list is full (99), or 99 requests are pending (CONFLICT); FRIEND_REQUESTS_FULL when the target has 100 incoming requests waiting",
+          ),
         },
       },
       async ({ principal, params, body }) => {

@@ -14,10 +14,13 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
   if (text.startsWith("/")) return command(w, p, text);
   const social = w.deps.social;
   if (c.to) {
+    // Who may learn the target is online comes first (docs/protocol.md#private-messages): to a
+    // non-friend (or an unknown id) the answer is NOT_FRIENDS whether the target is online or not;
+    // a friend who ignores the sender answers as an offline one. Both checks read cached relations.
+    if (social && !(await social.areFriends(p.id, c.to))) return refuse(p, "NOT_FRIENDS");
+    if (social && (await social.isIgnoring(c.to, p.id))) return refuse(p, "PLAYER_OFFLINE");
     const target = w.players.get(c.to);
     if (!target?.connection) return privateElsewhere(w, p, c.to, text);
-    if (social && !(await social.areFriends(p.id, target.id))) return refuse(p, "NOT_FRIENDS");
-    if (social && (await social.isIgnoring(target.id, p.id))) return; // silently not delivered
     const msg = chatMessage("private", text, p.id, p.name);
     target.send("chat:message", msg);
     p.send("chat:message", msg);
@@ -35,14 +38,13 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
   }
 }
 
-/** A private line to a friend who is not in this world: delivered in whichever world it plays (README "Worlds"). */
+/**
+ * A private line to a friend who is not in this world: delivered in whichever world it plays
+ * (README "Worlds"), in one call that answers whether it was (no presence lookup before it).
+ */
 async function privateElsewhere(w: World, p: Player, to: string, text: string) {
-  const social = w.deps.social;
   const others = w.deps.otherWorlds?.();
-  if (!others || to === p.id || !(await others.isOnline(to))) return refuse(p, "PLAYER_OFFLINE");
-  if (social && !(await social.areFriends(p.id, to))) return refuse(p, "NOT_FRIENDS");
-  if (social && (await social.isIgnoring(to, p.id))) return; // silently not delivered
-  if (!(await others.deliverPrivateMessage(to, { id: p.id, name: p.name }, text))) return refuse(p, "PLAYER_OFFLINE");
+  if (!others || to === p.id || !(await others.deliverPrivateMessage(to, { id: p.id, name: p.name }, text))) return refuse(p, "PLAYER_OFFLINE");
   p.send("chat:message", chatMessage("private", text, p.id, p.name));
 }
 

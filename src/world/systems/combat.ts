@@ -207,7 +207,7 @@ export class Combat {
     if (planned && p.path.length > 0) return;
     if (planned && c.fromX === p.x && c.fromZ === p.z) return this.giveUp(p);
     const action = p.action!;
-    let found: boolean;
+    let found: boolean | "wait";
     if (p.x === target.x && p.z === target.z) {
       // Standing on the target's tile: step off to a neighbour a path could take, to fight from there.
       const walkable = (x: number, z: number) => this.d.movement.walkable(x, z);
@@ -215,7 +215,8 @@ export class Combat {
       const off = step && { x: p.x + step[0], z: p.z + step[1] };
       p.path = off ? [off] : [];
       found = off !== undefined;
-    } else found = this.d.movement.pathTo(p, target, true);
+    } else found = this.d.movement.actionPathTo(p, target, true);
+    if (found === "wait") return; // the tick's path budget is spent: chase again next tick
     if (!found) return this.giveUp(p);
     p.chase = { action, x: target.x, z: target.z, fromX: p.x, fromZ: p.z };
   }

@@ -108,7 +108,8 @@ export class Ground {
       return;
     }
     if (p.x !== g.x || p.z !== g.z) {
-      if (p.path.length === 0 && !this.d.movement.pathTo(p, g)) p.action = null;
+      // "wait": the tick's path budget is spent, the walk is searched again next tick.
+      if (p.path.length === 0 && this.d.movement.actionPathTo(p, g) === false) p.action = null;
       return;
     }
     p.action = null;

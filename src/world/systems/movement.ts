@@ -1,6 +1,8 @@
 /**
  * Player movement: `player:move` targets wait in a queue until the tick's path-finding budget
  * serves them (README "Movement and path-finding cost"); players walk or run along their paths.
+ * The searches of actions (chasing a target, walking to a resource or a pile: `actionPathTo`)
+ * draw on the same budget, after the tick's moves; one that does not fit waits for a later tick.
  */
 import type { GameContent } from "../../content/load.js";
 import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../../domain/movement.js";
@@ -34,8 +36,14 @@ export class Movement {
   readonly moves = new MoveQueue();
   /** What the last tick's move searches did (diagnostics and tests). */
   lastTick: MoveTickReport = { served: [], expanded: 0, deferred: 0 };
+  /** What the current tick's action searches did so far (diagnostics and tests). */
+  actionSearches = { searched: 0, expanded: 0, deferred: 0 };
+  /** Tiles this tick's searches may still expand (`player:move` first, then actions). */
+  private budgetLeft: number;
 
-  constructor(private readonly d: MovementDeps) {}
+  constructor(private readonly d: MovementDeps) {
+    this.budgetLeft = this.moves.perTick;
+  }
 
   /** Is the tile inside the world and free? */
   walkable(x: number, z: number): boolean {
@@ -61,7 +69,12 @@ export class Movement {
 
   /** The tick's `player:move` searches, in arrival order, within the tick's node budget. */
   plan(): void {
-    if (this.moves.size === 0) return;
+    this.budgetLeft = this.moves.perTick;
+    this.actionSearches = { searched: 0, expanded: 0, deferred: 0 };
+    if (this.moves.size === 0) {
+      this.lastTick = { served: [], expanded: 0, deferred: 0 };
+      return;
+    }
     const stats = { expanded: 0 };
     this.lastTick = this.moves.runTick(
       (id, req) => {
@@ -77,6 +90,28 @@ export class Movement {
         return stats.expanded;
       },
     );
+    this.budgetLeft -= this.lastTick.expanded;
+  }
+
+  /**
+   * The path of an action (a chase, a walk to a resource or a pile), searched within what is left
+   * of the tick's budget after the moves: true when found, false when no path exists (at once for
+   * another region, or after a search of at most its node limit), `"wait"` when its limit does not
+   * fit in what is left this tick (nothing searched; the action asks again next tick).
+   */
+  actionPathTo(p: Player, to: Tile, adjacent = false): boolean | "wait" {
+    if (!this.d.regions.reachable(p.tile, to, adjacent)) return false;
+    const limit = Math.min(searchLimit(p.tile, to), this.moves.perSearch);
+    if (limit > this.budgetLeft) {
+      this.actionSearches.deferred++;
+      return "wait";
+    }
+    const stats = { expanded: 0 };
+    const found = this.pathTo(p, to, adjacent, limit, stats);
+    this.budgetLeft -= stats.expanded;
+    this.actionSearches.searched++;
+    this.actionSearches.expanded += stats.expanded;
+    return found;
   }
 
   /**

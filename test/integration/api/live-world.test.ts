@@ -199,11 +199,13 @@ describe("REST against the live world (real server)", function () {
   });
 
   describe("GET /api/v1/world", () => {
-    it("lists connected players only, consistent with playersOnline, with live positions and combat levels", async () => {
+    it("lists the caller's own connected characters only (every connected player for an admin token), with live positions and combat levels", async () => {
       const a = await h.owner();
       const b = await h.owner();
+      const c = await h.owner();
       const pa = await h.sdk(a.token, a.characterId, a.accountId);
       const pb = await h.sdk(b.token, b.characterId, b.accountId);
+      await h.sdk(c.token, c.characterId, c.accountId);
       pa.send("player:move", { x: 4, z: 1 });
       await pa.waitAt(4, 1);
       await h.cutSdk(pb);
@@ -218,9 +220,16 @@ describe("REST against the live world (real server)", function () {
         .filter((p) => p.connection)
         .map((p) => p.id)
         .sort();
-      assert.deepEqual(ids, connected);
-      assert.equal(r.body.playersOnline, r.body.players.length);
-      assert.ok(!ids.includes(b.characterId), "the dropped player is not listed");
+      // No radar: another connected player (c) is counted, never named or placed.
+      assert.deepEqual(ids, [a.characterId], "only the caller's own character");
+      assert.ok(connected.includes(c.characterId));
+      assert.equal(r.body.playersOnline, connected.length);
+      assert.doesNotMatch(JSON.stringify(r.body), new RegExp(c.characterId), "nothing of c in the answer");
+      // An admin token sees every connected player, not the dropped one.
+      const all = await request("GET", "/api/v1/world", { token: tokenFor(undefined, { roles: ["admin"] }).token });
+      const allIds = (all.body.players as { id: string }[]).map((p) => p.id).sort();
+      assert.deepEqual(allIds, connected);
+      assert.ok(!allIds.includes(b.characterId), "the dropped player is not listed");
       const me = r.body.players.find((p: { id: string }) => p.id === a.characterId);
       assert.deepEqual(me, { id: a.characterId, name: a.name, position: { x: 4, y: 10, z: 1 }, combatLevel: lastSync(pa).combatLevel, isAgent: false });
       const t = Date.parse(r.body.serverTime);

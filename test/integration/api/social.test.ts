@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { AccountEntity, CharacterEntity, IgnoreEntryEntity, PlayerDeathEntity } from "../../../entities/index.js";
-import { MAX_FRIENDS, MAX_IGNORES, MAX_PENDING_REQUESTS, SocialService } from "../../../src/services/social.js";
+import { MAX_FRIENDS, MAX_IGNORES, MAX_INCOMING_REQUESTS, MAX_PENDING_REQUESTS, SocialService } from "../../../src/services/social.js";
 import { code, startApiHarness, type ApiHarness } from "../../helpers/api.js";
 import { resetStorage, storageKinds } from "../../helpers/storage.js";
 
@@ -240,6 +240,37 @@ for (const kind of storageKinds()) {
       assert.deepEqual((await requests(b.token)).incoming, []);
       const first = (await requests(a.token)).outgoing[0];
       assert.equal((await h.request("POST", `/api/player/me/friend-requests/${first.id}/decline`, { token: a.token })).status, 204);
+      assert.equal((await send(a.token, { characterId: b.characterId })).status, 201);
+    });
+
+    it("caps pending incoming friend requests at 100 (409 FRIEND_REQUESTS_FULL) and pages both lists by cursor", async () => {
+      const b = await h.player();
+      const senders = await bulkCharacters(MAX_INCOMING_REQUESTS);
+      const conn = h.storage.orm.em.fork().getConnection();
+      for (const s of senders) {
+        await conn.execute("insert into friend_requests (from_character, to_character, created_at) values (?, ?, now())", [s, b.characterId]);
+      }
+      const a = await h.player();
+      const r = await send(a.token, { characterId: b.characterId });
+      assert.equal(r.status, 409);
+      assert.equal(code(r), "FRIEND_REQUESTS_FULL");
+      // Pages of 30: every request once, in order, the cursor absent on the last page.
+      const seen: string[] = [];
+      let after = 0;
+      for (let pages = 0; ; pages++) {
+        assert.ok(pages < 10, "ends");
+        const page = await h.request("GET", `/api/player/me/friend-requests?limit=30&incomingAfter=${after}`, { token: b.token });
+        assert.equal(page.status, 200);
+        assert.ok(page.body.incoming.length <= 30);
+        seen.push(...page.body.incoming.map((x: { from: { id: string } }) => x.from.id));
+        if (page.body.incomingNext === undefined) break;
+        after = page.body.incomingNext;
+      }
+      assert.deepEqual(seen, senders, "every sender once, oldest first");
+      assert.equal((await h.request("GET", "/api/player/me/friend-requests?limit=101", { token: b.token })).status, 400);
+      // An answer frees a place.
+      const first = (await requests(b.token)).incoming[0];
+      assert.equal((await h.request("POST", `/api/player/me/friend-requests/${first.id}/decline`, { token: b.token })).status, 204);
       assert.equal((await send(a.token, { characterId: b.characterId })).status, 201);
     });
 

@@ -149,13 +149,19 @@ describe("worlds: several in one process", function () {
   it("two joins of one character racing into worlds 1 and 2: it ends in exactly one, which holds its lease", async () => {
     for (let round = 0; round < 4; round++) {
       const first = await join({ world: 1 + (round % 2) });
-      /** A bare SDK join: its room and the close code it gets, if any. */
+      /**
+       * A bare SDK join: its room and the close code it gets, if any. One account holds one pending
+       * seat: a racer whose seat the other's replaced is refused (SEAT_REPLACED) and counts as replaced.
+       */
       const racer = async (n: number) => {
         const client = new Client(`${server.url}/ws`);
         client.auth.token = first.token;
-        const room = await client.join("world", { world: n });
-        room.reconnection.enabled = false;
-        const closed = new Promise<number>((resolve) => room.onLeave((code: number) => resolve(code)));
+        const room = await client.join("world", { world: n }).catch((e: Error) => {
+          assert.match(e.message, /SEAT_REPLACED/);
+          return undefined;
+        });
+        if (room) room.reconnection.enabled = false;
+        const closed = room ? new Promise<number>((resolve) => room.onLeave((code: number) => resolve(code))) : Promise.resolve(CLOSE_CODES.REPLACED);
         return { room, closed, n };
       };
       const racers = await Promise.all([racer(1), racer(2)]);
@@ -167,7 +173,7 @@ describe("worlds: several in one process", function () {
         async () => world(winner.n).isOnline(first.id) && !world(loser.n).isInWorld(first.id) && (await leaseOf(first.id))?.world === winner.n,
         `round ${round}: in world ${winner.n} only, holding its lease`,
       );
-      await winner.room.leave(true);
+      await winner.room!.leave(true);
       await eventually(async () => (await leaseOf(first.id)) === undefined, "released");
     }
   });
@@ -208,17 +214,32 @@ describe("worlds: several in one process", function () {
     assert.equal(got.type, "private");
     assert.equal(got.fromId, a.id);
     await a.log.waitFor<ChatMessage>("chat:message", (m) => m.text === "hello from world 1", { since: ma });
-    // Not a friend: refused as before; an unknown id: offline.
-    const ms = stranger.log.mark();
-    stranger.send("player:chat", { text: "hi?", to: b.id });
-    await stranger.log.waitFor("chat:message", (m: any) => m.code === "NOT_FRIENDS", { since: ms });
-    stranger.send("player:chat", { text: "hi?", to: randomUUID() });
-    await stranger.log.waitFor("chat:message", (m: any) => m.code === "PLAYER_OFFLINE", { since: ms });
+    // Not a friend, or an unknown id: NOT_FRIENDS whether the target is online (here or in world 2) or
+    // not, so a stranger learns nothing of who is online (docs/protocol.md#private-messages).
+    const codes = async (from: typeof stranger, to: string) => {
+      const m = from.log.mark();
+      from.send("player:chat", { text: "hi?", to });
+      return ((await from.log.waitFor("chat:message", (x: any) => x.code !== undefined, { since: m })) as any).code as string;
+    };
+    assert.equal(await codes(stranger, b.id), "NOT_FRIENDS", "online in world 2");
+    assert.equal(await codes(stranger, a.id), "NOT_FRIENDS", "online in this world");
+    assert.equal(await codes(stranger, randomUUID()), "NOT_FRIENDS", "unknown");
+    // A friend who ignores the sender answers as an offline one, in this world and in another.
+    const c = await join({ world: 1 });
+    await sql("insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())", [a.id, c.id, a.id, c.id]);
+    for (const target of [b, c]) {
+      await sql("insert into ignore_entries (account_id, ignored_character_id, created_at) values (?, ?, now())", [target.accountId, a.id]);
+    }
+    server.worldPort.socialChanged([a.id, b.id, c.id]);
+    const mc = c.log.mark();
+    assert.equal(await codes(a, c.id), "PLAYER_OFFLINE", "an ignoring friend online in this world");
+    assert.equal(await codes(a, b.id), "PLAYER_OFFLINE", "an ignoring friend online in world 2");
+    assert.equal(c.log.all("chat:message", mc).length, 0, "nothing delivered");
     // Friend status over REST sees world 2.
     const res = await fetch(`${server.url}/api/player/${a.id}/friends`, { headers: { authorization: `Bearer ${a.token}` } });
     const friends = (await res.json()) as { id: string; online: boolean }[];
     assert.deepEqual(
-      friends.map((f) => [f.id, f.online]),
+      friends.filter((f) => f.id === b.id).map((f) => [f.id, f.online]),
       [[b.id, true]],
     );
   });

@@ -11,7 +11,7 @@ import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { MAX_STACK } from "../../../src/domain/types.js";
 import { characterRecord, STARTER, until } from "../../helpers/records.js";
 import { chebyshev } from "../../../src/domain/movement.js";
-import { pathNodeLimit } from "../../../src/domain/pathing.js";
+import { PATH_NODES_PER_TICK, pathNodeLimit } from "../../../src/domain/pathing.js";
 import { createLogger } from "../../../src/logger.js";
 import { handleAction, handleInventoryUse, handleMove } from "../../../src/world/actions.js";
 import type { Connection, Player } from "../../../src/world/player.js";
@@ -220,6 +220,40 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.deepEqual(world.lastMoveTick.served, [player.id]);
       assert.ok(world.lastMoveTick.expanded > 0 && world.lastMoveTick.expanded <= pathNodeLimit(chebyshev({ x: 0, z: 0 }, { x: 65, z: 62 })));
       assert.deepEqual(player.path.at(-1), { x: 65, z: 62 });
+    });
+
+    it("a flood of action searches (walks to piles) stays within the tick's path budget; the rest wait for later ticks", async () => {
+      // A cup of walls open to the west round the walkers: each walk east to its pile floods the cup up to its search limit.
+      const c = Object.create(content) as GameContent;
+      const cup = (x: number, z: number) => (x === 90 && z >= 20 && z <= 100) || ((z === 20 || z === 100) && x >= 40 && x <= 90);
+      Object.defineProperty(c, "isBlocked", { value: (x: number, z: number) => cup(x, z) || content.isBlocked(x, z) });
+      world = new World({ content: c, characters: repo as unknown as CharacterRepository, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
+      // Every search's expansions, whoever asks for it.
+      const total = { expanded: 0 };
+      const pathTo = world.movement.pathTo.bind(world.movement);
+      world.movement.pathTo = (p, to, adjacent, maxNodes, stats) => {
+        const s = stats ?? { expanded: 0 };
+        const found = pathTo(p, to, adjacent, maxNodes, s);
+        total.expanded += s.expanded;
+        return found;
+      };
+      const walkers: Player[] = [];
+      for (let i = 0; i < 30; i++) {
+        const { player } = join(`walker-${i}`, { x: 80, z: 30 + 2 * i });
+        const pile = world.ground.drop("logs", 1, 100, 30 + 2 * i);
+        await handleAction(world, player, { action: "pickup", targetId: pile.id });
+        walkers.push(player);
+      }
+      world.step();
+      assert.ok(total.expanded <= PATH_NODES_PER_TICK, `one tick expanded ${total.expanded} tiles, over the budget of ${PATH_NODES_PER_TICK}`);
+      assert.ok(world.movement.actionSearches.searched > 0, "some searched");
+      assert.ok(world.movement.actionSearches.deferred > 0, "the rest wait");
+      const waiting = walkers.filter((p) => p.action?.kind === "pickup").length;
+      assert.ok(waiting > 0, "the walkers whose search waits keep their action");
+      // The next tick serves the ones that waited, within its own budget.
+      total.expanded = 0;
+      world.step();
+      assert.ok(total.expanded > 0 && total.expanded <= PATH_NODES_PER_TICK);
     });
 
     it("a move followed by an attack before the tick does not walk (the later order wins)", () => {

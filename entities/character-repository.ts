@@ -12,6 +12,7 @@ import { AccountEntity } from "./account.js";
 import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "./character.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
 import { progressData, writeProgressBatch, type CharacterProgress, type SkillColumns } from "./character-progress.js";
+import type { TransactionStep } from "./world-repository.js";
 
 export type { CharacterProgress, SkillColumns };
 
@@ -162,10 +163,15 @@ export class CharacterRepository {
     };
   }
 
-  /** Save one player's progress (and its items when present) in one transaction. */
-  async save(s: ProgressSnapshot): Promise<void> {
+  /**
+   * Save one player's progress (and its items when present) in one transaction. `groundStep` runs in
+   * the same transaction after the snapshot: the ground piles a drop stores or a pickup takes
+   * (docs/persistence.md "Ground piles"); when it throws, nothing is written.
+   */
+  async save(s: ProgressSnapshot, groundStep?: TransactionStep): Promise<void> {
     await this.fork().transactional(async (em) => {
       await this.writeSnapshot(em, s);
+      if (groundStep) await groundStep(em);
     });
   }
 
@@ -292,11 +298,15 @@ export class CharacterRepository {
    * Resolve an open death lock: the dropped items may now go on the ground. Conditional on the lock
    * still being open, so it and `recoverOpenDeath` exclude each other: whichever closes the lock
    * owns the dropped items (ground or bank), never both.
+   * `groundStep` stores the dropped items' piles in the same transaction, only when this call closed it.
    * @returns true when this call closed the lock, false when it was already closed.
    */
-  async resolveDeath(deathId: string): Promise<boolean> {
-    const n = await this.fork().nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date() });
-    return n > 0;
+  async resolveDeath(deathId: string, groundStep?: TransactionStep): Promise<boolean> {
+    return this.fork().transactional(async (em) => {
+      const n = await em.nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date() });
+      if (n > 0 && groundStep) await groundStep(em);
+      return n > 0;
+    });
   }
 
   /**
@@ -305,9 +315,10 @@ export class CharacterRepository {
    * with the lock row locked, so it happens exactly once and never after `resolveDeath`.
    * A bank row never passes the stack cap: what it can't take comes back in `overflow` (nothing is
    * dropped silently) for the caller to put on the ground where the player died.
+   * `overflowStep` stores the overflow's ground piles in the same transaction.
    * @returns the number of item stacks restored and the overflow (`restored` 0: no open death).
    */
-  async recoverOpenDeath(characterId: string): Promise<DeathRecovery> {
+  async recoverOpenDeath(characterId: string, overflowStep?: (r: DeathRecovery) => TransactionStep | undefined): Promise<DeathRecovery> {
     return this.fork().transactional(async (em) => {
       const open = await em.findOne(PlayerDeathEntity, { characterId, resolvedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!open) return { restored: 0, overflow: [], at: { x: 0, z: 0 } };
@@ -329,7 +340,10 @@ export class CharacterRepository {
       }
       open.resolvedAt = new Date();
       await em.flush();
-      return { restored: dropped.length, overflow, at: { x: open.positionX, z: open.positionZ } };
+      const recovery = { restored: dropped.length, overflow, at: { x: open.positionX, z: open.positionZ } };
+      const step = overflow.length > 0 ? overflowStep?.(recovery) : undefined;
+      if (step) await step(em);
+      return recovery;
     });
   }
 

@@ -26,6 +26,7 @@ import { Npcs } from "./systems/npcs.js";
 import { Progress } from "./systems/progress.js";
 import { Saving, type ItemChange } from "./systems/saving.js";
 import { Visibility, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
+import { WorldState } from "./systems/world-state.js";
 import { WorldEvents, type InterruptReason } from "./world-events.js";
 
 export { COMBAT_LOGOUT_SECONDS } from "./systems/combat.js";
@@ -71,6 +72,8 @@ export class World {
   readonly visibility: Visibility;
   readonly ground: Ground;
   readonly saving: Saving;
+  /** The world's modifications in storage: piles, depleted nodes, fires. */
+  readonly worldState: WorldState;
   readonly deaths: Deaths;
   readonly npcAi: Npcs;
   readonly combat: Combat;
@@ -91,12 +94,13 @@ export class World {
     const progress = (this.progress = new Progress(clock.now));
     const movement = (this.movement = new Movement({ players, playerGrid, content, regions: this.regions, progress, interrupt }));
     const visibility = (this.visibility = new Visibility({ players, npcs, resources, groundItems, playerGrid, npcGrid, resourceGrid, itemGrid, content, clock }));
-    const ground = (this.ground = new Ground({ groundItems, itemGrid, resources, resourceGrid, content, clock, movement }));
     const saving = (this.saving = new Saving({ players, queues, characters, logger, backgroundWork: deps.backgroundWork, onBatchFailure: (n) => deps.metrics?.saveFailures.inc(n) }));
-    const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, interrupt }));
+    const state = (this.worldState = new WorldState({ store: deps.worldStore, clock, tickMs: deps.tickMs ?? 600, resources, logger, backgroundWork: deps.backgroundWork }));
+    const ground = (this.ground = new Ground({ groundItems, itemGrid, resources, resourceGrid, content, clock, movement, saving, state }));
+    const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, state, interrupt }));
     const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, movement, visibility, deaths, ground, progress, queues, characters }));
     this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths });
-    this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress });
+    this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress, changed: (x, z) => state.changed(x, z) });
     const socialChanged = (ids: string[]) => deps.social?.invalidate?.(ids);
     this.port = new LivePort({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
     npcAi.spawn();
@@ -133,6 +137,12 @@ export class World {
     this.gathering.tick();
     this.ground.tick();
     this.deaths.tick();
+    this.worldState.tick();
+  }
+
+  /** Start-up, before any player joins: load this world's stored piles, depleted nodes and fires. */
+  async restore(): Promise<void> {
+    this.ground.restore(await this.worldState.restore());
   }
 
   /**
@@ -269,6 +279,7 @@ export class World {
       await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason, undefined, true)));
     }
     await this.queues.drain();
+    await this.worldState.flush().catch((e: unknown) => this.deps.logger.error({ err: e }, "shutdown: world state not saved"));
   }
 
   /** Did the player deal or take a hit within the last COMBAT_LOGOUT_SECONDS? */

@@ -17,6 +17,7 @@ import type { PlayerQueues } from "../persistence.js";
 import { Player } from "../player.js";
 import type { Interrupt } from "../world-events.js";
 import type { Ground } from "./ground.js";
+import type { WorldState } from "./world-state.js";
 
 /** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
 export const PENDING_DEATH_MAX_BACKOFF_TICKS = 50;
@@ -42,6 +43,7 @@ export interface DeathsDeps {
   logger: Logger;
   clock: WorldClock;
   ground: Ground;
+  state: WorldState;
   interrupt: Interrupt;
 }
 
@@ -62,8 +64,8 @@ export class Deaths {
    * in); the world puts them on the ground only after `resolveDeath` has closed the still-open lock.
    * Both close it conditionally, so whichever wins owns the items. A failed resolve is retried on
    * later ticks (`pending`); if the process ends first, the lock stays open and the bank gets
-   * them. Ground items live only in memory, so a crash after the resolve loses what lay on the
-   * ground, like any dropped item, but never hands it out twice.
+   * them. The resolve stores the piles in its own transaction, so a crash after it finds them on
+   * the ground at the next start (docs/persistence.md "Ground piles"), never twice.
    *
    * No death recorded (one is still open, or the transaction failed): the player respawns with
    * everything it had and storage is unchanged.
@@ -137,20 +139,22 @@ export class Deaths {
   }
 
   /**
-   * Close a death lock and, if this call closed it, put its dropped items on the ground. A failure
-   * leaves it pending for a later tick (backing off up to PENDING_DEATH_MAX_BACKOFF_TICKS).
+   * Close a death lock and, if this call closed it, put its dropped items on the ground: their piles
+   * are stored in the transaction that closes the lock. A failure leaves it pending for a later tick
+   * (backing off up to PENDING_DEATH_MAX_BACKOFF_TICKS).
    */
   private resolve(d: PendingDeath): void {
     if (d.inFlight) return;
     d.inFlight = true;
     d.attempts++;
+    const { ground } = this.d;
+    const piles = d.dropped.map((item) => ground.newPile(item.itemId, item.quantity, d.tile.x, d.tile.z, d.ownerId));
     this.d.characters
-      .resolveDeath(d.deathId)
+      .resolveDeath(d.deathId, this.d.state.putStep(piles))
       .then((closedHere) => {
         this.pending.splice(this.pending.indexOf(d), 1);
         // Closed by recoverOpenDeath meanwhile: the bank has the items.
-        if (!closedHere) return;
-        for (const item of d.dropped) this.d.ground.drop(item.itemId, item.quantity, d.tile.x, d.tile.z, d.ownerId);
+        if (closedHere) ground.place(...piles);
       })
       .catch((e) => {
         d.nextTick = this.d.clock.tick + Math.min(PENDING_DEATH_MAX_BACKOFF_TICKS, 2 ** d.attempts);

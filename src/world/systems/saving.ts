@@ -7,6 +7,7 @@
  */
 import { PROGRESS_BATCH_MAX } from "../../../entities/character-progress.js";
 import type { CharacterRepository } from "../../../entities/character-repository.js";
+import { PileGoneError, type TransactionStep } from "../../../entities/world-repository.js";
 import type { Inventory } from "../../domain/inventory.js";
 import type { Logger } from "../../logger.js";
 import { isStorageUnavailable, storageFailureLog } from "../../storage/unavailable.js";
@@ -129,10 +130,12 @@ export class Saving {
   /**
    * Commit an item change immediately (bank, store, admin): `plan` returns the new inventory, coins
    * and bank, or why not (a refusal). The change is written in one transaction; memory is updated
-   * only after it commits.
+   * only after it commits. `groundStep` stores or deletes the ground piles the change puts down or
+   * takes (a drop, a pickup) in that same transaction (docs/persistence.md "Ground piles"); such a
+   * change is refused while the player's items can't be trusted (they would not be written).
    */
-  async commitItems(p: Player, plan: () => ItemChange | Refusal, onCommitted?: () => void): Promise<boolean> {
-    if (p.itemsLocked || p.dead) {
+  async commitItems(p: Player, plan: () => ItemChange | Refusal, onCommitted?: () => void, groundStep?: TransactionStep): Promise<boolean> {
+    if (p.itemsLocked || p.dead || (groundStep && p.itemsStale)) {
       refuse(p, "ITEMS_LOCKED");
       return false;
     }
@@ -150,7 +153,7 @@ export class Saving {
     };
     try {
       // Items that can't be trusted are never written (`ItemSafety.stale`).
-      await this.d.queues.run(p.id, () => this.d.characters.save(p.itemsStale ? p.snapshot(false) : p.snapshotWith(next)));
+      await this.d.queues.run(p.id, () => this.d.characters.save(p.itemsStale ? p.snapshot(false) : p.snapshotWith(next), groundStep));
       p.inventory = next.inventory;
       p.coins = next.coins;
       p.bank = next.bank;
@@ -159,6 +162,10 @@ export class Saving {
       onCommitted?.();
       return true;
     } catch (e) {
+      if (e instanceof PileGoneError) {
+        refuse(p, "NO_SUCH_TARGET", "That item is gone.");
+        return false;
+      }
       this.d.logger.error({ err: e, playerId: p.id }, "item transaction failed");
       refuse(p, "TRANSACTION_FAILED");
       return false;

@@ -394,6 +394,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     const pickUp = async (p: Player, groundId: string) => {
       await handleAction(world, p, { action: "pickup", targetId: groundId });
       for (let i = 0; i < 10 && p.action; i++) world.step();
+      // The pickup commits at once, in the player's storage queue.
+      await world.queues.drain();
     };
 
     it("the pile appears only once the dropper's stored row no longer holds the item; the tick runs meanwhile; a second drop waits", async () => {
@@ -739,6 +741,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     const pickUp = async (p: Player, groundId: string) => {
       await handleAction(world, p, { action: "pickup", targetId: groundId });
       for (let i = 0; i < 10 && p.action; i++) world.step();
+      // The pickup commits at once, in the player's storage queue.
+      await world.queues.drain();
     };
 
     it("coins go to the killer's coins when it can hold them", () => {
@@ -764,7 +768,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       await pickUp(player, pile.id);
       assert.equal(player.coins, 150);
       assert.ok(!world.groundItems.has(pile.id));
-      assert.equal(player.itemsDirty, true, "the coins will be saved");
+      assert.equal(player.itemsDirty, false, "the pickup committed at once");
+      assert.equal(repo.saves.at(-1)?.coins, 150, "with the coins");
       assert.equal(conn.sent.filter((s) => s.event === "player:sync").at(-1)!.data.coins, 150);
     });
 

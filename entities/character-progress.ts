@@ -72,6 +72,31 @@ function columnOf(meta: EntityMetadata, name: string): EntityProperty {
 export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgress[]): Promise<number> {
   if (rows.length === 0) return 0;
   if (rows.length > PROGRESS_BATCH_MAX) throw new RangeError(`a progress batch writes at most ${PROGRESS_BATCH_MAX} characters, not ${rows.length}`);
+  for (const s of rows) {
+    const extra = s as { items?: unknown; coins?: unknown };
+    if (extra.items !== undefined || extra.coins !== undefined) throw new Error("a progress batch writes no items or coins");
+  }
+  const statements = progressStatements(orm, rows);
+  const em = orm.em.fork();
+  if (statements.length === 1) {
+    const { sql, params } = statements[0]!;
+    return (await em.getConnection().execute<{ affectedRows: number }>(sql, params, "run")).affectedRows;
+  }
+  return em.transactional(async (tx) => {
+    let updated = 0;
+    for (const { sql, params } of statements) {
+      updated += (await tx.getConnection().execute<{ affectedRows: number }>(sql, params, "run", tx.getTransactionContext())).affectedRows;
+    }
+    return updated;
+  });
+}
+
+/**
+ * The `UPDATE … FROM (VALUES …)` statements that write `rows` as the per-player save would (one per
+ * set of properties), `coins` included where a row has it (the shutdown save,
+ * `entities/character-batch.ts`). Throws on a character twice.
+ */
+export function progressStatements(orm: Orm, rows: readonly (CharacterProgress & { coins?: number })[]): { sql: string; params: unknown[] }[] {
   const meta = orm.getMetadata().get(CharacterEntity);
   const platform = orm.em.getPlatform();
   const pk = meta.primaryKeys[0]!;
@@ -81,18 +106,17 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
   // Rows that set the same properties share a statement (VALUES has one shape).
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const s of rows) {
-    const extra = s as { items?: unknown; coins?: unknown };
-    if (extra.items !== undefined || extra.coins !== undefined) throw new Error("a progress batch writes no items or coins");
     if (seen.has(s.characterId)) throw new Error(`character ${s.characterId} is twice in one progress batch`);
     seen.add(s.characterId);
     const data: Record<string, unknown> = { [pk]: s.characterId, ...progressData(s, now) };
+    if (s.coins !== undefined) data.coins = s.coins;
     for (const p of onUpdate) data[p.name] ??= p.onUpdate!(data as never, orm.em);
     const shape = Object.keys(data).join(",");
     const group = groups.get(shape);
     if (group) group.push(data);
     else groups.set(shape, [data]);
   }
-  const statements = [...groups.values()].map((group) => {
+  return [...groups.values()].map((group) => {
     const names = Object.keys(group[0]!);
     const props = names.map((n) => columnOf(meta, n));
     const col = (p: EntityProperty) => platform.quoteIdentifier(p.fieldNames[0]!);
@@ -111,17 +135,5 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
         .map((p) => `${col(p)} = v.${col(p)}`)
         .join(", ")} ` + `from (values ${group.map(() => tuple).join(", ")}) as v(${props.map(col).join(", ")}) where c.${id} = v.${id}`;
     return { sql, params };
-  });
-  const em = orm.em.fork();
-  if (statements.length === 1) {
-    const { sql, params } = statements[0]!;
-    return (await em.getConnection().execute<{ affectedRows: number }>(sql, params, "run")).affectedRows;
-  }
-  return em.transactional(async (tx) => {
-    let updated = 0;
-    for (const { sql, params } of statements) {
-      updated += (await tx.getConnection().execute<{ affectedRows: number }>(sql, params, "run", tx.getTransactionContext())).affectedRows;
-    }
-    return updated;
   });
 }

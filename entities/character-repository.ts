@@ -12,6 +12,7 @@ import { AccountEntity } from "./account.js";
 import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "./character.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
 import { progressData, writeProgressBatch, type CharacterProgress, type SkillColumns } from "./character-progress.js";
+import { writeLeaveBatch, type LeaveSave } from "./character-batch.js";
 import type { TransactionStep } from "./world-repository.js";
 
 export type { CharacterProgress, SkillColumns };
@@ -181,6 +182,14 @@ export class CharacterRepository {
    */
   async saveProgress(rows: readonly CharacterProgress[]): Promise<number> {
     return writeProgressBatch(this.orm, rows);
+  }
+
+  /**
+   * Save the whole state of several characters that leave at shutdown, and close their logins, in
+   * one transaction (`writeLeaveBatch`, at most `LEAVE_BATCH_MAX`). @returns the characters written.
+   */
+  async saveLeaving(saves: readonly LeaveSave[], reason: string): Promise<number> {
+    return writeLeaveBatch(this.orm, saves, reason);
   }
 
   /**

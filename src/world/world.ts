@@ -41,8 +41,9 @@ export type { AdminCodeCheck, SocialPort, WorldDeps } from "./deps.js";
 
 /** Seconds a dropped connection's player stays in the world awaiting reconnection. */
 export const RECONNECT_SECONDS = 20;
-/** Players saved in parallel at shutdown (`leaveAll`). */
-export const SHUTDOWN_SAVE_BATCH = 16;
+/** Players one shutdown transaction saves (`leaveAll`), and such transactions run at once. */
+export const SHUTDOWN_SAVE_BATCH = 100;
+export const SHUTDOWN_SAVE_PARALLEL = 4;
 
 export class World {
   readonly content: GameContent;
@@ -259,25 +260,30 @@ export class World {
       p.leaving = reason;
       return;
     }
-    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
-    this.players.delete(playerId);
-    this.playerGrid.delete(playerId);
-    this.events.emit("playerRemoved", playerId);
+    this.remove(p);
     await this.saving.saveOnLeave(p, reason);
     this.events.emit("playerLeft", playerId);
   }
 
+  /** Take a leaving player out of the world (its trade interrupted). */
+  private remove(p: Player): void {
+    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
+    this.players.delete(p.id);
+    this.playerGrid.delete(p.id);
+    this.events.emit("playerRemoved", p.id);
+  }
+
   /**
-   * Shutdown: every player leaves — interrupting its trade, saved once with its items, its session
-   * closed — `batch` players at a time in parallel (each save is one transaction, so a batch about
-   * the size of the storage pool keeps it busy without queueing hundreds of waiters), then every
-   * storage queue is drained.
+   * Shutdown: every player leaves at once — its trade interrupted, saved once with its items, its
+   * session closed — `batch` players a transaction, `parallel` transactions at once
+   * (`Saving.saveLeavingTogether`, docs/persistence.md "Shutdown"), then every storage queue is
+   * drained and the world state written.
    */
-  async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH): Promise<void> {
-    const ids = [...this.players.keys()];
-    for (let i = 0; i < ids.length; i += batch) {
-      await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason, undefined, true)));
-    }
+  async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH, parallel = SHUTDOWN_SAVE_PARALLEL): Promise<void> {
+    const leaving = [...this.players.values()];
+    for (const p of leaving) this.remove(p);
+    await this.saving.saveLeavingTogether(leaving, reason, batch, parallel);
+    for (const p of leaving) this.events.emit("playerLeft", p.id);
     await this.queues.drain();
     await this.worldState.flush().catch((e: unknown) => this.deps.logger.error({ err: e }, "shutdown: world state not saved"));
   }

@@ -128,6 +128,51 @@ export class Saving {
   }
 
   /**
+   * Save players that left at shutdown (docs/persistence.md "Shutdown"): `batch` players a
+   * transaction (`CharacterRepository.saveLeaving`: progress, coins, items and the close of their
+   * logins, a few statements for the whole batch), `parallel` transactions at once on the pool.
+   * Ordering as in `saveProgressBatch`: a player whose queue is idle gets a job now that ends when its
+   * batch was written, so whatever else of it is queued later comes after; a player with storage
+   * work queued or running is saved alone, after it (`saveOnLeave`). A batch that fails is logged
+   * once and its players saved one at a time.
+   */
+  async saveLeavingTogether(players: readonly Player[], reason: string, batch: number, parallel: number): Promise<void> {
+    const together = players.filter((p) => this.d.queues.idle(p.id));
+    const alone = players.filter((p) => !together.includes(p)).map((p) => this.saveOnLeave(p, reason));
+    const batches: { players: Player[]; written: () => void }[] = [];
+    for (let i = 0; i < together.length; i += batch) {
+      const chunk = together.slice(i, i + batch);
+      let written!: () => void;
+      const done = new Promise<void>((resolve) => (written = resolve));
+      for (const p of chunk) void this.d.queues.run(p.id, () => done);
+      batches.push({ players: chunk, written });
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) await this.writeLeaving(batches[next++]!, reason);
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, batches.length) }, worker));
+    await Promise.allSettled(alone);
+  }
+
+  /** One batch of `saveLeavingTogether`; on failure its players are saved one at a time, after the batch's queue jobs end. */
+  private async writeLeaving(b: { players: Player[]; written: () => void }, reason: string): Promise<void> {
+    try {
+      await this.d.characters.saveLeaving(
+        b.players.map((p) => ({ snapshot: p.snapshot(true), loginId: p.loginId })),
+        reason,
+      );
+      b.written();
+    } catch (e) {
+      b.written();
+      const context = { players: b.players.length, firstPlayerId: b.players[0]?.id };
+      if (isStorageUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
+      else this.d.logger.error({ err: e, ...context }, "batched leave save failed; its players will be saved one at a time");
+      await Promise.allSettled(b.players.map((p) => this.saveOnLeave(p, reason)));
+    }
+  }
+
+  /**
    * Commit an item change immediately (bank, store, admin): `plan` returns the new inventory, coins
    * and bank, or why not (a refusal). The change is written in one transaction; memory is updated
    * only after it commits. `groundStep` stores or deletes the ground piles the change puts down or

@@ -138,7 +138,7 @@ for (const kind of storageKinds()) {
           (await other.loadPiles(new Date(clock.t))).map((r) => r.id),
           ["item:two"],
         );
-        const rows = await storage.orm.em.fork().getConnection().execute(`select id from ground_piles order by id`);
+        const rows = await storage.orm.em.fork().getConnection().execute<{ id: string }[]>(`select id from ground_piles order by id`);
         assert.deepEqual(
           rows.map((r: { id: string }) => r.id),
           ["item:one", "item:two"],
@@ -213,10 +213,10 @@ for (const kind of storageKinds()) {
         let world = newWorld();
         const p = await joined(world, c.id);
         p.inventory = [
-          { itemId: "bronze_axe", quantity: 1 },
-          { itemId: "bronze_sword", quantity: 1 },
-          { itemId: "bronze_pickaxe", quantity: 1 },
-          { itemId: "tinderbox", quantity: 1 },
+          { slot: 0, itemId: "bronze_axe", quantity: 1 },
+          { slot: 1, itemId: "bronze_sword", quantity: 1 },
+          { slot: 2, itemId: "bronze_pickaxe", quantity: 1 },
+          { slot: 3, itemId: "tinderbox", quantity: 1 },
           ...p.inventory.slice(4),
         ];
         world.killPlayer(p, "test");

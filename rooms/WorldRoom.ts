@@ -131,7 +131,9 @@ export class WorldRoom extends Room implements JsonWorld {
       const link = this.links.get(client.sessionId);
       if (link) this.dispatch(link, String(type), undefined);
     });
-    this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViewers()));
+    // Viewers whose player left the world too are not updated (their clients go): at shutdown, when
+    // every player leaves at once, a removal costs nothing per viewer instead of one per viewer.
+    this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViewers(true)));
     this.stopServingJson = this.deps.adapter.serve(deps.worldNumber, this);
     this.publishPopulation();
   }
@@ -382,9 +384,10 @@ export class WorldRoom extends Room implements JsonWorld {
     this.setMetadata({ world: this.deps.worldNumber, players }).catch((e: unknown) => this.deps.logger.warn({ err: e }, "world room: listing update failed"));
   }
 
-  /** Every SDK client: its `StateView` and what it tracks. */
-  private *sdkViewers(): Generator<Viewer> {
-    for (const link of this.links.values()) if (link.client?.view) yield { view: link.client.view, seen: link };
+  /** Every SDK client (`inWorld`: whose player is still in the world): its `StateView` and what it tracks. */
+  private *sdkViewers(inWorld = false): Generator<Viewer> {
+    for (const link of this.links.values())
+      if (link.client?.view && (!inWorld || this.world.isInWorld(link.playerId))) yield { view: link.client.view, seen: link };
   }
 
   /** Send a plain-WebSocket client the changes in what it sees (`world:update`). */

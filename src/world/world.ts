@@ -281,7 +281,11 @@ export class World {
    */
   async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH, parallel = SHUTDOWN_SAVE_PARALLEL): Promise<void> {
     const leaving = [...this.players.values()];
-    for (const p of leaving) this.remove(p);
+    // Everyone out before anyone's removal is told, so a room updates no leaving viewer's view.
+    for (const p of leaving) if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
+    for (const p of leaving) this.playerGrid.delete(p.id);
+    this.players.clear();
+    for (const p of leaving) this.events.emit("playerRemoved", p.id);
     await this.saving.saveLeavingTogether(leaving, reason, batch, parallel);
     for (const p of leaving) this.events.emit("playerLeft", p.id);
     await this.queues.drain();

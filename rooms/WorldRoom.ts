@@ -324,6 +324,8 @@ export class WorldRoom extends Room implements JsonWorld {
   // ------------------------------------------------------------------ tick and sync
 
   private onTick() {
+    // Shutdown: everyone left, and the event loop is the save's (docs/persistence.md "The shutdown save").
+    if (this.world.closing) return;
     const started = performance.now();
     const world = this.world;
     try {

@@ -57,6 +57,8 @@ export class World {
   readonly regions: Regions;
   /** Seconds a dropped player waits for its client to reconnect (RECONNECT_SECONDS; tests shorten it). */
   reconnectSeconds = RECONNECT_SECONDS;
+  /** Set by `leaveAll` (shutdown): the world's room stops ticking. */
+  closing = false;
   /** What the world tells the trade service and the room (`tradeInterrupted`, `playerRemoved`). */
   readonly events = new WorldEvents();
 
@@ -280,6 +282,7 @@ export class World {
    * drained and the world state written.
    */
   async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH, parallel = SHUTDOWN_SAVE_PARALLEL): Promise<void> {
+    this.closing = true;
     const leaving = [...this.players.values()];
     // Everyone out before anyone's removal is told, so a room updates no leaving viewer's view.
     for (const p of leaving) if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");

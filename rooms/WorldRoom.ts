@@ -119,7 +119,7 @@ export class WorldRoom extends Room implements JsonWorld {
     this.mirror = new SchemaMirror(this.state, deps.world, this.encoder.slots);
     this.maxClients = deps.maxPlayers;
     if (deps.seatReservationSeconds) this.seatReservationTimeout = deps.seatReservationSeconds;
-    this.ticker = startTicker(this, () => this.onTick(), deps); // `onTick` is looked up at each tick: the benchmark probe wraps it
+    this.ticker = startTicker(this, () => this.world.closing || this.onTick(), deps); // looked up each tick (the probe wraps it); none at shutdown
     this.setPatchRate(null); // patches leave at the end of each tick (onTick); a patch timer would send them a tick late
     for (const event of CLIENT_EVENT_NAMES) {
       this.onMessage(event, (client: Client, payload: unknown) => {
@@ -131,8 +131,6 @@ export class WorldRoom extends Room implements JsonWorld {
       const link = this.links.get(client.sessionId);
       if (link) this.dispatch(link, String(type), undefined);
     });
-    // Viewers whose player left the world too are not updated (their clients go): at shutdown, when
-    // every player leaves at once, a removal costs nothing per viewer instead of one per viewer.
     this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViewers(true)));
     this.stopServingJson = this.deps.adapter.serve(deps.worldNumber, this);
     this.publishPopulation();
@@ -324,8 +322,6 @@ export class WorldRoom extends Room implements JsonWorld {
   // ------------------------------------------------------------------ tick and sync
 
   private onTick() {
-    // Shutdown: everyone left, and the event loop is the save's (docs/persistence.md "The shutdown save").
-    if (this.world.closing) return;
     const started = performance.now();
     const world = this.world;
     try {
@@ -386,10 +382,9 @@ export class WorldRoom extends Room implements JsonWorld {
     this.setMetadata({ world: this.deps.worldNumber, players }).catch((e: unknown) => this.deps.logger.warn({ err: e }, "world room: listing update failed"));
   }
 
-  /** Every SDK client (`inWorld`: whose player is still in the world): its `StateView` and what it tracks. */
+  /** Every SDK client (`inWorld`: whose player is in the world; none at shutdown, docs/persistence.md "The shutdown save"): its `StateView` and what it tracks. */
   private *sdkViewers(inWorld = false): Generator<Viewer> {
-    for (const link of this.links.values())
-      if (link.client?.view && (!inWorld || this.world.isInWorld(link.playerId))) yield { view: link.client.view, seen: link };
+    for (const l of this.links.values()) if (l.client?.view && (!inWorld || this.world.isInWorld(l.playerId))) yield { view: l.client.view, seen: l };
   }
 
   /** Send a plain-WebSocket client the changes in what it sees (`world:update`). */

@@ -10,8 +10,7 @@
  */
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import type { Orm } from "../src/storage/orm.js";
-import { progressStatements } from "./character-progress.js";
-import type { ProgressSnapshot } from "./character-repository.js";
+import { progressStatements, type ProgressSnapshot } from "./character-progress.js";
 
 /** Characters one shutdown batch writes at most (the item rows of 250 characters: a few thousand). */
 export const LEAVE_BATCH_MAX = 250;

@@ -28,6 +28,19 @@ export interface CharacterProgress {
   goalsPaused?: boolean;
 }
 
+/** The stored item rows of one character. */
+export interface ItemRows {
+  inventory: { slot: number; itemId: string; quantity: number }[];
+  equipment: Record<string, { itemId: string; quantity: number }>;
+  bank: { itemId: string; quantity: number }[];
+}
+
+/** What a save writes: progress, and items and coins only when present. */
+export interface ProgressSnapshot extends CharacterProgress {
+  coins?: number;
+  items?: Omit<ItemRows, "bank"> & { bank?: ItemRows["bank"] };
+}
+
 /**
  * Characters one batched statement writes at most (`Saving.saveDirty` cuts its batch into chunks of
  * this size). About 35 values a character: a statement of some 9,000 values, short enough to hold

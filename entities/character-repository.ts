@@ -11,18 +11,11 @@ import type { Orm } from "../src/storage/orm.js";
 import { AccountEntity } from "./account.js";
 import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "./character.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
-import { progressData, writeProgressBatch, type CharacterProgress, type SkillColumns } from "./character-progress.js";
+import { progressData, writeProgressBatch, type CharacterProgress, type ItemRows, type ProgressSnapshot, type SkillColumns } from "./character-progress.js";
 import { writeLeaveBatch, type LeaveSave } from "./character-batch.js";
 import type { TransactionStep } from "./world-repository.js";
 
-export type { CharacterProgress, SkillColumns };
-
-/** The stored item rows of one character. */
-export interface ItemRows {
-  inventory: { slot: number; itemId: string; quantity: number }[];
-  equipment: Record<string, { itemId: string; quantity: number }>;
-  bank: { itemId: string; quantity: number }[];
-}
+export type { CharacterProgress, ItemRows, ProgressSnapshot, SkillColumns };
 
 export interface CharacterRecord extends ItemRows {
   character: Character;
@@ -31,12 +24,6 @@ export interface CharacterRecord extends ItemRows {
    * record read before an out-of-world change (rename, delete) finished.
    */
   loadedAt?: number;
-}
-
-/** What a save writes: progress, and items and coins only when present. */
-export interface ProgressSnapshot extends CharacterProgress {
-  coins?: number;
-  items?: Omit<ItemRows, "bank"> & { bank?: ItemRows["bank"] };
 }
 
 export interface NewCharacter {

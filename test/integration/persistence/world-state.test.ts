@@ -44,6 +44,8 @@ for (const kind of storageKinds()) {
       storage = await kind.get();
       content = await loadContent("world/manifests");
     });
+    // Storage is shared by the test process: leave no depleted node or pile to the next suite's worlds.
+    after(async () => resetStorage(storage));
     beforeEach(async () => {
       await resetStorage(storage);
       repo = new CharacterRepository(storage.orm);

@@ -42,6 +42,19 @@ export interface ProgressBatchResult {
   fenced: string[];
 }
 
+/** The stored item rows of one character. */
+export interface ItemRows {
+  inventory: { slot: number; itemId: string; quantity: number }[];
+  equipment: Record<string, { itemId: string; quantity: number }>;
+  bank: { itemId: string; quantity: number }[];
+}
+
+/** What a save writes: progress, and items and coins only when present. */
+export interface ProgressSnapshot extends CharacterProgress {
+  coins?: number;
+  items?: Omit<ItemRows, "bank"> & { bank?: ItemRows["bank"] };
+}
+
 /**
  * Characters one batched statement writes at most (`Saving.saveDirty` cuts its batch into chunks of
  * this size). About 35 values a character: a statement of some 9,000 values, short enough to hold
@@ -92,6 +105,48 @@ function columnOf(meta: EntityMetadata, name: string): EntityProperty {
 export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgress[]): Promise<ProgressBatchResult> {
   if (rows.length === 0) return { updated: 0, fenced: [] };
   if (rows.length > PROGRESS_BATCH_MAX) throw new RangeError(`a progress batch writes at most ${PROGRESS_BATCH_MAX} characters, not ${rows.length}`);
+  for (const s of rows) {
+    const extra = s as { items?: unknown; coins?: unknown };
+    if (extra.items !== undefined || extra.coins !== undefined) throw new Error("a progress batch writes no items or coins");
+  }
+  const statements = progressStatements(orm, rows);
+  const em = orm.em.fork();
+  const tally = newTally();
+  if (statements.length === 1) {
+    const { sql, params } = statements[0]!;
+    tally.add(await em.getConnection().execute(sql, params, "all"));
+  } else {
+    await em.transactional(async (tx) => {
+      for (const { sql, params } of statements) tally.add(await tx.getConnection().execute(sql, params, "all", tx.getTransactionContext()));
+    });
+  }
+  return tally.result(rows);
+}
+
+/**
+ * Adds up what `progressStatements` answered (each statement one row: `updated`, and `held`, the
+ * characters whose lease it found still theirs); `result` names the fenced rows among `rows`.
+ */
+export function newTally() {
+  const held = new Set<string>();
+  let updated = 0;
+  return {
+    add(res: { updated: number | string; held: string[] | string }[]) {
+      updated += Number(res[0]?.updated ?? 0);
+      for (const h of parseArray(res[0]?.held)) held.add(h);
+    },
+    result(rows: readonly CharacterProgress[]): ProgressBatchResult {
+      return { updated, fenced: rows.filter((r) => r.fence && !held.has(r.characterId)).map((r) => r.characterId) };
+    },
+  };
+}
+
+/**
+ * The `UPDATE … FROM (VALUES …)` statements that write `rows` as the per-player save would (one per
+ * set of properties), `coins` included where a row has it (the shutdown save,
+ * `entities/character-batch.ts`). Throws on a character twice.
+ */
+export function progressStatements(orm: Orm, rows: readonly (CharacterProgress & { coins?: number })[]): { sql: string; params: unknown[] }[] {
   const meta = orm.getMetadata().get(CharacterEntity);
   const platform = orm.em.getPlatform();
   const pk = meta.primaryKeys[0]!;
@@ -102,19 +157,18 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
   // Rows that set the same properties share a statement (VALUES has one shape).
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const s of rows) {
-    const extra = s as { items?: unknown; coins?: unknown };
-    if (extra.items !== undefined || extra.coins !== undefined) throw new Error("a progress batch writes no items or coins");
     if (seen.has(s.characterId)) throw new Error(`character ${s.characterId} is twice in one progress batch`);
     seen.add(s.characterId);
     if (s.fence) fences.set(s.characterId, s.fence);
     const data: Record<string, unknown> = { [pk]: s.characterId, ...progressData(s, now) };
+    if (s.coins !== undefined) data.coins = s.coins;
     for (const p of onUpdate) data[p.name] ??= p.onUpdate!(data as never, orm.em);
     const shape = Object.keys(data).join(",");
     const group = groups.get(shape);
     if (group) group.push(data);
     else groups.set(shape, [data]);
   }
-  const statements = [...groups.values()].map((group) => {
+  return [...groups.values()].map((group) => {
     const names = Object.keys(group[0]!);
     const props = names.map((n) => columnOf(meta, n));
     const col = (p: EntityProperty) => platform.quoteIdentifier(p.fieldNames[0]!);
@@ -140,22 +194,6 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
       select (select count(*) from u)::int as updated, coalesce((select array_agg(character_id) from held), '{}') as held`;
     return { sql, params };
   });
-  const held = new Set<string>();
-  let updated = 0;
-  const tally = (res: { updated: number | string; held: string[] | string }[]) => {
-    updated += Number(res[0]?.updated ?? 0);
-    for (const h of parseArray(res[0]?.held)) held.add(h);
-  };
-  const em = orm.em.fork();
-  if (statements.length === 1) {
-    const { sql, params } = statements[0]!;
-    tally(await em.getConnection().execute(sql, params, "all"));
-  } else {
-    await em.transactional(async (tx) => {
-      for (const { sql, params } of statements) tally(await tx.getConnection().execute(sql, params, "all", tx.getTransactionContext()));
-    });
-  }
-  return { updated, fenced: [...fences.keys()].filter((id) => !held.has(id)) };
 }
 
 /** A text[] as the driver returns it: an array (pg), or PostgreSQL's literal `{a,b}` (some drivers). */

@@ -12,16 +12,11 @@ import type { Orm } from "../src/storage/orm.js";
 import { AccountEntity } from "./account.js";
 import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "./character.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
-import { progressData, writeProgressBatch, type CharacterProgress, type ProgressBatchResult, type SkillColumns } from "./character-progress.js";
+import { progressData, writeProgressBatch, type CharacterProgress, type ItemRows, type ProgressBatchResult, type ProgressSnapshot, type SkillColumns } from "./character-progress.js";
+import { writeLeaveBatch, type LeaveBatchResult, type LeaveSave } from "./character-batch.js";
+import type { TransactionStep } from "./world-repository.js";
 
-export type { CharacterProgress, ProgressBatchResult, SkillColumns };
-
-/** The stored item rows of one character. */
-export interface ItemRows {
-  inventory: { slot: number; itemId: string; quantity: number }[];
-  equipment: Record<string, { itemId: string; quantity: number }>;
-  bank: { itemId: string; quantity: number }[];
-}
+export type { CharacterProgress, ItemRows, ProgressBatchResult, ProgressSnapshot, SkillColumns };
 
 export interface CharacterRecord extends ItemRows {
   character: Character;
@@ -32,12 +27,6 @@ export interface CharacterRecord extends ItemRows {
   loadedAt?: number;
   /** The lease it was loaded under (set by the claim): every write of the player checks it (docs/cluster.md "The fence"). */
   fence?: LeaseFence;
-}
-
-/** What a save writes: progress, and items and coins only when present. */
-export interface ProgressSnapshot extends CharacterProgress {
-  coins?: number;
-  items?: Omit<ItemRows, "bank"> & { bank?: ItemRows["bank"] };
 }
 
 export interface NewCharacter {
@@ -165,10 +154,15 @@ export class CharacterRepository {
     };
   }
 
-  /** Save one player's progress (and its items when present) in one transaction. */
-  async save(s: ProgressSnapshot): Promise<void> {
+  /**
+   * Save one player's progress (and its items when present) in one transaction. `groundStep` runs in
+   * the same transaction after the snapshot: the ground piles a drop stores or a pickup takes
+   * (docs/persistence.md "Ground piles"); when it throws, nothing is written.
+   */
+  async save(s: ProgressSnapshot, groundStep?: TransactionStep): Promise<void> {
     await this.fork().transactional(async (em) => {
       await this.writeSnapshot(em, s);
+      if (groundStep) await groundStep(em);
     });
   }
 
@@ -189,6 +183,15 @@ export class CharacterRepository {
     if (!fence) return;
     const rows = await em.getConnection().execute(HOLD_LEASE_SQL, [characterId, fence.owner, fence.epoch], "all", em.getTransactionContext());
     if (rows.length === 0) throw new LeaseLostError([characterId], [fence.epoch]);
+  }
+
+  /**
+   * Save the whole state of several characters that leave at shutdown, and close their logins, in
+   * one transaction (`writeLeaveBatch`, at most `LEAVE_BATCH_MAX`), each under its fence.
+   * @returns the characters written and those the fence refused (nothing written for them).
+   */
+  async saveLeaving(saves: readonly LeaveSave[], reason: string): Promise<LeaveBatchResult> {
+    return writeLeaveBatch(this.orm, saves, reason);
   }
 
   /**
@@ -322,15 +325,19 @@ export class CharacterRepository {
    * owns the dropped items (ground or bank), never both. The lock records who closed it, so a retry
    * after a lost answer knows an earlier attempt of its own did (`resolution` = `ground`). With a
    * `fence`, only while the character's lease is still that one (else LeaseLostError: the bank gets
-   * the items at the next join).
+   * the items at the next join). `groundStep` stores the dropped items' piles in the same
+   * transaction, only when this call closed the lock (an earlier attempt that did stored them too).
    * @returns true when the lock is closed for the ground (by this call or an earlier one of this
    * death's own), false when `recoverOpenDeath` closed it.
    */
-  async resolveDeath(deathId: string, fence?: { characterId: string } & LeaseFence): Promise<boolean> {
+  async resolveDeath(deathId: string, fence?: { characterId: string } & LeaseFence, groundStep?: TransactionStep): Promise<boolean> {
     return this.fork().transactional(async (em) => {
       if (fence) await this.holdLease(em, fence.characterId, fence);
       const n = await em.nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date(), resolution: "ground" });
-      if (n > 0) return true;
+      if (n > 0) {
+        if (groundStep) await groundStep(em);
+        return true;
+      }
       return (await em.findOne(PlayerDeathEntity, { id: deathId }))?.resolution === "ground";
     });
   }
@@ -341,9 +348,10 @@ export class CharacterRepository {
    * with the lock row locked, so it happens exactly once and never after `resolveDeath`.
    * A bank row never passes the stack cap: what it can't take comes back in `overflow` (nothing is
    * dropped silently) for the caller to put on the ground where the player died.
+   * `overflowStep` stores the overflow's ground piles in the same transaction.
    * @returns the number of item stacks restored and the overflow (`restored` 0: no open death).
    */
-  async recoverOpenDeath(characterId: string, fence?: LeaseFence): Promise<DeathRecovery> {
+  async recoverOpenDeath(characterId: string, fence?: LeaseFence, overflowStep?: (r: DeathRecovery) => TransactionStep | undefined): Promise<DeathRecovery> {
     return this.fork().transactional(async (em) => {
       await this.holdLease(em, characterId, fence);
       const open = await em.findOne(PlayerDeathEntity, { characterId, resolvedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -367,7 +375,10 @@ export class CharacterRepository {
       open.resolvedAt = new Date();
       open.resolution = "bank";
       await em.flush();
-      return { restored: dropped.length, overflow, at: { x: open.positionX, z: open.positionZ } };
+      const recovery = { restored: dropped.length, overflow, at: { x: open.positionX, z: open.positionZ } };
+      const step = overflow.length > 0 ? overflowStep?.(recovery) : undefined;
+      if (step) await step(em);
+      return recovery;
     });
   }
 

@@ -10,7 +10,7 @@ export * from "./lease.js";
 
 import { AccountEntity } from "./account.js";
 import { CharacterEntity, InventoryItemEntity, EquipmentItemEntity, BankItemEntity } from "./character.js";
-import { ItemDefinitionEntity, WorldChunkEntity } from "./world.js";
+import { GroundPileEntity, ItemDefinitionEntity, WorldChunkEntity } from "./world.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity } from "./activity.js";
 import { FriendshipEntity, FriendRequestEntity, IgnoreEntryEntity } from "./social.js";
 import { TradeAuditEntity } from "./trade.js";
@@ -25,6 +25,7 @@ export const ALL_ENTITIES = [
   BankItemEntity,
   ItemDefinitionEntity,
   WorldChunkEntity,
+  GroundPileEntity,
   PlayerLoginEntity,
   PlayerDeathEntity,
   NpcKillEntity,

@@ -8,6 +8,8 @@
  *   npm run bench:world -- --crowd --spread --bots 50,200 --burst 500 --db postgres://…/h_bench
  *   npm run bench:world -- --crowd --bots 2000 --db postgres://…   (the integrator's run)
  *   npm run bench:world -- --interest --bots 500 [--near 50]
+ *   npm run bench:world -- --crowd --bots 2000 --targets game --sigterm-joined --db postgres://…
+ *     (then SIGTERM with every bot joined: exit time, save stage, logins closed by the shutdown save)
  *
  * Scenarios: `--crowd` (every bot joins at the spawn, then runs to a random free tile within
  * `--roam` (8) tiles of the spawn once a second: everyone sees everyone); `--spread` (bots over the
@@ -37,6 +39,7 @@ import type { BotSpec, GroupReport, Role } from "./bot-worker.js";
 import { botToken } from "./colyseus/tokens.js";
 import { BotWorker, childrenKilledOnExit, hotspots, mergeJoins, pct, prepareCharacters, safeHomes, share, shuffle, type JoinSummary } from "./fleet.js";
 import { byLabel, counterDiff, histogramQuantile, ProcSampler, round1, scrape, type Scrape } from "./sampler.js";
+import { sigtermJoined, type ShutdownCheck } from "./shutdown-check.js";
 import { buildDist, PROD_NODE_OPTIONS, ROOT, startLoadServer, type LoadServer, type Probe, type TickStats } from "./server.js";
 
 const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
@@ -77,6 +80,8 @@ const { values: args } = parseArgs({
     "cpu-prof-window": { type: "string" },
     /** Extra Node.js flags for the server processes, e.g. "--max-semi-space-size=4". */
     "server-node-options": { type: "string" },
+    /** At the end of each game-server measurement, SIGTERM the server with every bot still joined and check the shutdown save (loadtest/shutdown-check.ts). */
+    "sigterm-joined": { type: "boolean", default: false },
     /** How the game server runs: "dist" (compiled, production flags) or "tsx" (from the sources, as `npm start`). */
     runtime: { type: "string", default: "dist" },
   },
@@ -214,6 +219,8 @@ async function startTarget(kind: TargetKind, world: string, databaseUrl: string 
         DATABASE_URL: databaseUrl,
         METRICS_PORT: String(metricsPort),
         PROBE_PROFILE_DIR: args["cpu-prof-window"] ? resolve(args["cpu-prof-window"]) : undefined,
+        // The shutdown's `players saved` line is at info.
+        LOG_LEVEL: args["sigterm-joined"] ? "info" : undefined,
       },
       onLine,
       tailLines: 100,
@@ -504,6 +511,8 @@ interface ScenarioResult {
   serverErrorSamples?: string[];
   /** Why the measurement stopped early (too few joined, a crash…). */
   error?: string;
+  /** With --sigterm-joined: the graceful stop with every bot joined. */
+  shutdown?: ShutdownCheck;
 }
 
 function logJoin(label: string, j: JoinSummary) {
@@ -603,6 +612,7 @@ async function measure(run: Run, label: string, group?: string): Promise<Measure
 
 async function runScenario(kind: TargetKind, scenario: "crowd" | "spread", n: number, ctx: Ctx): Promise<ScenarioResult> {
   const label = `${kind} ${scenario} ${n}`;
+  const since = new Date();
   const server = await startTarget(kind, ctx.world, ctx.databaseUrl);
   const run = new Run(server);
   try {
@@ -615,7 +625,17 @@ async function runScenario(kind: TargetKind, scenario: "crowd" | "spread", n: nu
       return { ...base, error: `only ${join.joined}/${n} joined`, serverErrorLines: server.errorCount, serverErrorSamples: server.errorLines };
     }
     const window = await measure(run, label);
+    let shutdown: ShutdownCheck | undefined;
+    if (args["sigterm-joined"] && kind === "game") {
+      shutdown = await sigtermJoined(server, ctx.databaseUrl, since);
+      console.log(
+        `  [${label}] SIGTERM with ${join.joined} joined: exit ${shutdown.exitCode} after ${shutdown.exitMs} ms; save stage ${shutdown.saved ? `${shutdown.saved.players} players in ${shutdown.saved.ms} ms` : "not finished"}` +
+          `${shutdown.late ? " (LATE: did not finish in time)" : ""}; logins closed by the shutdown save ${shutdown.closedAtShutdown ?? "?"}, left open ${shutdown.stillOpen ?? "?"}`,
+      );
+      if (!shutdown.saved) console.log(`    server:\n    ${shutdown.lastLines.join("\n    ")}`);
+    }
     return {
+      shutdown,
       target: kind,
       scenario,
       bots: n,

@@ -120,7 +120,7 @@ export class WorldRoom extends Room implements JsonWorld {
     this.mirror = new SchemaMirror(this.state, deps.world, this.encoder.slots);
     this.maxClients = deps.maxPlayers;
     if (deps.seatReservationSeconds) this.seatReservationTimeout = deps.seatReservationSeconds;
-    this.ticker = startTicker(this, () => this.onTick(), deps); // `onTick` is looked up at each tick: the benchmark probe wraps it
+    this.ticker = startTicker(this, () => this.world.closing || this.onTick(), deps); // looked up each tick (the probe wraps it); none at shutdown
     this.setPatchRate(null); // patches leave at the end of each tick (onTick); a patch timer would send them a tick late
     for (const event of CLIENT_EVENT_NAMES) {
       this.onMessage(event, (client: Client, payload: unknown) => {
@@ -132,7 +132,7 @@ export class WorldRoom extends Room implements JsonWorld {
       const link = this.links.get(client.sessionId);
       if (link) this.dispatch(link, String(type), undefined);
     });
-    this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViewers()));
+    this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViewers(true)));
     this.stopServingJson = this.deps.adapter.serve(deps.worldNumber, this);
     this.publishPopulation();
   }
@@ -382,9 +382,9 @@ export class WorldRoom extends Room implements JsonWorld {
     this.published = publishPopulation(this, this.deps, this.isFull(), this.published);
   }
 
-  /** Every SDK client: its `StateView` and what it tracks. */
-  private *sdkViewers(): Generator<Viewer> {
-    for (const link of this.links.values()) if (link.client?.view) yield { view: link.client.view, seen: link };
+  /** Every SDK client (`inWorld`: whose player is in the world; none at shutdown, docs/persistence.md "The shutdown save"): its `StateView` and what it tracks. */
+  private *sdkViewers(inWorld = false): Generator<Viewer> {
+    for (const l of this.links.values()) if (l.client?.view && (!inWorld || this.world.isInWorld(l.playerId))) yield { view: l.client.view, seen: l };
   }
 
   /** Send a plain-WebSocket client the changes in what it sees (`world:update`). */

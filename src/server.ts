@@ -368,9 +368,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await settlesWithin(mcp.close(), 500);
       // Each player of every world is saved once (with its play session closed), in parallel batches;
       // then this process's character leases go.
+      const leaving = worlds.all().reduce((n, h) => n + h.world.players.size, 0);
+      const savingFrom = performance.now();
       if (!(await settlesWithin(worlds.leaveAll("server_shutdown"), SHUTDOWN_SAVE_MS))) {
-        logger.error({ waitedMs: SHUTDOWN_SAVE_MS }, "shutdown: saving players did not finish in time; closing storage anyway");
-      } else await leases.releaseAll().catch((e: unknown) => logger.error({ err: e }, "shutdown: releasing character leases failed"));
+        logger.error({ waitedMs: SHUTDOWN_SAVE_MS, players: leaving }, "shutdown: saving players did not finish in time; closing storage anyway");
+      } else {
+        logger.info({ players: leaving, ms: Math.round(performance.now() - savingFrom) }, "shutdown: players saved");
+        await leases.releaseAll().catch((e: unknown) => logger.error({ err: e }, "shutdown: releasing character leases failed"));
+      }
       await settlesWithin(hosting.stop(), 500);
       await settlesWithin(cluster.stop(), 500);
       if (!(await settlesWithin(colyseus.shutdown(), SHUTDOWN_ROOMS_MS))) logger.error("shutdown: closing the rooms did not finish in time");

@@ -6,6 +6,7 @@
  */
 import { matchMaker } from "@colyseus/core";
 import type { CharacterRepository } from "../../entities/character-repository.js";
+import { WorldRepository } from "../../entities/world-repository.js";
 import { WorldRoom, type WorldRoomDeps } from "../../rooms/WorldRoom.js";
 import { EventRouter } from "../../rooms/world/event-table.js";
 import type { GameContent } from "../content/load.js";
@@ -81,6 +82,8 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
       checkAdminCode: d.checkAdminCode,
       otherWorlds: d.otherWorlds,
       worldNumber: n,
+      worldStore: new WorldRepository(d.storage.orm, n),
+      tickMs: d.tickMs,
     });
     const resolver = new CharacterResolver({
       world,
@@ -144,11 +147,13 @@ export class LocalWorlds {
   }
 
   /**
-   * Create each world's room, with a permit carrying that world's dependencies (the room type is
+   * Restore each world's stored state, then create its room, with a permit carrying that world's dependencies (the room type is
    * defined once, filtered by `world`). Leases are renewed from now on.
    */
   async createRooms(roomDeps: (h: HostedWorld) => WorldRoomDeps): Promise<void> {
     for (const h of this.all()) {
+      // What lay on the ground, depleted nodes and fires, as stored (docs/persistence.md "World state").
+      await h.world.restore();
       await matchMaker.createRoom("world", { permit: WorldRoom.permitCreation(roomDeps(h)), world: h.number });
     }
     this.claims.start();

@@ -6,6 +6,7 @@ import type { CharacterRecord, CharacterRepository } from "../../entities/charac
 import type { Principal } from "../auth/service.js";
 import type { LeaseFence } from "../storage/fence.js";
 import { WorldError } from "./errors.js";
+import type { GroundItem } from "./objects.js";
 import type { World } from "./world.js";
 
 /**
@@ -92,9 +93,15 @@ export class CharacterResolver {
    */
   private async recoverDeath(characterId: string, fence?: LeaseFence): Promise<CharacterRecord | undefined> {
     if (this.world.player(characterId)) return undefined;
-    const recovered = await this.characters.recoverOpenDeath(characterId, fence);
-    // What the bank could not hold (past the stack cap) goes where the player died, as it would have.
-    for (const o of recovered.overflow) this.world.ground.drop(o.itemId, o.quantity, recovered.at.x, recovered.at.z, characterId);
+    const { ground, worldState } = this.world;
+    // What the bank could not hold (past the stack cap) goes where the player died, as it would have:
+    // its piles are stored in the recovery's transaction, and go on the ground once it committed.
+    const piles: GroundItem[] = [];
+    const recovered = await this.characters.recoverOpenDeath(characterId, fence, (r) => {
+      piles.push(...r.overflow.map((o) => ground.newPile(o.itemId, o.quantity, r.at.x, r.at.z, characterId)));
+      return worldState.putStep(piles);
+    });
+    ground.place(...piles);
     if (recovered.restored === 0) return undefined;
     return (await this.characters.load(characterId)) ?? undefined;
   }

@@ -1,5 +1,6 @@
 /** What the world needs from the rest of the server, given when it is built (`new World(deps)`). */
 import type { CharacterRepository } from "../../entities/character-repository.js";
+import type { WorldRepository } from "../../entities/world-repository.js";
 import type { GameContent } from "../content/load.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
@@ -42,6 +43,10 @@ export interface WorldDeps {
    * SAVE_CONCURRENCY, behind joins and creations). Without it saves run as soon as queued.
    */
   backgroundWork?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Storage of this world's piles, depleted nodes and fires (docs/persistence.md "World state"); without it nothing of them persists. */
+  worldStore?: WorldRepository;
+  /** Milliseconds per tick (600 by default): stored times of piles, nodes and fires are wall-clock instants. */
+  tickMs?: number;
   /** Every world of the server, for private chat beyond this world (README "Worlds"); without it only this world's players are reachable. */
   otherWorlds?: () => OtherWorlds;
   /** This world's number (logged when a player's lease is lost, docs/cluster.md); default 1. */

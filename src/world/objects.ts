@@ -1,6 +1,7 @@
 /**
  * The world's in-memory objects other than players: NPCs, resource nodes (and fires), ground items,
- * and their public views. Not stored (storage entities live in `entities/`).
+ * and their public views. Piles, depleted nodes and fires are stored through `WorldState`
+ * (src/world/systems/world-state.ts); the storage entities live in `entities/`.
  */
 import type { GatheringNode, NpcDef } from "../content/schemas.js";
 import type { Tile } from "../domain/types.js";
@@ -46,8 +47,19 @@ export interface GroundItem {
   readonly z: number;
   /** Only this player sees and may take it before `publicTick`. */
   readonly ownerId: string | undefined;
-  readonly publicTick: number;
-  readonly expiresTick: number;
+  publicTick: number;
+  expiresTick: number;
+  /**
+   * The tick its times count from. A pile waits off the ground while its transaction commits; its
+   * times then count from when it is stored and placed (`Ground.place` shifts them).
+   */
+  sinceTick: number;
+  /** Its row is in storage: the pickup's transaction deletes it (docs/persistence.md "Ground piles"). */
+  stored: boolean;
+  /** Its row is being inserted (an NPC's loot): a pickup waits for it. */
+  storing: boolean;
+  /** A pickup of it is committing: nobody else may take it meanwhile. */
+  taking: boolean;
 }
 
 /** An entity as clients see it (schema fields / world:update), by collection (src/protocol/player.ts). */

@@ -28,6 +28,7 @@ import { Prayers } from "./systems/prayers.js";
 import { Progress } from "./systems/progress.js";
 import { Saving, type ItemChange } from "./systems/saving.js";
 import { Visibility, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
+import { WorldState } from "./systems/world-state.js";
 import { WorldEvents, type InterruptReason } from "./world-events.js";
 
 export { COMBAT_LOGOUT_SECONDS } from "./systems/combat.js";
@@ -42,8 +43,9 @@ export type { AdminCodeCheck, SocialPort, WorldDeps } from "./deps.js";
 
 /** Seconds a dropped connection's player stays in the world awaiting reconnection. */
 export const RECONNECT_SECONDS = 20;
-/** Players saved in parallel at shutdown (`leaveAll`). */
-export const SHUTDOWN_SAVE_BATCH = 16;
+/** Players one shutdown transaction saves (`leaveAll`), and such transactions run at once. */
+export const SHUTDOWN_SAVE_BATCH = 100;
+export const SHUTDOWN_SAVE_PARALLEL = 4;
 
 export class World {
   readonly content: GameContent;
@@ -57,6 +59,8 @@ export class World {
   readonly regions: Regions;
   /** Seconds a dropped player waits for its client to reconnect (RECONNECT_SECONDS; tests shorten it). */
   reconnectSeconds = RECONNECT_SECONDS;
+  /** Set by `leaveAll` (shutdown): the world's room stops ticking. */
+  closing = false;
   /** What the world tells the trade service and the room (`tradeInterrupted`, `playerRemoved`). */
   readonly events = new WorldEvents();
 
@@ -73,6 +77,8 @@ export class World {
   readonly visibility: Visibility;
   readonly ground: Ground;
   readonly saving: Saving;
+  /** The world's modifications in storage: piles, depleted nodes, fires. */
+  readonly worldState: WorldState;
   readonly deaths: Deaths;
   readonly npcAi: Npcs;
   readonly combat: Combat;
@@ -98,7 +104,6 @@ export class World {
     const progress = (this.progress = new Progress(clock.now));
     const movement = (this.movement = new Movement({ players, playerGrid, content, regions: this.regions, progress, interrupt }));
     const visibility = (this.visibility = new Visibility({ players, npcs, resources, groundItems, playerGrid, npcGrid, resourceGrid, itemGrid, content, clock }));
-    const ground = (this.ground = new Ground({ groundItems, itemGrid, resources, resourceGrid, content, clock, movement }));
     const saving = (this.saving = new Saving({
       players,
       queues,
@@ -106,13 +111,18 @@ export class World {
       logger,
       backgroundWork: deps.backgroundWork,
       onBatchFailure: (n) => deps.metrics?.saveFailures.inc(n),
-      leaseLost: (p, why) => this.dropLost(p.id, why, p.fence?.epoch),
+      leaseLost: (p, why) => {
+        // At shutdown the player is out of the world already: its drop is only the log line.
+        if (!this.dropLost(p.id, why, p.fence?.epoch) && this.closing) this.logLost(p.id, why);
+      },
     }));
-    const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, interrupt }));
+    const state = (this.worldState = new WorldState({ store: deps.worldStore, clock, tickMs: deps.tickMs ?? 600, resources, logger, backgroundWork: deps.backgroundWork }));
+    const ground = (this.ground = new Ground({ groundItems, itemGrid, resources, resourceGrid, content, clock, movement, saving, state }));
+    const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, state, interrupt }));
     const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, movement, visibility, deaths, ground, progress, queues, characters }));
     this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths, saving, ground });
     this.prayers = new Prayers({ players, content, clock });
-    this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress });
+    this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress, changed: (x, z) => state.changed(x, z) });
     const socialChanged = (ids: string[]) => deps.social?.invalidate?.(ids);
     this.port = new LivePort({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
     npcAi.spawn();
@@ -150,6 +160,12 @@ export class World {
     this.gathering.tick();
     this.ground.tick();
     this.deaths.tick();
+    this.worldState.tick();
+  }
+
+  /** Start-up, before any player joins: load this world's stored piles, depleted nodes and fires. */
+  async restore(): Promise<void> {
+    this.ground.restore(await this.worldState.restore());
   }
 
   /**
@@ -267,12 +283,17 @@ export class World {
       p.leaving = reason;
       return;
     }
-    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
-    this.players.delete(playerId);
-    this.playerGrid.delete(playerId);
-    this.events.emit("playerRemoved", playerId);
+    this.remove(p);
     await this.saving.saveOnLeave(p, reason);
     this.events.emit("playerLeft", playerId);
+  }
+
+  /** Take a leaving player out of the world (its trade interrupted). */
+  private remove(p: Player): void {
+    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
+    this.players.delete(p.id);
+    this.playerGrid.delete(p.id);
+    this.events.emit("playerRemoved", p.id);
   }
 
   /**
@@ -296,23 +317,35 @@ export class World {
     this.events.emit("playerRemoved", characterId);
     p.connection?.close(CLOSE_CODES.REPLACED, "playing in another world");
     p.connection = undefined;
-    this.deps.logger.error({ characterId, world: this.deps.worldNumber ?? 1, why }, "character lease lost; player dropped without saving");
+    this.logLost(characterId, why);
     return true;
   }
 
+  /** The one log line of a player dropped for a lost lease (docs/cluster.md "What a cluster guarantees"). */
+  private logLost(characterId: string, why: string): void {
+    this.deps.logger.error({ characterId, world: this.deps.worldNumber ?? 1, why }, "character lease lost; player dropped without saving");
+  }
+
   /**
-   * Shutdown: every player leaves — interrupting its trade, saved once with its items, its session
-   * closed — `batch` players at a time in parallel (each save is one transaction, so a batch about
-   * the size of the storage pool keeps it busy without queueing hundreds of waiters), then every
-   * storage queue is drained.
+   * Shutdown: every player leaves at once — its trade interrupted, saved once with its items, its
+   * session closed — `batch` players a transaction, `parallel` transactions at once
+   * (`Saving.saveLeavingTogether`, docs/persistence.md "Shutdown"), then every storage queue is
+   * drained and the world state written. Leave saves are no longer retried (shutdown has its own
+   * budget), and a player whose lease is lost is not written.
    */
-  async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH): Promise<void> {
+  async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH, parallel = SHUTDOWN_SAVE_PARALLEL): Promise<void> {
     this.saving.stopRetrying();
-    const ids = [...this.players.keys()];
-    for (let i = 0; i < ids.length; i += batch) {
-      await Promise.allSettled(ids.slice(i, i + batch).map((id) => this.leave(id, reason, undefined, true)));
-    }
+    this.closing = true;
+    const leaving = [...this.players.values()];
+    // Everyone out before anyone's removal is told, so a room updates no leaving viewer's view.
+    for (const p of leaving) if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
+    for (const p of leaving) this.playerGrid.delete(p.id);
+    this.players.clear();
+    for (const p of leaving) this.events.emit("playerRemoved", p.id);
+    await this.saving.saveLeavingTogether(leaving, reason, batch, parallel);
+    for (const p of leaving) this.events.emit("playerLeft", p.id);
     await this.queues.drain();
+    await this.worldState.flush().catch((e: unknown) => this.deps.logger.error({ err: e }, "shutdown: world state not saved"));
   }
 
   /** Did the player deal or take a hit within the last COMBAT_LOGOUT_SECONDS? */

@@ -10,7 +10,7 @@ import { World } from "../../src/world/world.js";
 /** An open PvP spot in the Ashlands, 60 tiles from any NPC. */
 export const OPEN_SPOT = { x: 100, z: 110 };
 
-const noStorage = { save: async () => undefined, recordKill: async () => undefined, recordLogout: async () => undefined };
+const noStorage = { save: async () => undefined, saveLeaving: async () => 0, recordKill: async () => undefined, recordLogout: async () => undefined };
 
 export function worldWithoutStorage(content: GameContent, o: { now: () => number; rng?: () => number; saveIntervalSeconds?: number }): World {
   return new World({

@@ -4,6 +4,7 @@ import { Migration20261124140000 } from "./Migration20261124140000.js";
 import { Migration20261126190227 } from "./Migration20261126190227.js";
 import { Migration20261127210000 } from "./Migration20261127210000.js";
 import { Migration20261127220000 } from "./Migration20261127220000.js";
+import { Migration20261127230000 } from "./Migration20261127230000.js";
 
 export const MIGRATIONS = [
   { name: "Migration20261122010855", class: Migration20261122010855 },
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: "Migration20261126190227", class: Migration20261126190227 },
   { name: "Migration20261127210000", class: Migration20261127210000 },
   { name: "Migration20261127220000", class: Migration20261127220000 },
+  { name: "Migration20261127230000", class: Migration20261127230000 },
 ];

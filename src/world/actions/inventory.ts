@@ -59,21 +59,24 @@ export async function handleInventoryUse(w: World, p: Player, u: ClientEventPayl
 
 /**
  * Drop a whole stack where the player stands. The drop commits at once, one transaction like a bank
- * operation (`Saving.commitItems`), and the pile goes on the ground only after that commit: nothing
- * anyone can pick up is still in a stored inventory, whatever `SAVE_INTERVAL` is or whether the
- * dropper's next save fails (README, Persistence). The player's items stay locked while it commits,
- * so the stack cannot be dropped (or used) twice; a failed commit changes nothing and says so.
+ * operation (`Saving.commitItems`) that also stores the pile (docs/persistence.md "Ground piles"),
+ * and the pile goes on the ground only after that commit: nothing anyone can pick up is still in a
+ * stored inventory, whatever `SAVE_INTERVAL` is or whether the dropper's next save fails, and a
+ * crash after it finds the pile on the ground. The player's items stay locked while it commits, so
+ * the stack cannot be dropped (or used) twice; a failed commit changes nothing and says so.
  */
 async function dropStack(w: World, p: Player, slot: number) {
   const held = p.inventory[slot]!;
   const at = p.tile;
+  const pile = w.ground.newPile(held.itemId, held.quantity, at.x, at.z, p.id);
   await w.saving.commitItems(
     p,
     () => {
       const r = removeFromSlot(p.inventory, slot, held.quantity);
       return r.ok ? { inventory: r.value } : fromDomain(r.error);
     },
-    () => w.ground.drop(held.itemId, held.quantity, at.x, at.z, p.id),
+    () => w.ground.place(pile),
+    w.worldState.putStep([pile]),
   );
 }
 

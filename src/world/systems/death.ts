@@ -13,13 +13,14 @@ import type { Tile } from "../../domain/types.js";
 import type { Logger } from "../../logger.js";
 import { isLeaseLost, type LeaseFence } from "../../storage/fence.js";
 import type { WorldClock } from "../clock.js";
-import type { Npc } from "../objects.js";
+import type { GroundItem, Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import { system } from "../messages.js";
 import type { PlayerQueues } from "../persistence.js";
 import { Player } from "../player.js";
 import type { Interrupt } from "../world-events.js";
 import type { Ground } from "./ground.js";
+import type { WorldState } from "./world-state.js";
 
 /** Longest wait, in ticks, between attempts to resolve a death lock that failed to resolve. */
 export const PENDING_DEATH_MAX_BACKOFF_TICKS = 50;
@@ -32,6 +33,8 @@ interface PendingDeath {
   dropped: ItemCount[];
   /** The lease the death was recorded under: its resolve checks it too. */
   fence?: LeaseFence;
+  /** The piles its resolve stores, made at the first attempt. */
+  piles?: GroundItem[];
   nextTick: number;
   attempts: number;
   inFlight: boolean;
@@ -47,6 +50,7 @@ export interface DeathsDeps {
   logger: Logger;
   clock: WorldClock;
   ground: Ground;
+  state: WorldState;
   interrupt: Interrupt;
 }
 
@@ -67,8 +71,8 @@ export class Deaths {
    * in); the world puts them on the ground only after `resolveDeath` has closed the still-open lock.
    * Both close it conditionally, so whichever wins owns the items. A failed resolve is retried on
    * later ticks (`pending`); if the process ends first, the lock stays open and the bank gets
-   * them. Ground items live only in memory, so a crash after the resolve loses what lay on the
-   * ground, like any dropped item, but never hands it out twice.
+   * them. The resolve stores the piles in its own transaction, so a crash after it finds them on
+   * the ground at the next start (docs/persistence.md "Ground piles"), never twice.
    *
    * No death recorded (one is still open, or the transaction failed): the player respawns with
    * everything it had and storage is unchanged.
@@ -164,20 +168,23 @@ export class Deaths {
   }
 
   /**
-   * Close a death lock and, if this call closed it, put its dropped items on the ground. A failure
-   * leaves it pending for a later tick (backing off up to PENDING_DEATH_MAX_BACKOFF_TICKS).
+   * Close a death lock and, if this call closed it, put its dropped items on the ground: their piles
+   * are stored in the transaction that closes the lock. A failure leaves it pending for a later tick
+   * (backing off up to PENDING_DEATH_MAX_BACKOFF_TICKS).
    */
   private resolve(d: PendingDeath): void {
     if (d.inFlight) return;
     d.inFlight = true;
     d.attempts++;
+    const { ground } = this.d;
+    // The same piles (ids) on every attempt: a retry after a lost answer may find them stored already.
+    const piles = (d.piles ??= d.dropped.map((item) => ground.newPile(item.itemId, item.quantity, d.tile.x, d.tile.z, d.ownerId)));
     this.d.characters
-      .resolveDeath(d.deathId, d.fence && { characterId: d.ownerId, ...d.fence })
+      .resolveDeath(d.deathId, d.fence && { characterId: d.ownerId, ...d.fence }, this.d.state.putStep(piles))
       .then((closedHere) => {
         this.pending.splice(this.pending.indexOf(d), 1);
         // Closed by recoverOpenDeath meanwhile: the bank has the items.
-        if (!closedHere) return;
-        for (const item of d.dropped) this.d.ground.drop(item.itemId, item.quantity, d.tile.x, d.tile.z, d.ownerId);
+        if (closedHere) ground.place(...piles);
       })
       .catch((e) => {
         if (isLeaseLost(e)) {

@@ -25,6 +25,8 @@ export interface GatheringDeps {
   clock: WorldClock;
   movement: Movement;
   progress: Progress;
+  /** Told of every node that depleted, regrew or counted down (`WorldState.changed`). */
+  changed?: (x: number, z: number) => void;
 }
 
 export class Gathering {
@@ -57,6 +59,7 @@ export class Gathering {
       if (r.respawnTick !== undefined && r.respawnTick <= tick) {
         r.respawnTick = undefined;
         r.remaining = r.node?.resourcesPerNode;
+        this.d.changed?.(r.x, r.z);
       }
     }
   }
@@ -139,6 +142,7 @@ export class Gathering {
     this.d.progress.countGoal(p, { type: skill as "woodcutting" | "fishing" | "mining", nodeId: node.id, itemId: node.yields });
     p.sync();
     const { depleted, remaining } = depleteAfterSuccess(node, r.remaining, clock.rng);
+    if (remaining !== r.remaining || depleted) this.d.changed?.(r.x, r.z);
     r.remaining = remaining;
     if (depleted) {
       r.respawnTick = clock.tick + node.respawnTicks;

@@ -7,6 +7,7 @@
  */
 import { PROGRESS_BATCH_MAX } from "../../../entities/character-progress.js";
 import type { CharacterRepository } from "../../../entities/character-repository.js";
+import { PileGoneError, type TransactionStep } from "../../../entities/world-repository.js";
 import type { Inventory } from "../../domain/inventory.js";
 import type { Logger } from "../../logger.js";
 import { isLeaseLost } from "../../storage/fence.js";
@@ -173,12 +174,66 @@ export class Saving {
   }
 
   /**
+   * Save players that left at shutdown (docs/persistence.md "Shutdown"): `batch` players a
+   * transaction (`CharacterRepository.saveLeaving`: progress, coins, items and the close of their
+   * logins, a few statements for the whole batch), `parallel` transactions at once on the pool.
+   * Ordering as in `saveProgressBatch`: a player whose queue is idle gets a job now that ends when its
+   * batch was written, so whatever else of it is queued later comes after; a player with storage
+   * work queued or running is saved alone, after it (`saveOnLeave`). A batch that fails is logged
+   * once and its players saved one at a time.
+   */
+  async saveLeavingTogether(all: readonly Player[], reason: string, batch: number, parallel: number): Promise<void> {
+    // A player whose lease is lost is not written at all (as in `saveOnLeave`).
+    const players = all.filter((p) => !p.leaseLost);
+    const together = players.filter((p) => this.d.queues.idle(p.id));
+    const alone = players.filter((p) => !together.includes(p)).map((p) => this.saveOnLeave(p, reason));
+    const batches: { players: Player[]; written: () => void }[] = [];
+    for (let i = 0; i < together.length; i += batch) {
+      const chunk = together.slice(i, i + batch);
+      let written!: () => void;
+      const done = new Promise<void>((resolve) => (written = resolve));
+      for (const p of chunk) void this.d.queues.run(p.id, () => done);
+      batches.push({ players: chunk, written });
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) await this.writeLeaving(batches[next++]!, reason);
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, batches.length) }, worker));
+    await Promise.allSettled(alone);
+  }
+
+  /** One batch of `saveLeavingTogether`; on failure its players are saved one at a time, after the batch's queue jobs end. */
+  private async writeLeaving(b: { players: Player[]; written: () => void }, reason: string): Promise<void> {
+    try {
+      const { fenced } = await this.d.characters.saveLeaving(
+        b.players.map((p) => ({ snapshot: p.snapshot(true), loginId: p.loginId })),
+        reason,
+      );
+      b.written();
+      // Refused by the fence (the others are written): those players' leases are lost.
+      for (const id of fenced) {
+        const p = b.players.find((q) => q.id === id);
+        if (p) this.d.leaseLost?.(p, "a shutdown save was refused by the lease fence");
+      }
+    } catch (e) {
+      b.written();
+      const context = { players: b.players.length, firstPlayerId: b.players[0]?.id };
+      if (isStorageUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
+      else this.d.logger.error({ err: e, ...context }, "batched leave save failed; its players will be saved one at a time");
+      await Promise.allSettled(b.players.map((p) => this.saveOnLeave(p, reason)));
+    }
+  }
+
+  /**
    * Commit an item change immediately (bank, store, admin): `plan` returns the new inventory, coins
    * and bank, or why not (a refusal). The change is written in one transaction; memory is updated
-   * only after it commits.
+   * only after it commits. `groundStep` stores or deletes the ground piles the change puts down or
+   * takes (a drop, a pickup) in that same transaction (docs/persistence.md "Ground piles"); such a
+   * change is refused while the player's items can't be trusted (they would not be written).
    */
-  async commitItems(p: Player, plan: () => ItemChange | Refusal, onCommitted?: () => void): Promise<boolean> {
-    if (p.itemsLocked || p.dead) {
+  async commitItems(p: Player, plan: () => ItemChange | Refusal, onCommitted?: () => void, groundStep?: TransactionStep): Promise<boolean> {
+    if (p.itemsLocked || p.dead || (groundStep && p.itemsStale)) {
       refuse(p, "ITEMS_LOCKED");
       return false;
     }
@@ -196,7 +251,7 @@ export class Saving {
     };
     try {
       // Items that can't be trusted are never written (`ItemSafety.stale`).
-      await this.d.queues.run(p.id, () => this.d.characters.save(p.itemsStale ? p.snapshot(false) : p.snapshotWith(next)));
+      await this.d.queues.run(p.id, () => this.d.characters.save(p.itemsStale ? p.snapshot(false) : p.snapshotWith(next), groundStep));
       p.inventory = next.inventory;
       p.coins = next.coins;
       p.bank = next.bank;
@@ -205,6 +260,10 @@ export class Saving {
       onCommitted?.();
       return true;
     } catch (e) {
+      if (e instanceof PileGoneError) {
+        refuse(p, "NO_SUCH_TARGET", "That item is gone.");
+        return false;
+      }
       // A refusal of the fence is logged once, by the player's drop (`World.dropLost`).
       if (!isLeaseLost(e)) this.d.logger.error({ err: e, playerId: p.id }, "item transaction failed");
       refuse(p, "TRANSACTION_FAILED");

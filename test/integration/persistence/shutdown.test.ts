@@ -37,6 +37,15 @@ describe("world shutdown", function () {
         closed.push(reason);
         return recordLogout(loginId, reason);
       };
+      // The shutdown's batches (docs/persistence.md "The shutdown save"): a save and a closed login each.
+      const saveLeaving = repo.saveLeaving.bind(repo);
+      repo.saveLeaving = async (rows, reason) => {
+        for (const r of rows) {
+          saves.push(r.snapshot.characterId);
+          if (r.loginId) closed.push(reason);
+        }
+        return saveLeaving(rows, reason);
+      };
       await server.close();
       assert.deepEqual([...saves].sort(), [...ids].sort(), "one save per player");
       assert.equal(closed.length, ids.length, "one closed login per player");

@@ -41,6 +41,16 @@ class FakeRepo {
     this.saves.push(...structuredClone(rows));
     return { updated: rows.length, fenced: [] };
   }
+  /** Shutdown batches (`saveLeaving`), each save also in `saves` and each closed login in `logouts`. */
+  leaveBatches: string[][] = [];
+  async saveLeaving(rows: { snapshot: ProgressSnapshot; loginId?: string }[], reason: string) {
+    await this.gate;
+    if (this.failSaves) throw new Error("storage down");
+    this.leaveBatches.push(rows.map((r) => r.snapshot.characterId));
+    this.saves.push(...structuredClone(rows.map((r) => r.snapshot)));
+    for (const r of rows) if (r.loginId) this.logouts.push({ loginId: r.loginId, reason });
+    return { written: rows.length, fenced: [] as string[] };
+  }
   async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
     await this.gate;
     if (this.failDeath) throw new Error("storage down");
@@ -432,6 +442,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     const pickUp = async (p: Player, groundId: string) => {
       await handleAction(world, p, { action: "pickup", targetId: groundId });
       for (let i = 0; i < 10 && p.action; i++) world.step();
+      // The pickup commits at once, in the player's storage queue.
+      await world.queues.drain();
     };
 
     it("the pile appears only once the dropper's stored row no longer holds the item; the tick runs meanwhile; a second drop waits", async () => {
@@ -615,7 +627,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
   });
 
   describe("shutdown", () => {
-    it("leaveAll saves every player exactly once and closes its login, a batch at a time", async () => {
+    it("leaveAll saves every player exactly once and closes its login, a batch a transaction, a bounded number at once", async () => {
       let open!: () => void;
       repo.gate = new Promise((r) => (open = r));
       const N = 45;
@@ -623,25 +635,45 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       players.forEach((p, i) => (p.loginId = `s${i}`));
       let inFlight = 0;
       let maxInFlight = 0;
-      const save = repo.save.bind(repo);
-      repo.save = async (snap) => {
+      const saveLeaving = repo.saveLeaving.bind(repo);
+      repo.saveLeaving = async (rows, reason) => {
         maxInFlight = Math.max(maxInFlight, ++inFlight);
         try {
-          await save(snap);
+          return await saveLeaving(rows, reason);
         } finally {
           inFlight--;
         }
       };
-      const done = world.leaveAll("server_shutdown", 20);
-      await until(() => inFlight === 20, "a full batch in flight");
+      // A player with storage work queued is saved alone, after that work.
+      let release!: () => void;
+      const busy = players[0]!;
+      void world.queues.run(busy.id, () => new Promise<void>((r) => (release = r)));
+      const done = world.leaveAll("server_shutdown", 10, 2);
+      assert.equal(world.players.size, 0, "everyone is out of the world at once");
+      await until(() => inFlight === 2, "two batches in flight");
       open();
+      await until(() => repo.leaveBatches.length === 5, "every batch written");
+      assert.ok(!repo.saves.some((x) => x.characterId === busy.id), "the busy player waits for its queued work");
+      release();
       await done;
-      assert.equal(world.players.size, 0);
-      assert.equal(maxInFlight, 20, "at most one batch at a time, and a whole batch at once");
+      assert.equal(maxInFlight, 2, "at most `parallel` batches at once");
+      assert.deepEqual(
+        repo.leaveBatches.map((b) => b.length),
+        [10, 10, 10, 10, 4],
+      );
       assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort(), "each player saved once");
       assert.ok(repo.saves.every((x) => x.items), "with items");
       assert.equal(repo.logouts.length, N);
       assert.ok(repo.logouts.every((c) => c.reason === "server_shutdown"));
+    });
+
+    it("a shutdown batch that fails: its players are saved one at a time", async () => {
+      const players = Array.from({ length: 5 }, (_, i) => join(`f${i}`).player);
+      repo.saveLeaving = async () => {
+        throw new Error("a row the batch can't write");
+      };
+      await world.leaveAll("server_shutdown", 10, 2);
+      assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort());
     });
   });
 
@@ -777,6 +809,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     const pickUp = async (p: Player, groundId: string) => {
       await handleAction(world, p, { action: "pickup", targetId: groundId });
       for (let i = 0; i < 10 && p.action; i++) world.step();
+      // The pickup commits at once, in the player's storage queue.
+      await world.queues.drain();
     };
 
     it("coins go to the killer's coins when it can hold them", () => {
@@ -802,7 +836,8 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       await pickUp(player, pile.id);
       assert.equal(player.coins, 150);
       assert.ok(!world.groundItems.has(pile.id));
-      assert.equal(player.itemsDirty, true, "the coins will be saved");
+      assert.equal(player.itemsDirty, false, "the pickup committed at once");
+      assert.equal(repo.saves.at(-1)?.coins, 150, "with the coins");
       assert.equal(conn.sent.filter((s) => s.event === "player:sync").at(-1)!.data.coins, 150);
     });
 

@@ -1,0 +1,147 @@
+/**
+ * Storage of one world's modifications (docs/persistence.md "World state"): ground piles, one row
+ * each, written and deleted inside the transactions of the item moves that make and take them
+ * (`putPiles`, `takePile` are steps of those transactions); and the batched state of resource nodes
+ * and fires, one `world_chunks` row per chunk with a JSON payload. Several worlds share a database:
+ * every query is scoped to `world`.
+ */
+import type { SqlEntityManager } from "@mikro-orm/sql";
+import type { Orm } from "../src/storage/orm.js";
+
+/** Work run inside another unit's open transaction (a step of a save, a death's resolve, a recovery). */
+export type TransactionStep = (em: SqlEntityManager) => Promise<void>;
+
+/** A stored ground pile. */
+export interface PileRow {
+  id: string;
+  itemId: string;
+  quantity: number;
+  x: number;
+  z: number;
+  /** Only this character sees the pile before `publicAt`. */
+  ownerId?: string;
+  publicAt: Date;
+  expiresAt: Date;
+}
+
+/** What a chunk stores: nodes that differ from their spawned state, and burning fires (times in epoch ms). */
+export interface ChunkData {
+  /** A depleted node (`respawnAt`) or one with fewer successes left than a fresh one (`remaining`). */
+  nodes?: { id: string; respawnAt?: number; remaining?: number }[];
+  fires?: { x: number; z: number; expiresAt: number }[];
+}
+
+export interface ChunkRow {
+  chunkX: number;
+  chunkZ: number;
+  data: ChunkData;
+}
+
+/** Thrown inside a pickup's transaction when its pile is no longer stored: the transaction rolls back. */
+export class PileGoneError extends Error {
+  constructor(readonly pileId: string) {
+    super(`ground pile ${pileId} is no longer stored`);
+  }
+}
+
+const PILE_COLUMNS = "id, world, item_id, quantity, x, z, owner_id, public_at, expires_at";
+
+export class WorldRepository {
+  constructor(
+    private readonly orm: Orm,
+    /** The world number every row belongs to. */
+    readonly world: number,
+  ) {}
+
+  private run<T extends object[] = object[]>(em: SqlEntityManager, sql: string, params: unknown[]): Promise<T> {
+    return em.getConnection().execute<T>(sql, params, "all", em.getTransactionContext());
+  }
+
+  /** A transaction step that stores new piles (the drop, the resolved death, the recovery that made them). */
+  putPiles(piles: readonly PileRow[]): TransactionStep {
+    return async (em) => {
+      if (piles.length === 0) return;
+      const params: unknown[] = [];
+      for (const g of piles)
+        params.push(g.id, this.world, g.itemId, g.quantity, g.x, g.z, g.ownerId ?? null, g.publicAt.toISOString(), g.expiresAt.toISOString());
+      const tuples = piles.map(() => "(?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)").join(", ");
+      await this.run(em, `insert into ground_piles (${PILE_COLUMNS}) values ${tuples}`, params);
+    };
+  }
+
+  /** A transaction step that deletes the pile a pickup takes; throws `PileGoneError` (rolling back) when it is not stored. */
+  takePile(id: string): TransactionStep {
+    return async (em) => {
+      const rows = await this.run<{ id: string }[]>(em, `delete from ground_piles where id = ? and world = ? returning id`, [id, this.world]);
+      if (rows.length !== 1) throw new PileGoneError(id);
+    };
+  }
+
+  /** Store piles in a transaction of their own (new items that were in nobody's storage: an NPC's loot). */
+  async insertPiles(piles: readonly PileRow[]): Promise<void> {
+    await this.orm.em.fork().transactional((em) => this.putPiles(piles)(em as SqlEntityManager));
+  }
+
+  /** Delete piles that despawned (one statement). */
+  async deletePiles(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.orm.em
+      .fork()
+      .getConnection()
+      .execute(`delete from ground_piles where world = ? and id = any(?::text[])`, [this.world, `{${ids.map((i) => `"${i}"`).join(",")}}`]);
+  }
+
+  /** The piles of this world still alive at `now`; the expired ones are deleted. */
+  async loadPiles(now: Date): Promise<PileRow[]> {
+    const conn = this.orm.em.fork().getConnection();
+    await conn.execute(`delete from ground_piles where world = ? and expires_at <= ?::timestamptz`, [this.world, now.toISOString()]);
+    const rows = await conn.execute<
+      { id: string; item_id: string; quantity: number; x: number; z: number; owner_id: string | null; public_at: Date | string; expires_at: Date | string }[]
+    >(`select ${PILE_COLUMNS} from ground_piles where world = ? order by id`, [this.world]);
+    return rows.map((r) => ({
+      id: r.id,
+      itemId: r.item_id,
+      quantity: Number(r.quantity),
+      x: Number(r.x),
+      z: Number(r.z),
+      ownerId: r.owner_id ?? undefined,
+      publicAt: new Date(r.public_at),
+      expiresAt: new Date(r.expires_at),
+    }));
+  }
+
+  /** Write chunks in one transaction: each non-empty one upserted (one statement), each empty one deleted. */
+  async saveChunks(chunks: readonly ChunkRow[]): Promise<void> {
+    if (chunks.length === 0) return;
+    const full = chunks.filter((c) => (c.data.nodes?.length ?? 0) + (c.data.fires?.length ?? 0) > 0);
+    const empty = chunks.filter((c) => !full.includes(c));
+    await this.orm.em.fork().transactional(async (tx) => {
+      const em = tx as SqlEntityManager;
+      if (full.length) {
+        const params = full.flatMap((c) => [this.world, c.chunkX, c.chunkZ, JSON.stringify(c.data)]);
+        await this.run(
+          em,
+          `insert into world_chunks (world, chunk_x, chunk_z, data, updated_at) values ${full.map(() => "(?, ?, ?, ?::jsonb, now())").join(", ")}
+           on conflict (world, chunk_x, chunk_z) do update set data = excluded.data, updated_at = excluded.updated_at`,
+          params,
+        );
+      }
+      for (const c of empty) await this.run(em, `delete from world_chunks where world = ? and chunk_x = ? and chunk_z = ?`, [this.world, c.chunkX, c.chunkZ]);
+    });
+  }
+
+  /** Every stored chunk of this world. */
+  async loadChunks(): Promise<ChunkRow[]> {
+    const rows = await this.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ chunk_x: number; chunk_z: number; data: ChunkData | string }[]>(`select chunk_x, chunk_z, data from world_chunks where world = ?`, [
+        this.world,
+      ]);
+    return rows.map((r) => ({
+      chunkX: Number(r.chunk_x),
+      chunkZ: Number(r.chunk_z),
+      data: typeof r.data === "string" ? (JSON.parse(r.data) as ChunkData) : r.data,
+    }));
+  }
+}

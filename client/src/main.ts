@@ -57,20 +57,24 @@ async function startGame(content: Content, session: Session): Promise<void> {
     content,
     api,
     ui: { tab: "inventory" },
-    refresh: () => renderAll(store.state),
+    refresh: () => renderAll(store.state, true),
     showTab: (tab) => {
       u.ui.tab = tab;
       for (const b of document.querySelectorAll<HTMLButtonElement>("#tabs button")) b.classList.toggle("active", b.dataset.tab === tab);
       for (const s of document.querySelectorAll<HTMLElement>(".tab")) s.hidden = s.id !== `tab-${tab}`;
       if (tab === "friends") void loadFriends(u);
-      renderAll(store.state);
+      renderAll(store.state, true);
     },
   };
-  const renderAll = (s: GameState) => {
+  // The panels are rebuilt only when what they show changed (a rebuild every tick would lose what
+  // the player is typing into them).
+  let shown: Partial<Pick<GameState, "me" | "trade">> = {};
+  const renderAll = (s: GameState, force = false) => {
     scene.stepMs = session.tickMs;
     scene.sync(s);
-    renderPanels(u);
-    renderTrade(u);
+    if (force || s.me !== shown.me || s.trade !== shown.trade) renderPanels(u);
+    if (force || s.trade !== shown.trade) renderTrade(u);
+    shown = { me: s.me, trade: s.trade };
     renderChat(s.chat);
     renderHud(s, content);
   };
@@ -89,6 +93,7 @@ async function startGame(content: Content, session: Session): Promise<void> {
       return { x: r.left + p.x, y: r.top + p.y };
     },
     state: () => store.state,
+    blocked: (x: number, z: number) => content.blocked.has(`${x},${z}`),
   };
 }
 

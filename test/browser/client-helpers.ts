@@ -96,7 +96,7 @@ export async function clickTile(g: Gamer, x: number, z: number, button: "left" |
 
 /** Waits until `fn` (run in the page with `arg`) is true of the client's state. */
 export async function until<A>(g: Gamer, fn: (arg: A) => boolean, arg: A): Promise<void> {
-  await g.page.waitForFunction(fn as (arg: A) => boolean, arg, { timeout: UI_WAIT_MS });
+  await g.page.waitForFunction(fn as never, arg, { timeout: UI_WAIT_MS, polling: 100 });
 }
 
 /** Where the client shows a player (by id), or undefined when out of view. */
@@ -111,4 +111,33 @@ export function positionOf(g: Gamer, id: string): Promise<{ x: number; z: number
 export async function shot(g: Gamer, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await g.page.screenshot({ path: join(SHOTS, `client-${name}.png`) });
+}
+
+/** Walks `g` to a tile by clicks on tiles at most 8 apart (each on screen), waiting for each. */
+export async function walkTo(g: Gamer, x: number, z: number): Promise<void> {
+  for (let hop = 0; hop < 30; hop++) {
+    const at = (await positionOf(g, g.id))!;
+    const step = { x: at.x + Math.max(-8, Math.min(8, x - at.x)), z: at.z + Math.max(-8, Math.min(8, z - at.z)) };
+    // Around a building: the nearest free tile beside the step.
+    for (const dx of [0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6]) {
+      if (!(await g.page.evaluate(([x, z]) => (window as any).realm.blocked(x, z) as boolean, [step.x + dx, step.z] as const))) {
+        step.x += dx;
+        break;
+      }
+    }
+    await clickTile(g, step.x, step.z);
+    const arrived = await g.page
+      .waitForFunction(
+        ([id, t]) => {
+          const p = (window as any).realm.state().world.players.get(id);
+          return p?.x === t.x && p?.z === t.z;
+        },
+        [g.id, step] as const,
+        { timeout: 15_000, polling: 100 },
+      )
+      .then(() => true)
+      .catch(() => false);
+    if (!arrived) return;
+    if (step.x === x && step.z === z) return;
+  }
 }

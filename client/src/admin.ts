@@ -55,7 +55,7 @@ function draw(content: Content): void {
   for (const bd of content.buildings) g.fillRect(px(bd.x), pz(bd.z + bd.footprint.depth - 1), bd.footprint.width * scale, bd.footprint.depth * scale);
   const m = latest;
   if (m) {
-    const r = Math.max(2, scale * 0.5);
+    const r = Math.max(3, scale * 0.5);
     g.fillStyle = "#e03030";
     g.beginPath();
     for (const n of m.npcs) if (n.alive) g.rect(px(n.x) - r / 2, pz(n.z) - r / 2, r, r);

@@ -116,7 +116,8 @@ export function buildContent(m: Manifests): Content {
   const footprints = new Map(m.modelBounds.models.map((b) => [b.id, b.footprint]));
   const blocked = new Set<string>();
   // A building's x, z is its minimum corner.
-  for (const b of m.buildings) for (let dx = 0; dx < b.footprint.width; dx++) for (let dz = 0; dz < b.footprint.depth; dz++) blocked.add(tileKey(b.x + dx, b.z + dz));
+  for (const b of m.buildings)
+    for (let dx = 0; dx < b.footprint.width; dx++) for (let dz = 0; dz < b.footprint.depth; dz++) blocked.add(tileKey(b.x + dx, b.z + dz));
   const stations = m.stations.map((s) => {
     const fp = footprints.get(s.modelId);
     const tiles = fp ? centredTiles(s.x, s.z, fp) : [{ x: s.x, z: s.z }];

@@ -30,7 +30,13 @@ async function chooseCharacter(content: Promise<Content>): Promise<void> {
   const select = byId<HTMLSelectElement>("character-template");
   select.replaceChildren(new Option("No template", ""), ...templates.map((t) => new Option(t.name ?? t.id, t.id)));
   byId("character-list").replaceChildren(
-    ...chars.map((c) => h("li", {}, button(`Play ${c.name} (level ${c.combatLevel})`, () => void play(c.id, content), { "data-character": c.name }))),
+    ...chars.map((c) =>
+      h(
+        "li",
+        {},
+        button(`Play ${c.name} (level ${c.combatLevel})`, () => void play(c.id, content), { "data-character": c.name }),
+      ),
+    ),
   );
   if (chars.length === 0) byId("character-list").append(h("li", {}, "No character yet: create one (a name, or leave it empty for a generated one)."));
 }
@@ -102,7 +108,8 @@ function renderHud(s: GameState, content: Content): void {
   const pub = self(s);
   if (me) {
     const area = pub ? content.areaAt(pub.x, pub.z) : undefined;
-    byId("hud").textContent = `${me.name} · HP ${pub?.health ?? me.health}/${pub?.maxHealth ?? me.maxHealth} · combat ${me.combatLevel}${pub ? ` · (${pub.x}, ${pub.z})` : ""}${area ? ` · ${area.name}${area.pvp ? " (PvP)" : ""}` : ""}${pub?.activity === "dead" ? " · DEAD" : ""}`;
+    byId("hud").textContent =
+      `${me.name} · HP ${pub?.health ?? me.health}/${pub?.maxHealth ?? me.maxHealth} · combat ${me.combatLevel}${pub ? ` · (${pub.x}, ${pub.z})` : ""}${area ? ` · ${area.name}${area.pvp ? " (PvP)" : ""}` : ""}${pub?.activity === "dead" ? " · DEAD" : ""}`;
   }
   const banner = byId("banner");
   banner.hidden = !s.banner;
@@ -110,7 +117,16 @@ function renderHud(s: GameState, content: Content): void {
   byId("toasts").replaceChildren(...s.toasts.map((t) => h("div", { class: "toast" }, t.text)));
 }
 
-const KEY_STEPS: Record<string, [number, number]> = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0], w: [0, 1], s: [0, -1], a: [-1, 0], d: [1, 0] };
+const KEY_STEPS: Record<string, [number, number]> = {
+  ArrowUp: [0, 1],
+  ArrowDown: [0, -1],
+  ArrowLeft: [-1, 0],
+  ArrowRight: [1, 0],
+  w: [0, 1],
+  s: [0, -1],
+  a: [-1, 0],
+  d: [1, 0],
+};
 const KEY_TABS: Record<string, string> = { i: "inventory", e: "equipment", k: "skills", b: "bank", f: "friends" };
 
 function bindInput(u: Ui, scene: Scene): void {
@@ -123,13 +139,22 @@ function bindInput(u: Ui, scene: Scene): void {
     closeMenu();
     const options = optionsAt(tileOf(e), u.store.state, u.content, u.ui.selectedSlot);
     // Players get a menu (trade, message, friend…); anything else does its first option.
-    if (options[0]?.intent.kind === "trade") return openMenu(e.clientX, e.clientY, options.map((o) => ({ label: o.label, run: () => perform(u, o.intent) })));
+    if (options[0]?.intent.kind === "trade")
+      return openMenu(
+        e.clientX,
+        e.clientY,
+        options.map((o) => ({ label: o.label, run: () => perform(u, o.intent) })),
+      );
     if (options[0]) perform(u, options[0].intent);
   });
   canvas.addEventListener("contextmenu", (e) => {
     e.preventDefault();
     const options = optionsAt(tileOf(e), u.store.state, u.content, u.ui.selectedSlot);
-    openMenu(e.clientX, e.clientY, options.map((o) => ({ label: o.label, run: () => perform(u, o.intent) })));
+    openMenu(
+      e.clientX,
+      e.clientY,
+      options.map((o) => ({ label: o.label, run: () => perform(u, o.intent) })),
+    );
   });
   window.addEventListener("keydown", (e) => {
     if (document.activeElement instanceof HTMLInputElement || document.activeElement instanceof HTMLSelectElement) {
@@ -165,8 +190,14 @@ function main(): void {
     void login()
       .then(() => chooseCharacter(content))
       .catch(showError);
-  byId("login-guest").addEventListener("click", go(() => api.anonymous(byId<HTMLInputElement>("login-name").value.trim() || undefined)));
-  byId("login-token-go").addEventListener("click", go(() => api.useToken(byId<HTMLInputElement>("login-token").value.trim())));
+  byId("login-guest").addEventListener(
+    "click",
+    go(() => api.anonymous(byId<HTMLInputElement>("login-name").value.trim() || undefined)),
+  );
+  byId("login-token-go").addEventListener(
+    "click",
+    go(() => api.useToken(byId<HTMLInputElement>("login-token").value.trim())),
+  );
   byId("character-create").addEventListener("submit", (e) => {
     e.preventDefault();
     const name = byId<HTMLInputElement>("character-name").value.trim();

@@ -57,12 +57,7 @@ const worldMapSchema = z
   })
   .openapi("WorldMap");
 
-export function adminRoutes(deps: {
-  orm: Orm;
-  auth: AuthService;
-  limits: Pick<Limits, "countAuthFailure">;
-  world: Pick<WorldPort, "map">;
-}): RouteModule {
+export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Limits, "countAuthFailure">; world: Pick<WorldPort, "map"> }): RouteModule {
   return (api, router) => {
     api.route(
       router,

@@ -8,7 +8,21 @@ import { rmSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import type { GameServer } from "../../src/server.js";
 import { startTestServer, TEST_ENV } from "../helpers/server.js";
-import { buildClient, CHROMIUM, clickTile, clientTestWorld, logIn, OGRE, positionOf, requireChromium, walkTo, shot, SHOTS, until, type Gamer } from "./client-helpers.js";
+import {
+  buildClient,
+  CHROMIUM,
+  clickTile,
+  clientTestWorld,
+  logIn,
+  OGRE,
+  positionOf,
+  requireChromium,
+  walkTo,
+  shot,
+  SHOTS,
+  until,
+  type Gamer,
+} from "./client-helpers.js";
 
 describe("browser: the web client (chromium)", function () {
   this.timeout(240_000);
@@ -47,10 +61,14 @@ describe("browser: the web client (chromium)", function () {
     const start = (await positionOf(ann, ann.id))!;
     const target = { x: start.x + 3, z: start.z + 1 };
     await clickTile(ann, target.x, target.z);
-    await until(bob, ([id, t]) => {
-      const p = (window as any).realm.state().world.players.get(id);
-      return p?.x === t.x && p?.z === t.z;
-    }, [ann.id, target] as const);
+    await until(
+      bob,
+      ([id, t]) => {
+        const p = (window as any).realm.state().world.players.get(id);
+        return p?.x === t.x && p?.z === t.z;
+      },
+      [ann.id, target] as const,
+    );
     // And Bob walks with the keyboard: two steps west.
     const bobStart = (await positionOf(bob, bob.id))!;
     await bob.page.keyboard.press("ArrowLeft");
@@ -71,10 +89,14 @@ describe("browser: the web client (chromium)", function () {
     // Bob walks next to Ann (trades need 2 tiles at most).
     const a = (await positionOf(ann, ann.id))!;
     await clickTile(bob, a.x - 1, a.z);
-    await until(bob, ([id, t]) => {
-      const p = (window as any).realm.state().world.players.get(id);
-      return p?.x === t.x && p?.z === t.z && !p.moving;
-    }, [bob.id, { x: a.x - 1, z: a.z }] as const);
+    await until(
+      bob,
+      ([id, t]) => {
+        const p = (window as any).realm.state().world.players.get(id);
+        return p?.x === t.x && p?.z === t.z && !p.moving;
+      },
+      [bob.id, { x: a.x - 1, z: a.z }] as const,
+    );
     // Ann clicks Bob: a menu, "Trade with Bob".
     await clickTile(ann, a.x - 1, a.z);
     await ann.page.click(`#menu li:has-text("Trade with ${bob.name}")`);
@@ -111,7 +133,9 @@ describe("browser: the web client (chromium)", function () {
   it("one chops a tree and sees the XP", async () => {
     const tree = await bob.page.evaluate(() => {
       const me = (window as any).realm.state().world.players.get((window as any).realm.state().me.id);
-      const trees = [...(window as any).realm.state().world.resources.values()].filter((r: any) => r.skill === "woodcutting" && r.type === "tree" && !r.depleted);
+      const trees = [...(window as any).realm.state().world.resources.values()].filter(
+        (r: any) => r.skill === "woodcutting" && r.type === "tree" && !r.depleted,
+      );
       trees.sort((a: any, b: any) => Math.max(Math.abs(a.x - me.x), Math.abs(a.z - me.z)) - Math.max(Math.abs(b.x - me.x), Math.abs(b.z - me.z)));
       return trees[0] as { id: string; x: number; z: number };
     });
@@ -131,10 +155,14 @@ describe("browser: the web client (chromium)", function () {
     await ann.page.waitForFunction(() => document.querySelector("#chat-log")!.textContent!.includes("you are dead"), undefined, { polling: 100 });
     await shot(ann, "08-dead");
     // Respawned at the spawn with full health.
-    await until(ann, (id) => {
-      const p = (window as any).realm.state().world.players.get(id);
-      return p && p.activity !== "dead" && p.z < 20 && p.health === p.maxHealth;
-    }, ann.id);
+    await until(
+      ann,
+      (id) => {
+        const p = (window as any).realm.state().world.players.get(id);
+        return p && p.activity !== "dead" && p.z < 20 && p.health === p.maxHealth;
+      },
+      ann.id,
+    );
     await shot(ann, "09-respawned");
   });
 

@@ -62,14 +62,16 @@ export class Api {
 
   characters = () => this.call<CharacterSummary[]>("GET", "/api/character");
   templates = () => this.call<Template[]>("GET", "/api/template");
-  createCharacter = (name: string, templateId?: string) => this.call<{ id: string }>("POST", "/api/character", { name: name || undefined, templateId: templateId || undefined });
+  createCharacter = (name: string, templateId?: string) =>
+    this.call<{ id: string }>("POST", "/api/character", { name: name || undefined, templateId: templateId || undefined });
   friends = (characterId: string) => this.call<Friend[]>("GET", `/api/player/${encodeURIComponent(characterId)}/friends`);
   friendRequests = (characterId: string) =>
     this.call<{ incoming: FriendRequest[]; outgoing: FriendRequest[] }>("GET", `/api/player/${encodeURIComponent(characterId)}/friend-requests`);
   addFriend = (characterId: string, name: string) => this.call("POST", `/api/player/${encodeURIComponent(characterId)}/friend-requests`, { name });
   acceptFriend = (characterId: string, requestId: number) =>
     this.call("POST", `/api/player/${encodeURIComponent(characterId)}/friend-requests/${String(requestId)}/accept`);
-  removeFriend = (characterId: string, friendId: string) => this.call("DELETE", `/api/player/${encodeURIComponent(characterId)}/friends/${encodeURIComponent(friendId)}`);
+  removeFriend = (characterId: string, friendId: string) =>
+    this.call("DELETE", `/api/player/${encodeURIComponent(characterId)}/friends/${encodeURIComponent(friendId)}`);
   ignores = () => this.call<{ id: string; name: string }[]>("GET", "/api/player/ignores");
   ignore = (name: string) => this.call("POST", "/api/player/ignores", { name });
   unignore = (characterId: string) => this.call("DELETE", `/api/player/ignores/${encodeURIComponent(characterId)}`);

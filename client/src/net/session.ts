@@ -4,7 +4,16 @@
  * SDK's own reconnection after a dropped socket.
  */
 import { Client, type Room } from "@colyseus/sdk";
-import type { ClientEventName, ClientEventPayload, GroundItemPublic, NpcPublic, PlayerPublic, ResourcePublic, ServerEventName, ServerEventPayload } from "../protocol.js";
+import type {
+  ClientEventName,
+  ClientEventPayload,
+  GroundItemPublic,
+  NpcPublic,
+  PlayerPublic,
+  ResourcePublic,
+  ServerEventName,
+  ServerEventPayload,
+} from "../protocol.js";
 import { FINAL_CLOSE_CODES } from "../protocol.js";
 import { addChat, addSystemLine, applyHit, applySync, applyWorld, applyXp, type Store, type WorldView } from "../state/store.js";
 import { applyTradeEvent } from "../state/trade.js";

@@ -107,8 +107,10 @@ export class Scene {
     };
     fillArea(c.bounds, 0x4a6a30);
     for (const a of c.areas) fillArea(a.bounds, color(c.biomeColor(a.biome)), a.pvp);
-    for (let x = w.minX; x <= w.maxX + 1; x++) g.moveTo(x * TILE - TILE / 2, -(w.maxZ * TILE + TILE / 2)).lineTo(x * TILE - TILE / 2, -(w.minZ * TILE - TILE / 2));
-    for (let z = w.minZ; z <= w.maxZ + 1; z++) g.moveTo(w.minX * TILE - TILE / 2, -(z * TILE - TILE / 2)).lineTo(w.maxX * TILE + TILE / 2, -(z * TILE - TILE / 2));
+    for (let x = w.minX; x <= w.maxX + 1; x++)
+      g.moveTo(x * TILE - TILE / 2, -(w.maxZ * TILE + TILE / 2)).lineTo(x * TILE - TILE / 2, -(w.minZ * TILE - TILE / 2));
+    for (let z = w.minZ; z <= w.maxZ + 1; z++)
+      g.moveTo(w.minX * TILE - TILE / 2, -(z * TILE - TILE / 2)).lineTo(w.maxX * TILE + TILE / 2, -(z * TILE - TILE / 2));
     g.stroke({ width: 1, color: 0x000000, alpha: 0.08 });
     for (const bd of c.buildings) {
       if (!clip({ minX: bd.x, maxX: bd.x + bd.footprint.width - 1, minZ: bd.z, maxZ: bd.z + bd.footprint.depth - 1 }, w)) continue;
@@ -117,7 +119,8 @@ export class Scene {
         .stroke({ width: 2, color: 0x3a2a1a });
     }
     for (const st of c.stations) {
-      for (const t of st.tiles) if (inside(t, w)) g.rect(t.x * TILE - TILE / 2 + 2, -(t.z * TILE + TILE / 2) + 2, TILE - 4, TILE - 4).fill(STATION_COLORS[st.type] ?? 0x888888);
+      for (const t of st.tiles)
+        if (inside(t, w)) g.rect(t.x * TILE - TILE / 2 + 2, -(t.z * TILE + TILE / 2) + 2, TILE - 4, TILE - 4).fill(STATION_COLORS[st.type] ?? 0x888888);
     }
     for (const s of c.stores) {
       if (inside(s, w))
@@ -195,7 +198,9 @@ export class Scene {
     for (const p of s.world.players.values()) {
       const mine = p.id === meId;
       const sp = this.#place(`p:${p.id}`, p, `${p.name}|${mine}|${p.activity === "dead"}`, now, seen, (g, root) => {
-        g.circle(0, 0, TILE * 0.38).fill(p.activity === "dead" ? 0x555555 : mine ? 0xf0e040 : 0x40a0f0).stroke({ width: 2, color: 0x101010 });
+        g.circle(0, 0, TILE * 0.38)
+          .fill(p.activity === "dead" ? 0x555555 : mine ? 0xf0e040 : 0x40a0f0)
+          .stroke({ width: 2, color: 0x101010 });
         root.addChild(label(p.name, 0, -TILE * 0.95, mine ? 0xffff80 : 0xffffff));
       });
       if (bar(sp, p.health, p.maxHealth)) this.#dirty = true;

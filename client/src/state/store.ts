@@ -104,7 +104,11 @@ export function applySync(s: GameState, me: PlayerSync): GameState {
 export function applyWorld(s: GameState, world: WorldView): GameState {
   let destination = s.destination;
   const self = s.me ? world.players.get(s.me.id) : undefined;
-  if (destination && self && ((self.x === destination.x && self.z === destination.z) || (!self.moving && s.world.tick !== world.tick && self.activity !== "walking"))) {
+  if (
+    destination &&
+    self &&
+    ((self.x === destination.x && self.z === destination.z) || (!self.moving && s.world.tick !== world.tick && self.activity !== "walking"))
+  ) {
     destination = undefined;
   }
   return { ...s, world, destination };

@@ -62,18 +62,37 @@ function renderInventory(u: Ui, me: PlayerSync): void {
         },
         { label: `Drop ${name}`, run: () => u.session.send("inventory:use", { slot, targetId: "drop" }) },
         { label: `Deposit ${name}`, run: () => u.session.send("bank:deposit", { slot }) },
-        ...(u.ui.storeId ? [{ label: `Sell ${name}`, run: () => u.session.send("player:action", { action: "sell", targetId: u.ui.storeId!, itemId: it.itemId, quantity: 1 }) }] : []),
+        ...(u.ui.storeId
+          ? [{ label: `Sell ${name}`, run: () => u.session.send("player:action", { action: "sell", targetId: u.ui.storeId!, itemId: it.itemId, quantity: 1 }) }]
+          : []),
       ]);
     });
     cells.push(el);
   }
-  const hint = u.ui.selectedSlot !== undefined ? h("p", {}, "Click a slot, a fire or a station to use the selected item on it. ", button("Cancel", () => ((u.ui.selectedSlot = undefined), u.refresh()))) : "";
-  byId("tab-inventory").replaceChildren(h("div", { class: "slots", id: "inventory" }, ...cells), h("div", { class: "coins", id: "coins" }, `Coins: ${me.coins}`), hint);
+  const hint =
+    u.ui.selectedSlot !== undefined
+      ? h(
+          "p",
+          {},
+          "Click a slot, a fire or a station to use the selected item on it. ",
+          button("Cancel", () => ((u.ui.selectedSlot = undefined), u.refresh())),
+        )
+      : "";
+  byId("tab-inventory").replaceChildren(
+    h("div", { class: "slots", id: "inventory" }, ...cells),
+    h("div", { class: "coins", id: "coins" }, `Coins: ${me.coins}`),
+    hint,
+  );
 }
 
 function renderEquipment(u: Ui, me: PlayerSync): void {
   const rows = Object.entries(me.equipment).map(([slot, it]) =>
-    h("div", { class: "row" }, `${slot}: ${u.content.itemName(it.itemId)}`, button("Remove", () => u.session.send("player:action", { action: "unequip", targetId: slot }))),
+    h(
+      "div",
+      { class: "row" },
+      `${slot}: ${u.content.itemName(it.itemId)}`,
+      button("Remove", () => u.session.send("player:action", { action: "unequip", targetId: slot })),
+    ),
   );
   byId("tab-equipment").replaceChildren(
     h("p", {}, `Combat level ${me.combatLevel} · style ${me.style}`),
@@ -166,9 +185,29 @@ function renderFriends(u: Ui): void {
         button("Remove", () => void socialCall(u, () => u.api.removeFriend(me.id, f.id), `${f.name} removed.`).then(reload)),
       ),
     ),
-    ...incoming.map((r) => h("div", { class: "row" }, `${r.name} wants to be friends`, button("Accept", () => void socialCall(u, () => u.api.acceptFriend(me.id, r.id), `You and ${r.name} are friends.`).then(reload)))),
-    h("div", { class: "row" }, name, button("Add", () => void socialCall(u, () => u.api.addFriend(me.id, name.value), `Friend request sent to ${name.value}.`).then(reload)), button("Ignore", () => void socialCall(u, () => u.api.ignore(name.value), `${name.value} is ignored.`).then(reload))),
+    ...incoming.map((r) =>
+      h(
+        "div",
+        { class: "row" },
+        `${r.name} wants to be friends`,
+        button("Accept", () => void socialCall(u, () => u.api.acceptFriend(me.id, r.id), `You and ${r.name} are friends.`).then(reload)),
+      ),
+    ),
+    h(
+      "div",
+      { class: "row" },
+      name,
+      button("Add", () => void socialCall(u, () => u.api.addFriend(me.id, name.value), `Friend request sent to ${name.value}.`).then(reload)),
+      button("Ignore", () => void socialCall(u, () => u.api.ignore(name.value), `${name.value} is ignored.`).then(reload)),
+    ),
     h("h3", {}, "Ignored"),
-    ...ignores.map((i) => h("div", { class: "row" }, i.name, button("Unignore", () => void socialCall(u, () => u.api.unignore(i.id), `${i.name} is no longer ignored.`).then(reload)))),
+    ...ignores.map((i) =>
+      h(
+        "div",
+        { class: "row" },
+        i.name,
+        button("Unignore", () => void socialCall(u, () => u.api.unignore(i.id), `${i.name} is no longer ignored.`).then(reload)),
+      ),
+    ),
   );
 }

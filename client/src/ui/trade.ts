@@ -43,11 +43,23 @@ export function renderTrade(u: Ui): void {
   const coins = h("input", { type: "number", min: "0", placeholder: "coins", style: "width:90px", id: "trade-coins" }) as HTMLInputElement;
   const parts: (HTMLElement | string)[] = [
     h("h3", { id: "trade-title" }, confirm ? `Confirm trade with ${t.partnerName}` : `Trading with ${t.partnerName} (level ${t.partnerLevel})`),
-    h("div", { class: "sides" }, h("div", {}, h("b", {}, "You offer"), offerList(u, t.myOffer, true, t.tradeId, !confirm)), h("div", {}, h("b", {}, `${t.partnerName} offers`), offerList(u, t.theirOffer, false, t.tradeId, false))),
+    h(
+      "div",
+      { class: "sides" },
+      h("div", {}, h("b", {}, "You offer"), offerList(u, t.myOffer, true, t.tradeId, !confirm)),
+      h("div", {}, h("b", {}, `${t.partnerName} offers`), offerList(u, t.theirOffer, false, t.tradeId, false)),
+    ),
   ];
   if (!confirm) {
     parts.push(h("p", {}, `Click items in your inventory to offer them. ${t.partnerName} has ${t.partnerFreeSlots} free slots.`));
-    parts.push(h("div", { class: "row" }, coins, button("Offer coins", () => u.session.send("tradeAddItem", { tradeId: t.tradeId, coins: Math.max(0, Math.floor(Number(coins.value) || 0)) }))));
+    parts.push(
+      h(
+        "div",
+        { class: "row" },
+        coins,
+        button("Offer coins", () => u.session.send("tradeAddItem", { tradeId: t.tradeId, coins: Math.max(0, Math.floor(Number(coins.value) || 0)) })),
+      ),
+    );
   } else if (t.values) {
     const w = wealthIndicator(t.values);
     parts.push(h("p", { class: `${w.level}${w.warning ? " warning" : ""}`, id: "trade-wealth" }, `${w.warning ? "⚠ " : ""}${w.text}`));

@@ -24,7 +24,12 @@ const manifests = (): Manifests => ({
 });
 const content = buildContent(manifests());
 
-const me = { id: "me", name: "Me", skills: { woodcutting: { level: 1, xp: 0 } }, inventory: [{ slot: 0, itemId: "logs", quantity: 1 }] } as unknown as GameState["me"];
+const me = {
+  id: "me",
+  name: "Me",
+  skills: { woodcutting: { level: 1, xp: 0 } },
+  inventory: [{ slot: 0, itemId: "logs", quantity: 1 }],
+} as unknown as GameState["me"];
 function world(parts: Partial<{ [K in keyof WorldView]: WorldView[K] }>, tick = 1): WorldView {
   return { tick, players: new Map(), npcs: new Map(), resources: new Map(), groundItems: new Map(), ...parts } as WorldView;
 }
@@ -120,7 +125,10 @@ describe("client: state from server events", () => {
     let t: TradeState = { phase: "none", incoming: [] };
     t = applyTradeEvent(t, { event: "tradeIncoming", data: { tradeId: "T", fromPlayerId: "b", fromPlayerName: "Bob", fromPlayerLevel: 3 } });
     assert.equal(t.incoming.length, 1);
-    t = applyTradeEvent(t, { event: "tradeStarted", data: { tradeId: "T", partnerId: "b", partnerName: "Bob", partnerLevel: 3, partnerFreeSlots: 20, roomId: "r" } });
+    t = applyTradeEvent(t, {
+      event: "tradeStarted",
+      data: { tradeId: "T", partnerId: "b", partnerName: "Bob", partnerLevel: 3, partnerFreeSlots: 20, roomId: "r" },
+    });
     assert.equal(t.phase, "open");
     assert.equal(t.incoming.length, 0);
     t = applyTradeEvent(t, { event: "tradeUpdated", data: { tradeId: "T", revision: 1, myOffer: offer(5), theirOffer: offer(0), partnerFreeSlots: 20 } });

@@ -136,7 +136,8 @@ function renderStore(u: Ui): void {
     return;
   }
   const rows = store.stock.map((st) => {
-    const price = Math.max(1, Math.round((u.content.items.get(st.itemId)?.value ?? 1) * store.buyMultiplier));
+    // The store's prices (README "Events": buy at ceil(value × buyMultiplier)).
+    const price = Math.ceil((u.content.items.get(st.itemId)?.value ?? 0) * store.buyMultiplier);
     return h(
       "div",
       { class: "row", "data-store-item": st.itemId },

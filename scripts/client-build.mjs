@@ -32,9 +32,17 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   if (!process.argv.includes("--force") && !clientStale()) {
     console.log("client: client/dist is up to date");
   } else {
-    console.log("client: building client/dist with Vite…");
-    const { build } = await import("vite");
-    await build({ configFile: path.join(client, "vite.config.ts"), logLevel: "warn" });
-    console.log("client: built client/dist");
+    let vite;
+    try {
+      vite = await import("vite");
+    } catch {
+      // An install without devDependencies: the server still starts, without a client to serve.
+      console.warn("client: Vite is not installed (npm install without --omit=dev builds the client); starting without one");
+    }
+    if (vite) {
+      console.log("client: building client/dist with Vite…");
+      await vite.build({ configFile: path.join(client, "vite.config.ts"), logLevel: "warn" });
+      console.log("client: built client/dist");
+    }
   }
 }

@@ -35,8 +35,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
     let vite;
     try {
       vite = await import("vite");
-    } catch {
-      // An install without devDependencies: the server still starts, without a client to serve.
+    } catch (e) {
+      // `npm run build` must build it; before `npm start` on an install without devDependencies,
+      // the server still starts, without a client to serve.
+      if (process.argv.includes("--force")) throw e;
       console.warn("client: Vite is not installed (npm install without --omit=dev builds the client); starting without one");
     }
     if (vite) {

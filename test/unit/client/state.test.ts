@@ -7,6 +7,7 @@ import { knownRefusal, refusalText } from "../../../client/src/state/refusals.js
 import { addChat, applyHit, applyWorld, applyXp, expire, initialState, type GameState, type WorldView } from "../../../client/src/state/store.js";
 import { applyTradeEvent, wealthIndicator, type TradeState } from "../../../client/src/state/trade.js";
 import { levelProgress, XP_FOR_LEVEL } from "../../../client/src/state/xp.js";
+import { snapshot } from "../../../client/src/net/session.js";
 import { xpForLevel } from "../../../src/domain/xp.js";
 import { REFUSALS } from "../../../src/world/refusals.js";
 import { TRADE_ERROR } from "../../../src/domain/trade-errors.js";
@@ -153,5 +154,37 @@ describe("client: state from server events", () => {
     for (const level of [1, 2, 10, 50, 99]) assert.equal(XP_FOR_LEVEL[level], xpForLevel(level), `level ${level}`);
     assert.deepEqual(levelProgress(1, 0), { fraction: 0, toNext: 83 });
     assert.equal(levelProgress(99, 13_034_431).fraction, 1);
+  });
+
+  it("copies the schema state's four maps into plain entities with the documented fields", () => {
+    const map = <T>(entries: [string, T][]) => ({ forEach: (cb: (v: T, k: string) => void) => entries.forEach(([k, v]) => cb(v, k)) });
+    const player = {
+      id: "p",
+      name: "P",
+      x: 1,
+      z: 2,
+      health: 9,
+      maxHealth: 10,
+      combatLevel: 3,
+      moving: false,
+      running: false,
+      isAgent: false,
+      activity: "idle",
+      targetId: "",
+      weapon: "",
+      $changes: {},
+    };
+    const v = snapshot({
+      tick: 7,
+      players: map([["p", player]]),
+      npcs: map([]),
+      resources: map([]),
+      groundItems: map([["g", { id: "g", itemId: "logs", quantity: 2, x: 0, z: 0 }]]),
+    });
+    assert.equal(v.tick, 7);
+    const { $changes: _, ...fields } = player;
+    assert.deepEqual(v.players.get("p"), fields);
+    assert.deepEqual(v.groundItems.get("g"), { id: "g", itemId: "logs", quantity: 2, x: 0, z: 0 });
+    assert.equal(v.npcs.size, 0);
   });
 });

@@ -62,7 +62,7 @@ async function startGame(content: Content, session: Session): Promise<void> {
     session,
     content,
     api,
-    ui: { tab: "inventory" },
+    ui: { tab: "equipment" },
     refresh: () => renderAll(store.state, true),
     showTab: (tab) => {
       u.ui.tab = tab;
@@ -86,8 +86,8 @@ async function startGame(content: Content, session: Session): Promise<void> {
   };
   store.subscribe(renderAll);
   renderAll(store.state);
-  u.showTab("inventory");
-  for (const b of document.querySelectorAll<HTMLButtonElement>("#tabs button")) b.addEventListener("click", () => u.showTab(b.dataset.tab ?? "inventory"));
+  u.showTab("equipment");
+  for (const b of document.querySelectorAll<HTMLButtonElement>("#tabs button")) b.addEventListener("click", () => u.showTab(b.dataset.tab ?? "equipment"));
   bindChat(u);
   bindInput(u, scene);
   setInterval(() => store.update((s) => expire(s, performance.now())), 250);
@@ -127,7 +127,7 @@ const KEY_STEPS: Record<string, [number, number]> = {
   a: [-1, 0],
   d: [1, 0],
 };
-const KEY_TABS: Record<string, string> = { i: "inventory", e: "equipment", k: "skills", b: "bank", f: "friends" };
+const KEY_TABS: Record<string, string> = { e: "equipment", k: "skills", b: "bank", f: "friends" };
 
 function bindInput(u: Ui, scene: Scene): void {
   const canvas = scene.app.canvas;

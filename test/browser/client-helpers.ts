@@ -32,8 +32,8 @@ export function buildClient(): string {
   return resolve("client/dist");
 }
 
-/** An NPC of the test world: aggressive, hits hard and fast, standing just north of town. */
-export const OGRE = { id: "test_ogre", x: 0, z: 30 };
+/** An NPC of the test world: aggressive, hits hard and fast, standing on the coast just east of town. */
+export const OGRE = { id: "test_ogre", x: 31, z: 1 };
 
 /**
  * A temporary world: the bundled manifests plus one test NPC (`OGRE`) that kills a starter

@@ -4,7 +4,7 @@
  * test-results/client-*.png. On CI chromium is required (the suite fails without it).
  */
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import type { GameServer } from "../../src/server.js";
 import { startTestServer, TEST_ENV } from "../helpers/server.js";
@@ -149,21 +149,54 @@ describe("browser: the web client (chromium)", function () {
     await bob.page.waitForSelector('#inventory [data-item="logs"]', { state: "attached" });
   });
 
+  it("one banks logs and trades with a store, and reads a refusal", async () => {
+    const stations = JSON.parse(readFileSync("world/manifests/stations.json", "utf8")) as { type: string; x: number; z: number }[];
+    const booth = stations.find((st) => st.type === "bank")!;
+    const store = (JSON.parse(readFileSync("world/manifests/stores.json", "utf8")) as { x: number; z: number }[])[0]!;
+    const near = (t: { x: number; z: number }) =>
+      until(
+        bob,
+        ([id, t]) => {
+          const p = (window as any).realm.state().world.players.get(id);
+          return p && !p.moving && Math.max(Math.abs(p.x - t.x), Math.abs(p.z - t.z)) <= 3;
+        },
+        [bob.id, t] as const,
+      );
+    // A click on the booth walks next to it and opens the bank; a click on the logs deposits them.
+    await walkTo(bob, booth.x, booth.z - 3);
+    await clickTile(bob, booth.x, booth.z);
+    await near(booth);
+    await bob.page.click('#inventory [data-item="logs"]');
+    await bob.page.waitForSelector('#tab-bank [data-bank-item="logs"]');
+    await shot(bob, "08-bank");
+    await bob.page.click('#tab-bank [data-bank-item="logs"] button:has-text("1")');
+    await bob.page.waitForSelector('#inventory [data-item="logs"]');
+    // The store: buying an axe with 15 coins is refused, readably; selling shrimp pays.
+    await clickTile(bob, store.x, store.z);
+    await near(store);
+    await bob.page.click('#tab-store [data-store-item="bronze_axe"] button');
+    await bob.page.waitForSelector('#chat-log [data-code="NOT_ENOUGH_COINS"]');
+    assert.match((await bob.page.textContent('#chat-log [data-code="NOT_ENOUGH_COINS"]'))!, /coins/i);
+    await bob.page.click('#inventory [data-item="shrimp"]');
+    await bob.page.waitForFunction(() => Number(document.querySelector("#coins")?.textContent?.replace(/\D/g, "")) > 15, undefined, { polling: 100 });
+    await shot(bob, "09-store");
+  });
+
   it("one dies to an NPC and respawns in town", async () => {
-    // Ann walks north out of town toward the test ogre, clicking tiles on screen.
-    await walkTo(ann, OGRE.x, OGRE.z - 4);
+    // Ann walks east out of town toward the test ogre, clicking tiles on screen.
+    await walkTo(ann, OGRE.x - 5, OGRE.z);
     await ann.page.waitForFunction(() => document.querySelector("#chat-log")!.textContent!.includes("you are dead"), undefined, { polling: 100 });
-    await shot(ann, "08-dead");
+    await shot(ann, "10-dead");
     // Respawned at the spawn with full health.
     await until(
       ann,
       (id) => {
         const p = (window as any).realm.state().world.players.get(id);
-        return p && p.activity !== "dead" && p.z < 20 && p.health === p.maxHealth;
+        return p && p.activity !== "dead" && Math.abs(p.x) < 10 && Math.abs(p.z) < 10 && p.health === p.maxHealth;
       },
       ann.id,
     );
-    await shot(ann, "09-respawned");
+    await shot(ann, "11-respawned");
   });
 
   it("the admin world map shows every player and NPC of the world", async () => {
@@ -177,7 +210,7 @@ describe("browser: the web client (chromium)", function () {
     await page.click('#admin-bar button[type="submit"]');
     await page.waitForFunction(() => document.querySelector("#admin-status")?.getAttribute("data-players") === "2");
     assert.match((await page.textContent("#admin-status"))!, /2 players · \d+ NPCs alive/);
-    await page.screenshot({ path: `${SHOTS}/client-10-admin-map.png` });
+    await page.screenshot({ path: `${SHOTS}/client-12-admin-map.png` });
     await context.close();
   });
 });

@@ -180,7 +180,7 @@ describe("client: state from server events", () => {
       npcs: map([]),
       resources: map([]),
       groundItems: map([["g", { id: "g", itemId: "logs", quantity: 2, x: 0, z: 0 }]]),
-    });
+    } as unknown as Parameters<typeof snapshot>[0]);
     assert.equal(v.tick, 7);
     const { $changes: _, ...fields } = player;
     assert.deepEqual(v.players.get("p"), fields);

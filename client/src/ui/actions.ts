@@ -48,13 +48,15 @@ export function perform(u: Ui, intent: Intent): void {
       return;
     case "bank":
     case "store": {
-      if (me && Math.max(Math.abs(me.x - intent.x), Math.abs(me.z - intent.z)) > 2) {
+      const far = !me || Math.max(Math.abs(me.x - intent.x), Math.abs(me.z - intent.z)) > 2;
+      if (me && far) {
         const t = approach(intent, me, u.content);
         if (t) walk(u, t.x, t.z);
       }
       if (intent.kind === "store") {
         u.ui.storeId = intent.storeId;
-        u.session.send("player:action", { action: "talk", targetId: intent.storeId });
+        // The shopkeeper's greeting only when near (from afar the server refuses with TOO_FAR).
+        if (!far) u.session.send("player:action", { action: "talk", targetId: intent.storeId });
         u.showTab("store");
       } else u.showTab("bank");
       return;

@@ -8,11 +8,13 @@ import tseslint from "typescript-eslint";
 
 /** Code that runs in the server process: the strictest set. */
 const SERVER = ["src/**/*.ts", "rooms/**/*.ts", "entities/**/*.ts", "schema/**/*.ts"];
+/** The web client (client/, docs/client.md): browser code, type-checked with client/tsconfig.json. */
+const CLIENT = ["client/**/*.ts"];
 /** Tests, benchmarks, examples and build scripts: they poke at internals through `any`. */
 const TOOLS = ["test/**/*.ts", "loadtest/**/*.ts", "examples/**/*.ts", "scripts/**/*.ts"];
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "dist-test/", "world/", "test-results/"] },
+  { ignores: ["node_modules/", "dist/", "dist-test/", "world/", "test-results/", "client/dist/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -41,6 +43,13 @@ export default tseslint.config(
   },
   {
     files: SERVER,
+    rules: {
+      "@typescript-eslint/no-explicit-any": "error",
+    },
+  },
+  {
+    files: CLIENT,
+    languageOptions: { globals: { ...globals.browser } },
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
     },

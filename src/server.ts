@@ -314,7 +314,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     modules: [
       ...createApiModules({ storage, content, auth, world: worldPort, characters: characterService, social, config, admission }),
       worldsRoutes(config),
-      adminRoutes({ orm: storage.orm, auth, limits }),
+      adminRoutes({ orm: storage.orm, auth, limits, world: worldPort }),
       contentApiDocs,
     ],
   });

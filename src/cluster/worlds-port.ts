@@ -7,7 +7,7 @@
  */
 import type { StoredGoal } from "../../entities/character.js";
 import type { PlayerSync } from "../events.js";
-import type { LivePlayerSummary, Surroundings, WorldPort, WorldSnapshot } from "../world/port.js";
+import type { LivePlayerSummary, Surroundings, WorldMap, WorldPort, WorldSnapshot } from "../world/port.js";
 import type { LeaseStore } from "./leases.js";
 import type { RemoteWorlds } from "./remote.js";
 import type { LocalWorlds } from "./worlds.js";
@@ -78,6 +78,12 @@ export class WorldsPort implements WorldPort {
   snapshot(n?: number): Promise<(WorldSnapshot & { world: number }) | undefined> {
     const h = n === undefined ? this.worlds.default : this.worlds.get(n);
     return Promise.resolve(h ? { ...h.world.port.snapshot(), world: h.number } : undefined);
+  }
+
+  /** World `n`'s map (the default world without a number); undefined for a world not hosted here. */
+  map(n?: number): Promise<(WorldMap & { world: number }) | undefined> {
+    const h = n === undefined ? this.worlds.default : this.worlds.get(n);
+    return Promise.resolve(h ? { ...h.world.port.map(), world: h.number } : undefined);
   }
 
   async surroundings(characterId: string, radius: number): Promise<Surroundings | undefined> {

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { TradeAuditEntity } from "../../entities/index.js";
 import type { AuthService } from "../auth/service.js";
 import type { Orm } from "../storage/orm.js";
+import type { WorldPort } from "../world/port.js";
 import type { Limits } from "./limits.js";
 import type { RouteModule } from "./app.js";
 import { ApiError } from "./errors.js";
@@ -43,8 +44,44 @@ export async function assertAdmin(auth: AuthService, limits: Pick<Limits, "count
   throw new ApiError("FORBIDDEN", "admin access required");
 }
 
-export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Limits, "countAuthFailure"> }): RouteModule {
+const worldMapSchema = z
+  .object({
+    world: z.int(),
+    tick: z.int(),
+    players: z.array(
+      z.object({ id: z.string(), name: z.string(), x: z.int(), z: z.int(), health: z.int(), maxHealth: z.int(), isAgent: z.boolean(), online: z.boolean() }),
+    ),
+    npcs: z.array(
+      z.object({ id: z.string(), npcId: z.string(), name: z.string(), x: z.int(), z: z.int(), health: z.int(), maxHealth: z.int(), alive: z.boolean() }),
+    ),
+  })
+  .openapi("WorldMap");
+
+export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Limits, "countAuthFailure">; world: Pick<WorldPort, "map"> }): RouteModule {
   return (api, router) => {
+    api.route(
+      router,
+      {
+        method: "get",
+        path: "/api/admin/world-map",
+        summary: "Every player and NPC of one world with positions and health, for the admin world map (admin)",
+        tags: ["admin"],
+        auth: "optional",
+        adminCode: true,
+        authorize: (_principal, req) => assertAdmin(deps.auth, deps.limits, req),
+        query: z.object({ world: z.coerce.number().int().min(1).optional() }),
+        responses: {
+          200: { description: "The world's players and NPCs", schema: worldMapSchema },
+          403: { description: "Not an admin" },
+          404: { description: "World not hosted by this process" },
+        },
+      },
+      async ({ query }) => {
+        const map = await deps.world.map(query.world);
+        if (!map) throw new ApiError("NOT_FOUND", "world not hosted here");
+        return map;
+      },
+    );
     api.route(
       router,
       {

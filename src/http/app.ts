@@ -217,12 +217,14 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
     res.json(asyncApiCache);
   });
 
-  // Production: serve a built client when one exists. Unknown GET paths fall back to its
-  // index.html (single-page app routes), except the API, manifest and WebSocket prefixes and paths
-  // that look like files (`/missing.js`), which keep the JSON 404.
+  // Serve a built client when one exists (docs/client.md "Build and serve"): in production and in
+  // development (`npm start` builds it first); under test only when CLIENT_DIST names one. Unknown
+  // GET paths fall back to its index.html (single-page app routes), except the API, manifest and
+  // WebSocket prefixes and paths that look like files (`/missing.js`), which keep the JSON 404.
   const clientDir = resolve(config.clientDist ?? "client/dist");
   const indexHtml = resolve(clientDir, "index.html");
-  if (config.isProduction && existsSync(indexHtml)) {
+  const serveClient = config.env !== "test" || config.clientDist !== undefined;
+  if (serveClient && existsSync(indexHtml)) {
     const noCache = (res: express.Response) => res.set("Cache-Control", "no-cache");
     app.use(
       express.static(clientDir, {

@@ -5,7 +5,7 @@ import type { GroundItem, Npc, ResourceInstance } from "./objects.js";
 import { chatMessage } from "./messages.js";
 import type { PlayerQueues } from "./persistence.js";
 import type { Player } from "./player.js";
-import type { LivePlayerSummary, LiveWorldPort, Surroundings, WorldSnapshot } from "./port.js";
+import type { LivePlayerSummary, LiveWorldPort, Surroundings, WorldMap, WorldSnapshot } from "./port.js";
 import type { Movement } from "./systems/movement.js";
 import type { Saving } from "./systems/saving.js";
 import type { Visibility } from "./systems/visibility.js";
@@ -103,6 +103,32 @@ export class LivePort implements LiveWorldPort {
       npcCount: alive,
       resourceCount: this.d.resources.size,
       groundItemCount: this.d.groundItems.size,
+    };
+  }
+
+  map(): WorldMap {
+    return {
+      tick: this.d.clock.tick,
+      players: [...this.d.players.values()].map((p) => ({
+        id: p.id,
+        name: p.name,
+        x: p.x,
+        z: p.z,
+        health: p.health,
+        maxHealth: p.maxHealth,
+        isAgent: p.isAgent,
+        online: p.connection !== undefined,
+      })),
+      npcs: [...this.d.npcs.values()].map((n) => ({
+        id: n.id,
+        npcId: n.def.id,
+        name: n.def.name,
+        x: n.x,
+        z: n.z,
+        health: n.health,
+        maxHealth: n.maxHealth,
+        alive: n.respawnTick === undefined,
+      })),
     };
   }
 

@@ -28,6 +28,13 @@ export interface WorldSnapshot {
   groundItemCount: number;
 }
 
+/** Every player and NPC of one world, for the admin world map (docs/client.md "Admin world map"). */
+export interface WorldMap {
+  tick: number;
+  players: { id: string; name: string; x: number; z: number; health: number; maxHealth: number; isAgent: boolean; online: boolean }[];
+  npcs: { id: string; npcId: string; name: string; x: number; z: number; health: number; maxHealth: number; alive: boolean }[];
+}
+
 /** Things near a character, for agents' quick actions. */
 export interface Surroundings {
   stations: { id: string; type: string; name: string; x: number; z: number; distance: number }[];
@@ -61,6 +68,8 @@ export interface LiveWorldPort {
   /** The full private state of a character in the world, connected or lingering (the `player:sync` payload). */
   livePlayerSync(characterId: string): PlayerSync | undefined;
   snapshot(): WorldSnapshot;
+  /** Every player (connected or lingering) and NPC (alive or waiting to respawn) of the world. */
+  map(): WorldMap;
   /** What is around an online character (radius in tiles). */
   surroundings(characterId: string, radius: number): Surroundings | undefined;
   /**
@@ -89,10 +98,12 @@ type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (
  * Every world a character may be in, as routes and services see them. `playersOnline` counts this
  * process's worlds; `snapshot(world)` is one world's (the default world without a number).
  */
-export interface WorldPort extends Async<Omit<LiveWorldPort, "playersOnline" | "snapshot" | "socialChanged" | "whileOutOfWorld">> {
+export interface WorldPort extends Async<Omit<LiveWorldPort, "playersOnline" | "snapshot" | "map" | "socialChanged" | "whileOutOfWorld">> {
   playersOnline(): number;
   /** One world's snapshot; `world` defaults to the default world. Undefined for a world not hosted. */
   snapshot(world?: number): Promise<(WorldSnapshot & { world: number }) | undefined>;
+  /** One world's map (admin); `world` defaults to the default world. Undefined for a world not hosted here. */
+  map(world?: number): Promise<(WorldMap & { world: number }) | undefined>;
   socialChanged(characterIds: string[]): void;
   whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }>;
 }

@@ -4,7 +4,7 @@
  */
 import type { StoredGoal } from "../../entities/character.js";
 import type { PlayerSync } from "../../src/events.js";
-import type { LivePlayerSummary, Surroundings, WorldPort, WorldSnapshot } from "../../src/world/port.js";
+import type { LivePlayerSummary, Surroundings, WorldMap, WorldPort, WorldSnapshot } from "../../src/world/port.js";
 
 export interface FakeWorldCall {
   method: string;
@@ -87,6 +87,21 @@ export class FakeWorld implements WorldPort {
   async livePlayerSync(characterId: string): Promise<PlayerSync | undefined> {
     // Only the fields a test set: REST lays them over the stored record.
     return this.online.get(characterId)?.sync as PlayerSync | undefined;
+  }
+
+  async map(world?: number): Promise<(WorldMap & { world: number }) | undefined> {
+    if (world !== undefined && world !== 1) return undefined;
+    const players = [...this.online.values()].map(({ summary: s }) => ({
+      id: s.id,
+      name: s.name,
+      x: s.position.x,
+      z: s.position.z,
+      health: s.health,
+      maxHealth: s.maxHealth,
+      isAgent: s.isAgent,
+      online: true,
+    }));
+    return { world: 1, tick: 0, players, npcs: [] };
   }
 
   async snapshot(world?: number): Promise<(WorldSnapshot & { world: number }) | undefined> {

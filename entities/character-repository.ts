@@ -12,7 +12,15 @@ import type { Orm } from "../src/storage/orm.js";
 import { AccountEntity } from "./account.js";
 import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "./character.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
-import { progressData, writeProgressBatch, type CharacterProgress, type ItemRows, type ProgressBatchResult, type ProgressSnapshot, type SkillColumns } from "./character-progress.js";
+import {
+  progressData,
+  writeProgressBatch,
+  type CharacterProgress,
+  type ItemRows,
+  type ProgressBatchResult,
+  type ProgressSnapshot,
+  type SkillColumns,
+} from "./character-progress.js";
 import { writeLeaveBatch, type LeaveBatchResult, type LeaveSave } from "./character-batch.js";
 import type { TransactionStep } from "./world-repository.js";
 

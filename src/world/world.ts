@@ -7,9 +7,9 @@
  */
 import type { CharacterRecord } from "../../entities/character-repository.js";
 import type { GameContent } from "../content/load.js";
-import { CLOSE_CODES } from "../events.js";
 import type { MoveTickReport, Regions } from "../domain/pathing.js";
 import { WorldClock } from "./clock.js";
+import { Departures } from "./departures.js";
 import type { WorldDeps } from "./deps.js";
 import type { GroundItem, Npc, PublicView, ResourceInstance, ViewFields } from "./objects.js";
 import { SpatialGrid } from "./grid.js";
@@ -86,6 +86,8 @@ export class World {
   readonly gathering: Gathering;
   /** What REST may ask of the live world. */
   readonly port: LivePort;
+  /** Players leaving: removed, dropped for a lost lease, everyone at shutdown. */
+  private readonly departures: Departures;
 
   constructor(readonly deps: WorldDeps) {
     const { content, characters, logger } = deps;
@@ -113,7 +115,7 @@ export class World {
       onBatchFailure: (n) => deps.metrics?.saveFailures.inc(n),
       leaseLost: (p, why) => {
         // At shutdown the player is out of the world already: its drop is only the log line.
-        if (!this.dropLost(p.id, why, p.fence?.epoch) && this.closing) this.logLost(p.id, why);
+        if (!this.dropLost(p.id, why, p.fence?.epoch) && this.closing) this.departures.logLost(p.id, why);
       },
     }));
     const state = (this.worldState = new WorldState({ store: deps.worldStore, clock, tickMs: deps.tickMs ?? 600, resources, logger, backgroundWork: deps.backgroundWork }));
@@ -123,6 +125,8 @@ export class World {
     this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths, saving, ground });
     this.prayers = new Prayers({ players, content, clock });
     this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress, changed: (x, z) => state.changed(x, z) });
+    const { events } = this;
+    this.departures = new Departures({ players, playerGrid, events, movement, saving, queues, state, logger, worldNumber: deps.worldNumber ?? 1 });
     const socialChanged = (ids: string[]) => deps.social?.invalidate?.(ids);
     this.port = new LivePort({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
     npcAi.spawn();
@@ -283,69 +287,27 @@ export class World {
       p.leaving = reason;
       return;
     }
-    this.remove(p);
+    this.departures.remove(p);
     await this.saving.saveOnLeave(p, reason);
     this.events.emit("playerLeft", playerId);
   }
 
-  /** Take a leaving player out of the world (its trade interrupted). */
-  private remove(p: Player): void {
-    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
-    this.players.delete(p.id);
-    this.playerGrid.delete(p.id);
-    this.events.emit("playerRemoved", p.id);
-  }
-
   /**
-   * The player's lease is lost (taken over by another process after it expired, or refused by the
-   * fence on a write): final for this player in memory. It is removed without writing anything (no
-   * leave save: what it did since its last save is lost, never written over what the new holder
-   * loaded), its trade is interrupted, its connection closed with REPLACED, and one line is logged
-   * (docs/cluster.md "What a cluster guarantees"). Only the player loaded under `epoch`, when given
-   * (a newer player of the character is not touched). @returns whether a player was dropped.
+   * The player's lease is lost: removed without writing anything, one log line (`Departures.dropLost`,
+   * docs/cluster.md "What a cluster guarantees"). Only the player loaded under `epoch`, when given.
+   * @returns whether a player was dropped.
    */
   dropLost(characterId: string, why: string, epoch?: string): boolean {
-    const p = this.players.get(characterId);
-    if (!p || p.leaseLost || (epoch !== undefined && p.fence?.epoch !== epoch)) return false;
-    p.leaseLost = true;
-    // Never written again, whatever is still queued for it (the fence would refuse it anyway).
-    p.safety.markStale();
-    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
-    this.players.delete(characterId);
-    this.playerGrid.delete(characterId);
-    this.movement.stop(p);
-    this.events.emit("playerRemoved", characterId);
-    p.connection?.close(CLOSE_CODES.REPLACED, "playing in another world");
-    p.connection = undefined;
-    this.logLost(characterId, why);
-    return true;
-  }
-
-  /** The one log line of a player dropped for a lost lease (docs/cluster.md "What a cluster guarantees"). */
-  private logLost(characterId: string, why: string): void {
-    this.deps.logger.error({ characterId, world: this.deps.worldNumber ?? 1, why }, "character lease lost; player dropped without saving");
+    return this.departures.dropLost(characterId, why, epoch);
   }
 
   /**
-   * Shutdown: every player leaves at once — its trade interrupted, saved once with its items, its
-   * session closed — `batch` players a transaction, `parallel` transactions at once
-   * (`Saving.saveLeavingTogether`, docs/persistence.md "Shutdown"), then every storage queue is
-   * drained and the world state written. Leave saves are no longer retried (shutdown has its own
-   * budget), and a player whose lease is lost is not written.
+   * Shutdown: every player leaves at once, saved in batches (`Departures.leaveAll`, docs/persistence.md
+   * "Shutdown"); the world's room stops ticking.
    */
   async leaveAll(reason: string, batch = SHUTDOWN_SAVE_BATCH, parallel = SHUTDOWN_SAVE_PARALLEL): Promise<void> {
-    this.saving.stopRetrying();
     this.closing = true;
-    const leaving = [...this.players.values()];
-    // Everyone out before anyone's removal is told, so a room updates no leaving viewer's view.
-    for (const p of leaving) if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
-    for (const p of leaving) this.playerGrid.delete(p.id);
-    this.players.clear();
-    for (const p of leaving) this.events.emit("playerRemoved", p.id);
-    await this.saving.saveLeavingTogether(leaving, reason, batch, parallel);
-    for (const p of leaving) this.events.emit("playerLeft", p.id);
-    await this.queues.drain();
-    await this.worldState.flush().catch((e: unknown) => this.deps.logger.error({ err: e }, "shutdown: world state not saved"));
+    await this.departures.leaveAll(reason, batch, parallel);
   }
 
   /** Did the player deal or take a hit within the last COMBAT_LOGOUT_SECONDS? */

@@ -33,6 +33,8 @@ export interface TradeRequestsDeps {
   refuseWhileClosing(playerId: string, tradeId: string | undefined): boolean;
   /** Player id to the trade it takes part in (pending or open), shared with the service. */
   byPlayer: Map<string, string>;
+  /** Whether the player takes part in a trade that still exists (the service checks its marks). */
+  inTrade(playerId: string): boolean;
 }
 
 export class TradeRequests {
@@ -69,8 +71,8 @@ export class TradeRequests {
       targetOnline: !!target?.connection,
       requesterTile: player.tile,
       targetTile: target?.tile,
-      requesterInTrade: deps.byPlayer.has(player.id) || player.tradeId !== undefined,
-      targetInTrade: deps.byPlayer.has(targetId) || target?.tradeId !== undefined,
+      requesterInTrade: deps.inTrade(player.id),
+      targetInTrade: deps.inTrade(targetId),
       requesterDead: player.dead,
       targetDead: target?.dead ?? false,
       targetBusy: ignored || (target?.itemsLocked ?? false),
@@ -107,7 +109,7 @@ export class TradeRequests {
     const { deps } = this;
     if (accept && deps.refuseWhileClosing(player.id, trade.id)) return undefined;
     // Only the invited player answers (respondToRequest says INVALID_TRADE to anyone else).
-    if (accept && player.id === trade.b.playerId && (deps.byPlayer.has(player.id) || player.tradeId)) {
+    if (accept && player.id === trade.b.playerId && deps.inTrade(player.id)) {
       deps.error(player.id, trade.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
       return undefined;
     }
@@ -139,6 +141,15 @@ export class TradeRequests {
     }
     this.forget(trade);
     this.notifyCancelled(res.value.trade);
+  }
+
+  /**
+   * Ends every pending request the player made or received, at once: it left the world (a leave,
+   * a lost lease). Waiting for the next check would let a player who comes straight back find its
+   * old request still pending (ALREADY_IN_TRADE).
+   */
+  cancelAllOf(playerId: string): void {
+    for (const s of [...this.pending.values()]) if (s.a.playerId === playerId || s.b.playerId === playerId) this.cancel(s, "disconnected");
   }
 
   /** Ends every pending request the player received (it left, died or moved). */

@@ -147,8 +147,10 @@ export class TradeService implements TradeHooks {
       error: (playerId, tradeId, code, message) => this.error(playerId, tradeId, code, message),
       refuseWhileClosing: (playerId, tradeId) => this.refuseWhileClosing(playerId, tradeId),
       byPlayer: this.byPlayer,
+      inTrade: (id) => this.inTrade(id),
     });
     world.events.on("tradeInterrupted", (playerId, reason) => this.playerInterrupted(playerId, reason));
+    world.events.on("playerRemoved", (playerId) => this.requests.cancelAllOf(playerId));
   }
 
   /** Route a validated trade event from a player. */
@@ -247,6 +249,27 @@ export class TradeService implements TradeHooks {
 
   close() {
     this.requests.close();
+  }
+
+  /**
+   * Whether the player takes part in a trade that still exists: a pending request, a room being
+   * created or an open room (docs/trading.md "Cancellation"). A mark whose trade is none of those is a
+   * leftover (its end never reached the mark); it is dropped here, logged, and never refuses a
+   * request.
+   */
+  private inTrade(playerId: string): boolean {
+    const player = this.deps.world.player(playerId);
+    let live = false;
+    for (const id of [this.byPlayer.get(playerId), player?.tradeId]) {
+      if (id === undefined) continue;
+      if (this.requests.get(id) || this.creating.has(id) || this.rooms.has(id)) live = true;
+      else {
+        this.deps.logger.warn({ playerId, tradeId: id }, "trade: a player was still marked for a trade that had ended; mark cleared");
+        if (this.byPlayer.get(playerId) === id) this.byPlayer.delete(playerId);
+        if (player?.tradeId === id) player.tradeId = undefined;
+      }
+    }
+    return live;
   }
 
   /** Trade id a player takes part in. */

@@ -11,6 +11,7 @@ import { checkTradeRequest } from "../domain/trade-request.js";
 import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade-transitions.js";
 import type { Tile } from "../domain/types.js";
 import type { Metrics } from "../metrics.js";
+import type { Logger } from "../logger.js";
 import type { Player } from "../world/player.js";
 import type { SocialPort, World } from "../world/world.js";
 import { CANCEL_MESSAGES } from "./room-api.js";
@@ -49,6 +50,7 @@ export class TradeRequests {
   constructor(private readonly deps: TradeRequestsDeps) {
     this.timer = setInterval(() => this.expire(), Math.max(50, Math.min(1000, deps.tickMs)));
     this.timer.unref();
+    deps.world.events.on("playerRemoved", (playerId) => this.cancelAllOf(playerId));
   }
 
   /** The pending request `tradeId`, if it is one. */
@@ -216,4 +218,30 @@ export class TradeRequests {
     }
     for (const [pair, t] of this.pairRequests) if (now - t > PAIR_MEMORY_MS) this.pairRequests.delete(pair);
   }
+}
+
+/**
+ * Whether `playerId` takes part in a trade that still exists (`live`: a pending request, a room
+ * being created or an open room; docs/trading.md "Cancellation"). A mark (the service's `byPlayer`,
+ * the player's `tradeId`) whose trade is none of those is a leftover whose end never reached it: it
+ * is dropped here, logged, and never refuses a request.
+ */
+export function inLiveTrade(
+  playerId: string,
+  byPlayer: Map<string, string>,
+  player: { tradeId: string | undefined } | undefined,
+  live: (tradeId: string) => boolean,
+  logger: Logger,
+): boolean {
+  let inTrade = false;
+  for (const id of [byPlayer.get(playerId), player?.tradeId]) {
+    if (id === undefined) continue;
+    if (live(id)) inTrade = true;
+    else {
+      logger.warn({ playerId, tradeId: id }, "trade: a player was still marked for a trade that had ended; mark cleared");
+      if (byPlayer.get(playerId) === id) byPlayer.delete(playerId);
+      if (player?.tradeId === id) player.tradeId = undefined;
+    }
+  }
+  return inTrade;
 }

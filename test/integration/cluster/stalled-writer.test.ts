@@ -19,7 +19,7 @@ describe("cluster: a stalled process past its lease", function () {
   this.timeout(180_000);
   requireClusterDatabase(this);
   const redisUrl = useTestRedis(this, 15);
-  let procs: ClusterProcess[] = [];
+  const procs: ClusterProcess[] = [];
   const clients: RawPlayer[] = [];
 
   afterEach(async () => {

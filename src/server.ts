@@ -33,6 +33,7 @@ import { playgroundRouters } from "./http/playground.js";
 import { Metrics, serveMetrics } from "./metrics.js";
 import { settlesWithin } from "./lifecycle.js";
 import { poolStats } from "./storage/orm.js";
+import { storageFailureLog } from "./storage/unavailable.js";
 import { basename, resolve } from "node:path";
 import { CharacterService } from "./services/characters.js";
 import { SocialService } from "./services/social.js";
@@ -151,6 +152,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       pgliteDir: `${config.worldDir}/db`,
       poolMax: config.dbPool.max,
       connectTimeoutMs: config.dbPool.acquireTimeoutMs,
+      onConnectionReclaimed: () => storageFailureLog(logger).failure(new Error("a database connection ended while checked out; given back to the pool")),
       log: (m) => logger.debug({ orm: m }, "orm"),
     }));
   await syncItemDefinitions(storage.orm, content);

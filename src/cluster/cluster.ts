@@ -16,6 +16,7 @@ import type { Blocklist } from "../net/address.js";
 import type { MatchMakerDriver } from "../net/colyseus.js";
 import { ClusterBus } from "./bus.js";
 import { ResilientRedisDriver } from "./driver.js";
+import { handleRejections, redisFailureLog } from "./handled.js";
 import { connectRedis, redactUrl, watchConnection } from "./redis.js";
 import { SharedBlocks, SharedRateLimitStore } from "./shared-limits.js";
 
@@ -61,9 +62,11 @@ export async function openCluster(config: Config, logger: Logger): Promise<Clust
   const { redisUrl, publicAddress } = config.cluster;
   const redis = await connectRedis(redisUrl, logger, "redis");
   const namespace = `realm:${redis.options.db ?? 0}`;
-  const presence = new RedisPresence(redis);
+  // Colyseus does not wait for many of their commands: each failure must still be handled.
+  const failures = redisFailureLog(logger);
+  const presence = handleRejections(new RedisPresence(redis), failures);
   watchConnection((presence as unknown as { sub: Redis }).sub, logger, "redis-subscriber");
-  const driver = new ResilientRedisDriver(redis) as unknown as MatchMakerDriver;
+  const driver = handleRejections(new ResilientRedisDriver(redis), failures) as unknown as MatchMakerDriver;
   logger.info({ redis: redactUrl(redisUrl), publicAddress, namespace }, "cluster: Colyseus on Redis presence and driver");
   return {
     ...base,

@@ -9,6 +9,7 @@ import type { AbstractSqlDriver, SqlEntityManager } from "@mikro-orm/sql";
 import { Migrator } from "@mikro-orm/migrations";
 import { ALL_ENTITIES } from "../../entities/index.js";
 import { MIGRATIONS } from "./migrations/index.js";
+import { guardPool } from "./pool-guard.js";
 
 /** The ORM type every layer uses: a SQL driver (PostgreSQL or PGlite). */
 export type Orm = CoreOrm<AbstractSqlDriver, SqlEntityManager>;
@@ -42,6 +43,8 @@ export interface StorageOptions {
   connectTimeoutMs?: number;
   /** PostgreSQL `lock_timeout` of every pooled connection, in ms (default 5000; tests shorten it). */
   lockTimeoutMs?: number;
+  /** Told each time a connection cut while checked out is given back to the pool (src/storage/pool-guard.ts). */
+  onConnectionReclaimed?: () => void;
   debug?: boolean;
   /** Where ORM messages (migrations) go; silent by default. */
   log?: (message: string) => void;
@@ -97,6 +100,8 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
         statement_timeout: 15_000,
         lock_timeout: opts.lockTimeoutMs ?? 5_000,
         idle_in_transaction_session_timeout: 30_000,
+        // A connection cut mid-transaction must go back to the pool (docs/persistence.md "Cut database connections").
+        onPoolCreated: (pool: Parameters<typeof guardPool>[0]) => guardPool(pool, opts.onConnectionReclaimed),
       },
       debug: opts.debug ?? false,
     } as Options)) as unknown as Orm;

@@ -11,6 +11,7 @@ import { checkTradeRequest } from "../domain/trade-request.js";
 import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade-transitions.js";
 import type { Tile } from "../domain/types.js";
 import type { Metrics } from "../metrics.js";
+import type { Logger } from "../logger.js";
 import type { Player } from "../world/player.js";
 import type { SocialPort, World } from "../world/world.js";
 import { CANCEL_MESSAGES } from "./room-api.js";
@@ -33,6 +34,8 @@ export interface TradeRequestsDeps {
   refuseWhileClosing(playerId: string, tradeId: string | undefined): boolean;
   /** Player id to the trade it takes part in (pending or open), shared with the service. */
   byPlayer: Map<string, string>;
+  /** Whether the player takes part in a trade that still exists (the service checks its marks). */
+  inTrade(playerId: string): boolean;
 }
 
 export class TradeRequests {
@@ -47,6 +50,7 @@ export class TradeRequests {
   constructor(private readonly deps: TradeRequestsDeps) {
     this.timer = setInterval(() => this.expire(), Math.max(50, Math.min(1000, deps.tickMs)));
     this.timer.unref();
+    deps.world.events.on("playerRemoved", (playerId) => this.cancelAllOf(playerId));
   }
 
   /** The pending request `tradeId`, if it is one. */
@@ -69,8 +73,8 @@ export class TradeRequests {
       targetOnline: !!target?.connection,
       requesterTile: player.tile,
       targetTile: target?.tile,
-      requesterInTrade: deps.byPlayer.has(player.id) || player.tradeId !== undefined,
-      targetInTrade: deps.byPlayer.has(targetId) || target?.tradeId !== undefined,
+      requesterInTrade: deps.inTrade(player.id),
+      targetInTrade: deps.inTrade(targetId),
       requesterDead: player.dead,
       targetDead: target?.dead ?? false,
       targetBusy: ignored || (target?.itemsLocked ?? false),
@@ -107,7 +111,7 @@ export class TradeRequests {
     const { deps } = this;
     if (accept && deps.refuseWhileClosing(player.id, trade.id)) return undefined;
     // Only the invited player answers (respondToRequest says INVALID_TRADE to anyone else).
-    if (accept && player.id === trade.b.playerId && (deps.byPlayer.has(player.id) || player.tradeId)) {
+    if (accept && player.id === trade.b.playerId && deps.inTrade(player.id)) {
       deps.error(player.id, trade.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
       return undefined;
     }
@@ -139,6 +143,15 @@ export class TradeRequests {
     }
     this.forget(trade);
     this.notifyCancelled(res.value.trade);
+  }
+
+  /**
+   * Ends every pending request the player made or received, at once: it left the world (a leave,
+   * a lost lease). Waiting for the next check would let a player who comes straight back find its
+   * old request still pending (ALREADY_IN_TRADE).
+   */
+  cancelAllOf(playerId: string): void {
+    for (const s of [...this.pending.values()]) if (s.a.playerId === playerId || s.b.playerId === playerId) this.cancel(s, "disconnected");
   }
 
   /** Ends every pending request the player received (it left, died or moved). */
@@ -205,4 +218,30 @@ export class TradeRequests {
     }
     for (const [pair, t] of this.pairRequests) if (now - t > PAIR_MEMORY_MS) this.pairRequests.delete(pair);
   }
+}
+
+/**
+ * Whether `playerId` takes part in a trade that still exists (`live`: a pending request, a room
+ * being created or an open room; docs/trading.md "Cancellation"). A mark (the service's `byPlayer`,
+ * the player's `tradeId`) whose trade is none of those is a leftover whose end never reached it: it
+ * is dropped here, logged, and never refuses a request.
+ */
+export function inLiveTrade(
+  playerId: string,
+  byPlayer: Map<string, string>,
+  player: { tradeId: string | undefined } | undefined,
+  live: (tradeId: string) => boolean,
+  logger: Logger,
+): boolean {
+  let inTrade = false;
+  for (const id of [byPlayer.get(playerId), player?.tradeId]) {
+    if (id === undefined) continue;
+    if (live(id)) inTrade = true;
+    else {
+      logger.warn({ playerId, tradeId: id }, "trade: a player was still marked for a trade that had ended; mark cleared");
+      if (byPlayer.get(playerId) === id) byPlayer.delete(playerId);
+      if (player?.tradeId === id) player.tradeId = undefined;
+    }
+  }
+  return inTrade;
 }

@@ -30,7 +30,7 @@ import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
 import type { SocialPort, TradeHooks, World } from "../world/world.js";
 import { auditCancelled } from "./audit.js";
-import { TradeRequests } from "./requests.js";
+import { inLiveTrade, TradeRequests } from "./requests.js";
 import type { SettleOutcome, TradeEnv, TradeRoomHandle } from "./room-api.js";
 import { settleTrade, type SettlementResult } from "./settlement.js";
 
@@ -147,6 +147,8 @@ export class TradeService implements TradeHooks {
       error: (playerId, tradeId, code, message) => this.error(playerId, tradeId, code, message),
       refuseWhileClosing: (playerId, tradeId) => this.refuseWhileClosing(playerId, tradeId),
       byPlayer: this.byPlayer,
+      inTrade: (id) =>
+        inLiveTrade(id, this.byPlayer, world.player(id), (t) => !!this.requests.get(t) || this.creating.has(t) || this.rooms.has(t), deps.logger),
     });
     world.events.on("tradeInterrupted", (playerId, reason) => this.playerInterrupted(playerId, reason));
   }
@@ -189,8 +191,7 @@ export class TradeService implements TradeHooks {
    * room takes its trade from `creating` by id (never from options: see `claim`).
    */
   private async open(trade: Trade): Promise<void> {
-    this.env.setTrading(trade.a.playerId, trade.id);
-    this.env.setTrading(trade.b.playerId, trade.id);
+    for (const id of [trade.a.playerId, trade.b.playerId]) this.env.setTrading(id, trade.id);
     try {
       this.creating.set(trade.id, trade);
       await matchMaker.handleCreateRoom("trade", { tradeId: trade.id, world: this.deps.worldNumber ?? 1 });
@@ -198,8 +199,7 @@ export class TradeService implements TradeHooks {
       this.deps.logger.error({ err: e, tradeId: trade.id }, "could not create trade room");
       const room = this.rooms.get(trade.id);
       if (room) return room.interrupt(undefined, "server_error"); // it started: it ends it (one tradeCancelled each)
-      this.env.setTrading(trade.a.playerId, undefined);
-      this.env.setTrading(trade.b.playerId, undefined);
+      for (const id of [trade.a.playerId, trade.b.playerId]) this.env.setTrading(id, undefined);
       this.requests.notifyCancelled({ ...trade, state: "cancelled", cancelReason: "server_error" });
     } finally {
       this.creating.delete(trade.id);

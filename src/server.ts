@@ -16,8 +16,8 @@ import { CorsPolicy } from "./http/cors.js";
 import { Blocklist, createLimits } from "./http/limits.js";
 import { setupColyseus } from "./net/colyseus.js";
 import { SocketGate } from "./net/socket-gate.js";
-import { syncManifests } from "./content/sync.js";
-import { formatIssue, loadContent, loadContentLenient, type GameContent } from "./content/load.js";
+import type { GameContent } from "./content/load.js";
+import { prepareContent } from "./content/startup.js";
 import { contentApiDocs, createDataRouter, createManifestRouter } from "./content/http.js";
 import { syncItemDefinitions } from "../entities/item-definitions.js";
 import { matchMaker } from "@colyseus/core";
@@ -110,39 +110,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   logger.info({ node: process.version, env: config.env, port: opts.port ?? config.port, world: config.worldDir }, "stage 1/6 config loaded");
   for (const w of configWarnings(config)) logger.warn(w);
 
-  // Stage 2: manifests (content pipeline). SKIP_MANIFESTS (refused in production by the sync)
-  // bypasses the fetch, the required-file check and the strict validation: the world still needs
-  // content, so what is usable is loaded and every problem is logged as a warning instead.
-  const report = await syncManifests({
-    dir: config.manifestsDir,
-    cdnUrl: config.cdnUrl,
-    fallbackCdnUrl: config.productionCdnUrl,
-    mode: config.env,
-    ci: config.ci,
-    skip: config.skipManifests,
-    logger,
-  });
-  let content: GameContent;
-  if (config.skipManifests) {
-    const lenient = await loadContentLenient(config.manifestsDir);
-    for (const problem of lenient.skipped) logger.warn({ problem: formatIssue(problem) }, "SKIP_MANIFESTS: manifest problem ignored, entry left out");
-    content = lenient.content;
-  } else {
-    // A sync that applied downloaded files already built the content from them.
-    content = report.content ?? (await loadContent(config.manifestsDir));
-  }
-  logger.info(
-    {
-      source: report.source,
-      fetched: report.fetched.length,
-      notModified: report.notModified.length,
-      failed: report.failed.length,
-      rejected: report.rejected.length,
-      items: content.items.size,
-      contentLoadedBy: report.content ? "sync" : "start-up",
-    },
-    "stage 2/6 manifests ready",
-  );
+  const content = await prepareContent(config, logger);
 
   // Stage 3: storage.
   const storage =

@@ -77,6 +77,19 @@ export class WorldRepository {
     };
   }
 
+  /** Which of these piles are stored (a drop's or pickup's outcome read back). */
+  async storedPiles(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ id: string }[]>(`select id from ground_piles where world = ? and id = any(?::text[])`, [
+        this.world,
+        `{${ids.map((i) => `"${i}"`).join(",")}}`,
+      ]);
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** Store piles in a transaction of their own (new items that were in nobody's storage: an NPC's loot). */
   async insertPiles(piles: readonly PileRow[]): Promise<void> {
     await this.orm.em.fork().transactional((em) => this.putPiles(piles)(em as SqlEntityManager));

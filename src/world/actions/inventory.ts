@@ -77,6 +77,10 @@ async function dropStack(w: World, p: Player, slot: number) {
     },
     () => w.ground.place(pile),
     w.worldState.putStep([pile]),
+    // Outcome unknown: the items were read back; the pile is on the ground if its row committed.
+    async () => {
+      if (w.worldState.persists && (await w.worldState.isStored(pile))) w.ground.place(pile);
+    },
   );
 }
 

@@ -177,7 +177,16 @@ export class Ground {
     }
     g.taking = true;
     void this.d.saving
-      .commitItems(p, () => change, () => this.remove(g.id), this.d.state.takeStep(g))
+      .commitItems(
+        p,
+        () => change,
+        () => this.remove(g.id),
+        this.d.state.takeStep(g),
+        // Outcome unknown: the items were read back; the pile is gone if its deletion committed.
+        async () => {
+          if (g.stored && !(await this.d.state.isStored(g))) this.remove(g.id);
+        },
+      )
       .finally(() => {
         g.taking = false;
       });

@@ -232,7 +232,13 @@ export class Saving {
    * takes (a drop, a pickup) in that same transaction (docs/persistence.md "Ground piles"); such a
    * change is refused while the player's items can't be trusted (they would not be written).
    */
-  async commitItems(p: Player, plan: () => ItemChange | Refusal, onCommitted?: () => void, groundStep?: TransactionStep): Promise<boolean> {
+  async commitItems(
+    p: Player,
+    plan: () => ItemChange | Refusal,
+    onCommitted?: () => void,
+    groundStep?: TransactionStep,
+    readBack?: () => Promise<void>,
+  ): Promise<boolean> {
     if (p.itemsLocked || p.dead || (groundStep && p.itemsStale)) {
       refuse(p, "ITEMS_LOCKED");
       return false;
@@ -265,13 +271,41 @@ export class Saving {
         return false;
       }
       // A refusal of the fence is logged once, by the player's drop (`World.dropLost`).
-      if (!isLeaseLost(e)) this.d.logger.error({ err: e, playerId: p.id }, "item transaction failed");
+      if (!isLeaseLost(e)) {
+        this.d.logger.error({ err: e, playerId: p.id }, "item transaction failed");
+        await this.readBackItems(p, readBack);
+      }
       refuse(p, "TRANSACTION_FAILED");
       return false;
     } finally {
       // A settlement that holds the character's items keeps them locked (`holdItems`).
       p.safety.lockWhile(this.itemHolds.has(p.id));
       p.sync();
+    }
+  }
+
+  /**
+   * After an item transaction failed without a known outcome (its COMMIT's answer may have been
+   * lost with the connection, docs/persistence.md "Unknown outcomes"): memory follows storage. The
+   * player's items and coins are read back from what committed, in its queue, and `readBack`
+   * reconciles what else the transaction touched (a drop's or pickup's pile). If the read fails too,
+   * the items in memory are marked untrusted and never written again; the next join reloads them.
+   * Unsaved item changes of the player (gathering, eating since the last save) are given up: storage
+   * wins, so nothing is written twice or lost from it.
+   */
+  private async readBackItems(p: Player, readBack?: () => Promise<void>): Promise<void> {
+    if (p.itemsStale || p.leaseLost) return;
+    try {
+      await this.d.queues.run(p.id, async () => {
+        const record = await this.d.characters.load(p.id);
+        if (!record) return;
+        p.loadItems(record, record.character.coins);
+        p.safety.itemsWritten();
+        await readBack?.();
+      });
+    } catch (e) {
+      p.safety.markStale();
+      this.d.logger.error({ err: e, playerId: p.id }, "items not read back after a failed item transaction; they are not written again until the next join");
     }
   }
 

@@ -81,6 +81,13 @@ export class WorldState {
     return g.stored ? this.d.store?.takePile(g.id) : undefined;
   }
 
+  /** Is this pile stored now? (Without storage of the world: as `stored` says.) */
+  async isStored(g: GroundItem): Promise<boolean> {
+    const store = this.d.store;
+    if (!store) return g.stored;
+    return (await store.storedPiles([g.id])).has(g.id);
+  }
+
   /**
    * Store a pile of new items (an NPC's loot) in a transaction of its own. A pickup waits while it
    * runs (`storing`); if it fails the pile stays unstored, lost to a crash, never duplicated.

@@ -13,10 +13,14 @@ import type { SqlEntityManager } from "@mikro-orm/sql";
 import type { Orm } from "../src/storage/orm.js";
 import { progressStatements, type ProgressSnapshot } from "./character-progress.js";
 
-/** What a shutdown batch did: characters written, and those the fence refused (nothing written for them). */
+/**
+ * What a shutdown batch did: characters written, those the fence refused (nothing written for
+ * them), and those whose row another transaction held (not written: the caller saves them alone).
+ */
 export interface LeaveBatchResult {
   written: number;
   fenced: string[];
+  busy: string[];
 }
 
 /** Characters one shutdown batch writes at most (the item rows of 250 characters: a few thousand). */
@@ -63,9 +67,13 @@ async function holdLeases(em: Tx, saves: readonly ProgressSnapshot[]): Promise<S
   return new Set(fenced.filter((s) => !held.has(s.characterId)).map((s) => s.characterId));
 }
 
-/** Lock the characters' rows, in id order (as every other character write), before writing them. @returns the ids that exist. */
+/**
+ * Lock the characters' rows, in id order (as every other character write), before writing them,
+ * skipping rows another transaction holds (a settlement waiting on a lock): one such row must not
+ * keep the whole batch from saving. @returns the ids locked (the others: gone, or to save alone).
+ */
 async function lockCharacters(em: Tx, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await run<{ id: string }[]>(em, `select id from characters where id = any(?::text[]) order by id for update`, [textArray(ids)]);
+  const rows = await run<{ id: string }[]>(em, `select id from characters where id = any(?::text[]) order by id for update skip locked`, [textArray(ids)]);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -119,10 +127,10 @@ async function closeLogins(em: Tx, loginIds: readonly string[], reason: string):
  * Write the whole state of characters that leave, and close their logins with `reason`, in one
  * transaction: all of them or none (the caller then saves them one at a time). A character that no
  * longer exists is skipped; one whose lease changed hands (`holdLeases`) is left out and named in
- * `fenced`, its login left as it is.
+ * `fenced`, its login left as it is; one whose row another transaction holds is named in `busy`.
  */
 export async function writeLeaveBatch(orm: Orm, saves: readonly LeaveSave[], reason: string): Promise<LeaveBatchResult> {
-  if (saves.length === 0) return { written: 0, fenced: [] };
+  if (saves.length === 0) return { written: 0, fenced: [], busy: [] };
   if (saves.length > LEAVE_BATCH_MAX) throw new RangeError(`a shutdown batch writes at most ${LEAVE_BATCH_MAX} characters, not ${saves.length}`);
   return orm.em.fork().transactional(async (tx) => {
     const em = tx as Tx;
@@ -135,14 +143,16 @@ export async function writeLeaveBatch(orm: Orm, saves: readonly LeaveSave[], rea
       em,
       mine.map((s) => s.snapshot.characterId),
     );
-    const snapshots = mine.map((s) => s.snapshot).filter((s) => present.has(s.characterId));
+    const locked = mine.filter((s) => present.has(s.snapshot.characterId));
+    const snapshots = locked.map((s) => s.snapshot);
     await writeProgress(orm, em, snapshots);
     await replaceItems(em, snapshots);
     await closeLogins(
       em,
-      mine.flatMap((s) => (s.loginId ? [s.loginId] : [])),
+      locked.flatMap((s) => (s.loginId ? [s.loginId] : [])),
       reason,
     );
-    return { written: snapshots.length, fenced: [...lost] };
+    const busy = mine.filter((s) => !present.has(s.snapshot.characterId)).map((s) => s.snapshot.characterId);
+    return { written: snapshots.length, fenced: [...lost], busy };
   });
 }

@@ -93,10 +93,12 @@ export async function runMcpExample(o: ExampleOptions): Promise<{ logsBanked: nu
       chopped += Number(r.gained ?? 0);
       if (r.outcome === "inventory_full") break;
     }
-    // 2. To the bank booth; deposit all logs but one.
+    // 2. To the bank booth; deposit all logs but one (of the ones wanted: a gather that stops as a
+    // log comes in may bring one more, which stays in the inventory).
     must(await cutter.call("walk_to", { targetId: "lumbrook_bank_booth", run: true }), "reached");
     const logsSlot = (await cutter.inventory()).find((i) => i.itemId === "logs")!.slot;
-    if (chopped > 1) must(await cutter.call("bank_deposit", { slot: logsSlot, quantity: chopped - 1 }), "completed");
+    const banking = Math.min(chopped, want) - 1;
+    if (banking > 0) must(await cutter.call("bank_deposit", { slot: logsSlot, quantity: banking }), "completed");
     // 3. The buyer comes to the bank too; the woodcutter asks to trade.
     const buyerId = (await buyer.look()).self.id as string;
     must(await buyer.call("walk_to", { targetId: "lumbrook_bank_booth", run: true }), "reached");
@@ -116,7 +118,7 @@ export async function runMcpExample(o: ExampleOptions): Promise<{ logsBanked: nu
       must(b, "completed");
       log(`both accepted the ${screen} screen`);
     }
-    return { logsBanked: Math.max(chopped - 1, 0), coinsPaid: price };
+    return { logsBanked: Math.max(Math.min(chopped, want) - 1, 0), coinsPaid: price };
   } finally {
     await cutter.close().catch(() => undefined);
     await buyer.close().catch(() => undefined);

@@ -236,8 +236,9 @@ export function createApp(deps: AppDeps): { app: express.Express; api: ApiBuilde
         },
       }),
     );
-    // `playground` too: the development playground's path is a JSON 404 in production, never the client.
-    const reserved = /^\/(?:api|manifests|ws|playground)(?:\/|$)/;
+    // `playground` too: the development playground's path is a JSON 404 in production, never the
+    // client; so is `/metrics` on the game's port (metrics listen on METRICS_PORT only).
+    const reserved = /^\/(?:api|manifests|ws|playground|metrics|mcp|colyseus)(?:\/|$)/;
     const looksLikeFile = /\.[^/]*$/;
     app.use((req, res, next) => {
       if ((req.method !== "GET" && req.method !== "HEAD") || reserved.test(req.path) || looksLikeFile.test(req.path)) return next();

@@ -206,11 +206,14 @@ export class Saving {
   /** One batch of `saveLeavingTogether`; on failure its players are saved one at a time, after the batch's queue jobs end. */
   private async writeLeaving(b: { players: Player[]; written: () => void }, reason: string): Promise<void> {
     try {
-      const { fenced } = await this.d.characters.saveLeaving(
+      const { fenced, busy } = await this.d.characters.saveLeaving(
         b.players.map((p) => ({ snapshot: p.snapshot(true), loginId: p.loginId })),
         reason,
       );
       b.written();
+      // Rows another transaction held (a settlement waiting on a lock): saved alone, after it.
+      const alone = b.players.filter((p) => busy?.includes(p.id));
+      if (alone.length) await Promise.allSettled(alone.map((p) => this.saveOnLeave(p, reason)));
       // Refused by the fence (the others are written): those players' leases are lost.
       for (const id of fenced) {
         const p = b.players.find((q) => q.id === id);

@@ -49,7 +49,7 @@ class FakeRepo {
     this.leaveBatches.push(rows.map((r) => r.snapshot.characterId));
     this.saves.push(...structuredClone(rows.map((r) => r.snapshot)));
     for (const r of rows) if (r.loginId) this.logouts.push({ loginId: r.loginId, reason });
-    return { written: rows.length, fenced: [] as string[] };
+    return { written: rows.length, fenced: [] as string[], busy: [] as string[] };
   }
   async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
     await this.gate;

@@ -71,7 +71,10 @@ describe("browser: the web client (chromium)", function () {
     );
     // And Bob walks with the keyboard: two steps west.
     const bobStart = (await positionOf(bob, bob.id))!;
+    // One step, seen landed, then the next (a second press within the first step's tick steps from
+    // where the client last saw the player).
     await bob.page.keyboard.press("ArrowLeft");
+    await until(bob, ([id, x]) => (window as any).realm.state().world.players.get(id)?.x === x, [bob.id, bobStart.x - 1] as const);
     await bob.page.keyboard.press("ArrowLeft");
     await until(ann, ([id, x]) => (window as any).realm.state().world.players.get(id)?.x === x, [bob.id, bobStart.x - 2] as const);
     await shot(bob, "02-walked");

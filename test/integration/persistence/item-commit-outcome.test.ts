@@ -19,6 +19,7 @@ import { handleInventoryUse } from "../../../src/world/actions/inventory.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { World } from "../../../src/world/world.js";
 import { resetStorage, storageKinds } from "../../helpers/storage.js";
+import { until } from "../../helpers/trade.js";
 
 /** What a dropped connection looks like to the caller (pg's error). */
 const cut = () => Object.assign(new Error("Connection terminated unexpectedly"), { code: "57P01" });
@@ -89,7 +90,7 @@ for (const kind of storageKinds()) {
       await handleAction(world, p, { action: "pickup", targetId: pile.id });
       world.step();
       await world.queues.drain();
-      await until(() => !pile.taking);
+      await until(() => !pile.taking, "the pickup to end");
       assert.equal(axesInMemory(p), 1, "memory follows the commit");
       assert.equal(world.groundItems.has(pile.id), false, "the pile is off the ground");
       await world.leave(p.id, "test");
@@ -120,13 +121,4 @@ for (const kind of storageKinds()) {
       assert.equal(await storedAxes(p.id), 1);
     });
   });
-}
-
-/** Resolves once `cond` holds (polled every 5 ms), or fails after 10 s. */
-async function until(cond: () => boolean): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!cond()) {
-    if (Date.now() > end) assert.fail("never happened");
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

@@ -99,6 +99,7 @@ const envSchema = z.object({
   REDIS_URL: optionalUrl,
   LEASE_TTL_SECONDS: int(30, 2, 3600),
   TRADE_REQUEST_TIMEOUT_MS: int(30_000, 100, 3_600_000),
+  GROUND_ITEM_LIFETIME_TICKS: int(300, 100, 100_000_000),
   TRADE_INACTIVITY_TIMEOUT_MS: int(300_000, 100, 86_400_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   CLIENT_DIST: optionalString,
@@ -180,6 +181,8 @@ export interface Config {
   readonly tradeRequestTimeoutMs: number;
   /** An open trade without activity is cancelled after this long (docs/trading.md#rules: 5 minutes). */
   readonly tradeInactivityTimeoutMs: number;
+  /** Ticks a ground pile lives (README.md#settings; at least GROUND_ITEM_PRIVATE_TICKS). */
+  readonly groundItemLifetimeTicks: number;
   readonly logLevel: string;
   readonly clientDist?: string;
   /** Port of the Prometheus metrics listener (`METRICS_PORT`); no listener when unset. */
@@ -297,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cluster: v.REDIS_URL && v.PUBLIC_WS_URL ? { redisUrl: v.REDIS_URL, publicAddress: publicAddressOf(v.PUBLIC_WS_URL) } : undefined,
     tradeRequestTimeoutMs: v.TRADE_REQUEST_TIMEOUT_MS,
     tradeInactivityTimeoutMs: v.TRADE_INACTIVITY_TIMEOUT_MS,
+    groundItemLifetimeTicks: v.GROUND_ITEM_LIFETIME_TICKS,
     logLevel: v.LOG_LEVEL,
     clientDist: v.CLIENT_DIST,
     metricsPort: v.METRICS_PORT,

@@ -71,6 +71,8 @@ export class Metrics {
   readonly trades: Counter<"outcome">;
   readonly settlementSeconds: Histogram<"result">;
   readonly saveFailures: Counter;
+  /** Ground piles that lived out their lifetime (their items are gone from the game). */
+  readonly groundPilesDespawned: Counter;
 
   /** @param tickMs the tick length; a tick that takes longer counts as an overrun. */
   constructor(private readonly tickMs: number) {
@@ -180,6 +182,11 @@ export class Metrics {
     this.saveFailures = new Counter({
       name: "realm_save_failures_total",
       help: "Storage jobs of the per-player queues that failed (a failed batched progress save counts each of its players)",
+      registers,
+    });
+    this.groundPilesDespawned = new Counter({
+      name: "realm_ground_piles_despawned_total",
+      help: "Ground piles that lived out GROUND_ITEM_LIFETIME_TICKS and vanished with their items",
       registers,
     });
     const gates: [name: string, help: string, read: (g: { inFlight: number; waiting: number }) => number][] = [

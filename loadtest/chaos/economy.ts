@@ -23,7 +23,7 @@ export class Economy {
   /** Worlds a join was told to stay away from (busy, refused, unanswered), until when. */
   private readonly shunned = new Map<string, number>();
   private stopping = false;
-  /** How long a bot goes back for a pile it left: while the pile still lies there (300 ticks), less a margin. */
+  /** How long a bot goes back for a pile it left (the pile lies longer than the run: docs/chaos.md "Ground"). */
   private readonly leftoverChaseMs: number;
 
   constructor(
@@ -32,7 +32,7 @@ export class Economy {
     private readonly rng: Rng,
     tickMs: number,
   ) {
-    this.leftoverChaseMs = Math.max(0, 300 * tickMs - 10_000);
+    this.leftoverChaseMs = Math.max(0, 300 * tickMs - 10_000); // 50 s at TICK_MS=200
     for (const b of bots) this.nextSwitch.set(b, Date.now() + rng.int(5_000, 100_000));
   }
 

@@ -42,6 +42,7 @@ export const WATCHED_LINES = [
   "trade outcome unknown",
   "item transaction failed",
   "player storage job failed",
+  "ground pile despawned",
 ];
 
 /** Run the whole chaos run and its checks. Never throws for a violation: they are in the result. */
@@ -78,6 +79,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       // A request the bots gave up on (its target went away) holds the requester for this long.
       TRADE_REQUEST_TIMEOUT_MS: "5000",
       LEASE_TTL_SECONDS: String(leaseTtlSeconds),
+      // Nothing despawns during the run (issue 28): a pile outlives the run and its drain.
+      GROUND_ITEM_LIFETIME_TICKS: String(Math.ceil(((o.minutes + 15) * 60_000) / tickMs)),
       // Three processes share the machine's PostgreSQL with other users: small pools.
       DB_POOL_MAX: "12",
       JOIN_CONCURRENCY: "6",

@@ -95,6 +95,7 @@ export async function hostClusterWorlds(d: HostingDeps): Promise<Hosting> {
     leaseRenewMs: Math.floor((config.leaseTtlSeconds * 1000) / 3),
     saveIntervalSeconds: config.saveIntervalSeconds,
     tickMs: config.tickMs,
+    groundItemLifetimeTicks: config.groundItemLifetimeTicks,
     trade: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
     backgroundWork: d.backgroundWork,
     checkAdminCode: d.checkAdminCode,

@@ -47,6 +47,8 @@ export interface HostWorldsDeps {
   leaseRenewMs?: number;
   saveIntervalSeconds: number;
   tickMs: number;
+  /** Ticks a ground pile lives (GROUND_ITEM_LIFETIME_TICKS). */
+  groundItemLifetimeTicks?: number;
   trade: { pendingTimeoutMs: number; inactivityTimeoutMs: number };
   backgroundWork: <T>(work: () => Promise<T>) => Promise<T>;
   checkAdminCode: (code: string, address: string | undefined) => Promise<AdminCodeCheck>;
@@ -84,6 +86,7 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
       worldNumber: n,
       worldStore: new WorldRepository(d.storage.orm, n),
       tickMs: d.tickMs,
+      groundItemLifetimeTicks: d.groundItemLifetimeTicks,
     });
     const resolver = new CharacterResolver({
       world,

@@ -47,6 +47,8 @@ export interface WorldDeps {
   worldStore?: WorldRepository;
   /** Milliseconds per tick (600 by default): stored times of piles, nodes and fires are wall-clock instants. */
   tickMs?: number;
+  /** Ticks a ground pile lives (GROUND_ITEM_LIFETIME_TICKS by default). */
+  groundItemLifetimeTicks?: number;
   /** Every world of the server, for private chat beyond this world (README "Worlds"); without it only this world's players are reachable. */
   otherWorlds?: () => OtherWorlds;
   /** This world's number (logged when a player's lease is lost, docs/cluster.md); default 1. */

@@ -5,6 +5,7 @@
 import type { CharacterRepository } from "../../entities/character-repository.js";
 import type { GameContent } from "../../src/content/load.js";
 import { createLogger } from "../../src/logger.js";
+import type { Metrics } from "../../src/metrics.js";
 import { World } from "../../src/world/world.js";
 
 /** An open PvP spot in the Ashlands, 60 tiles from any NPC. */
@@ -12,7 +13,7 @@ export const OPEN_SPOT = { x: 100, z: 110 };
 
 const noStorage = { save: async () => undefined, saveLeaving: async () => 0, recordKill: async () => undefined, recordLogout: async () => undefined };
 
-export function worldWithoutStorage(content: GameContent, o: { now: () => number; rng?: () => number; saveIntervalSeconds?: number }): World {
+export function worldWithoutStorage(content: GameContent, o: { now: () => number; rng?: () => number; saveIntervalSeconds?: number; groundItemLifetimeTicks?: number; metrics?: Metrics }): World {
   return new World({
     content,
     characters: noStorage as unknown as CharacterRepository,
@@ -21,5 +22,7 @@ export function worldWithoutStorage(content: GameContent, o: { now: () => number
     checkAdminCode: () => "wrong",
     rng: o.rng ?? (() => 0.99),
     now: o.now,
+    groundItemLifetimeTicks: o.groundItemLifetimeTicks,
+    metrics: o.metrics,
   });
 }

@@ -14,6 +14,7 @@ import type { GroundItem, ResourceInstance } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import { refuse } from "../refusals.js";
 import type { Player } from "../player.js";
+import type { Logger } from "../../logger.js";
 import type { Movement } from "./movement.js";
 import type { Saving } from "./saving.js";
 import type { RestoredState, WorldState } from "./world-state.js";
@@ -32,6 +33,11 @@ export interface GroundDeps {
   movement: Movement;
   saving: Saving;
   state: WorldState;
+  logger?: Logger;
+  /** Ticks a pile lives (GROUND_ITEM_LIFETIME_TICKS by default). */
+  lifetimeTicks?: number;
+  /** Counts despawned piles (`realm_ground_piles_despawned_total`). */
+  despawned?: { inc(n?: number): void };
 }
 
 /** May the player see (and take) the item at `tick`? Its owner always; everyone once public. */
@@ -41,8 +47,11 @@ export function canSeeGroundItem(p: Player, g: GroundItem, tick: number): boolea
 
 export class Ground {
   private fireSeq = 0;
+  private readonly lifetimeTicks: number;
 
-  constructor(private readonly d: GroundDeps) {}
+  constructor(private readonly d: GroundDeps) {
+    this.lifetimeTicks = Math.max(d.lifetimeTicks ?? GROUND_ITEM_LIFETIME_TICKS, GROUND_ITEM_PRIVATE_TICKS);
+  }
 
   /**
    * A new pile, not on the ground yet (private to `ownerId` for GROUND_ITEM_PRIVATE_TICKS). Items
@@ -60,7 +69,7 @@ export class Ground {
       z,
       ownerId,
       publicTick: tick + GROUND_ITEM_PRIVATE_TICKS,
-      expiresTick: tick + GROUND_ITEM_LIFETIME_TICKS,
+      expiresTick: tick + this.lifetimeTicks,
       sinceTick: tick,
       stored: this.d.state.persists,
       storing: false,
@@ -139,6 +148,9 @@ export class Ground {
       if (g.expiresTick > tick || g.taking) continue;
       this.remove(g.id);
       this.d.state.pileDespawned(g);
+      this.d.despawned?.inc();
+      // Items leave the game here: one line each, so an audit of items (the chaos run) can count them.
+      this.d.logger?.info({ pileId: g.id, itemId: g.itemId, quantity: g.quantity, ownerId: g.ownerId }, "ground pile despawned");
     }
   }
 

@@ -29,7 +29,11 @@ function walk(dir: string, keep: (name: string) => boolean, out: string[] = []):
 
 /** The Markdown files whose links are checked: the README, docs/ and the benchmark results. */
 function markdownFiles(): string[] {
-  return [path.join(ROOT, "README.md"), ...walk(path.join(ROOT, "docs"), (n) => n.endsWith(".md")), ...walk(path.join(ROOT, "loadtest"), (n) => n.endsWith(".md"))];
+  return [
+    path.join(ROOT, "README.md"),
+    ...walk(path.join(ROOT, "docs"), (n) => n.endsWith(".md")),
+    ...walk(path.join(ROOT, "loadtest"), (n) => n.endsWith(".md")),
+  ];
 }
 
 /** Lines outside fenced code blocks (``` or ~~~), each with its 1-based number. */

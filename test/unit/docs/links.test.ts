@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const README_MAX_LINES = 300;
 
-/** Folders whose code may point at a documented section, and the files in them that count as code. */
+/** Folders whose code may point at a documented section (besides the top-level config files), and the files that count as code. */
 const CODE_ROOTS = ["src", "rooms", "entities", "schema", "scripts", "loadtest", "test", "client", "examples", ".ci"];
 const CODE_FILE = /\.(ts|mts|cts|mjs|cjs|js)$|^run$/;
 const SKIP_DIRS = new Set(["node_modules", "dist", "dist-test", "test-results", "results", ".cache"]);
@@ -166,7 +166,10 @@ describe("docs: links and section references", () => {
 
   it("every section a code comment names exists (README, docs/<page>.md: by heading or #anchor)", () => {
     const self = fileURLToPath(import.meta.url);
-    const files = CODE_ROOTS.flatMap((d) => walk(path.join(ROOT, d), (n) => CODE_FILE.test(n))).filter((f) => f !== self);
+    const topLevel = readdirSync(ROOT)
+      .filter((n) => CODE_FILE.test(n) && statSync(path.join(ROOT, n)).isFile())
+      .map((n) => path.join(ROOT, n));
+    const files = [...topLevel, ...CODE_ROOTS.flatMap((d) => walk(path.join(ROOT, d), (n) => CODE_FILE.test(n)))].filter((f) => f !== self);
     assert.ok(files.length > 100, "found the code");
     let references = 0;
     const broken: string[] = [];

@@ -130,12 +130,17 @@ function brokenLinks(file: string, text = readFileSync(file, "utf8")): string[] 
  */
 const REFERENCE = /\b((?:docs\/[a-z0-9-]+|loadtest\/(?:[a-z]+\/)?RESULTS|README)(?:\.md)?)(?:#([A-Za-z0-9_-]+)| "([^"\n]+)")/g;
 
+/** Within docs/, a page names a sibling without the folder: `persistence.md "Leaving"`. */
+const SIBLING_REFERENCE = /(?<![\w/.-])([a-z0-9-]+\.md)(?:#([A-Za-z0-9_-]+)| "([^"\n]+)")/g;
+
 /** The broken section references of one text (a code file, or a Markdown page), as `file:line: reference (why)`. */
 function brokenReferences(file: string, text: string): string[] {
   const broken: string[] = [];
+  const inDocs = path.dirname(file) === path.join(ROOT, "docs");
   text.split("\n").forEach((line, i) => {
-    for (const m of line.matchAll(REFERENCE)) {
-      const name = m[1]!.endsWith(".md") ? m[1]! : `${m[1]!}.md`;
+    const found = [...line.matchAll(REFERENCE)].map((m) => ({ m, name: m[1]!.endsWith(".md") ? m[1]! : `${m[1]!}.md` }));
+    if (inDocs) for (const m of line.matchAll(SIBLING_REFERENCE)) found.push({ m, name: `docs/${m[1]!}` });
+    for (const { m, name } of found) {
       const doc = path.join(ROOT, name);
       const where = `${rel(file)}:${i + 1}: ${m[0]}`;
       if (!existsSync(doc)) {

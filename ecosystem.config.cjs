@@ -1,7 +1,7 @@
 /**
  * PM2 (https://pm2.keymetrics.io, the process manager the Colyseus docs use): N processes of the
  * compiled server on one machine, one port and one public address each, one Redis and one
- * database for all (README "Scaling: several processes and machines"). PM2 is an optional tool,
+ * database for all (docs/operations.md "Scaling: several processes and machines"). PM2 is an optional tool,
  * not a dependency of the server: install it yourself (`npm install -g pm2@7.0.4`), build
  * (`npm run build`), then
  *
@@ -9,7 +9,7 @@
  *     REALM_PROCESSES=2 pm2 start ecosystem.config.cjs
  *
  * Settings of this file (every other variable of the environment, e.g. NODE_ENV, DB_POOL_MAX,
- * TRUST_PROXY, is passed to every process unchanged; README "Settings"):
+ * TRUST_PROXY, is passed to every process unchanged; docs/operations.md "Settings"):
  *   REALM_PROCESSES     how many processes (default 2; about one per core)
  *   REALM_BASE_PORT     the first process's PORT; the next ones take the following ports (default 5555)
  *   REALM_PUBLIC_WS     the public WebSocket URL pattern, `{port}` replaced by each process's port
@@ -49,9 +49,9 @@ module.exports = {
       // One process per entry, never PM2's cluster mode: each Colyseus process has its own port.
       exec_mode: "fork",
       instances: 1,
-      // The server stops gracefully within 10 s of SIGINT/SIGTERM (README "Shutdown").
+      // The server stops gracefully within 10 s of SIGINT/SIGTERM (docs/persistence.md "Shutdown").
       kill_timeout: 12_000,
-      // A process that dies is started again; its players reconnect (README "When a process dies").
+      // A process that dies is started again; its players reconnect (docs/operations.md "When a process dies").
       autorestart: true,
       restart_delay: 1_000,
       env: {

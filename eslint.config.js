@@ -1,6 +1,6 @@
 // ESLint (flat config). typescript-eslint's type-checked recommended rules over the server code,
 // a looser set over tests and tools, and Prettier owning the layout (eslint-config-prettier turns
-// every layout rule off). The choices are explained in README "Code quality".
+// every layout rule off). The choices are explained in docs/contributing.md "Code quality".
 import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import globals from "globals";

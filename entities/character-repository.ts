@@ -62,7 +62,7 @@ export class AccountFullError extends Error {
 /** What `recoverOpenDeath` did: stacks restored, and what the bank could not hold (it stays owed). */
 export interface DeathRecovery {
   restored: number;
-  /** Items past the bank's stack cap, for the caller to put on the ground at `at` (README "Death"). */
+  /** Items past the bank's stack cap, for the caller to put on the ground at `at` (docs/persistence.md "Deaths"). */
   overflow: { itemId: string; quantity: number }[];
   at: { x: number; z: number };
 }

@@ -1,11 +1,11 @@
 /**
  * Storage: characters and their item containers (inventory, equipment, bank).
- * Defaults are those of README.md#rules-that-hold-everywhere; every skill has a level and an XP column.
+ * Defaults are those of docs/rest.md#rules-that-hold-everywhere; every skill has a level and an XP column.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { AccountEntity } from "./account.js";
 
-/** An agent goal as stored on the character (README.md#agents). */
+/** An agent goal as stored on the character (docs/rest.md#agents). */
 export interface StoredGoal {
   id: string;
   type: string;

@@ -1,4 +1,4 @@
-/** Storage: which world plays each character now (README "Worlds": one character, one world). */
+/** Storage: which world plays each character now (docs/operations.md "Worlds": one character, one world). */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CharacterEntity } from "./character.js";
 

@@ -32,7 +32,7 @@ export const FriendRequestEntity = defineEntity({
 });
 export type FriendRequest = InferEntity<typeof FriendRequestEntity>;
 
-/** Players an account blocks (ignore list per account; README.md#social-graph-deaths-and-kills-apiplayer). */
+/** Players an account blocks (ignore list per account; docs/rest.md#social-graph-deaths-and-kills-apiplayer). */
 export const IgnoreEntryEntity = defineEntity({
   name: "IgnoreEntry",
   tableName: "ignore_entries",

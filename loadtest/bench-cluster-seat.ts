@@ -1,6 +1,6 @@
 /**
  * `npx tsx loadtest/bench-cluster-seat.ts [joins]`: what a seat costs when the room lives in another
- * process (README "Scaling: several processes and machines"). Two server processes on the local
+ * process (docs/operations.md "Scaling: several processes and machines"). Two server processes on the local
  * Redis (database 9, emptied before and after) and TEST_DATABASE_URL;
  * `joins` (default 200) sequential seat reservations through process A, of A's own world room and
  * of B's, and the median and 95th percentile of each. The seats are reserved, not used (they expire).

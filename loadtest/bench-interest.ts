@@ -1,5 +1,5 @@
 /**
- * Interest-management micro benchmark (README "Benchmarks"): the per-tick cost of keeping every
+ * Interest-management micro benchmark (docs/benchmarks.md "Benchmarks"): the per-tick cost of keeping every
  * client's view in step, in one process without sockets or storage. `--players` bots are placed as
  * `bench:world`'s (`--scenario crowd`: all at the spawn; `spread`: 30 % in 4 hotspots, the rest over
  * the map) and run to a random tile within 8 tiles of their home about once a second;

@@ -1,5 +1,5 @@
 /**
- * Path-finding cost benchmark (README "Benchmarks", "Movement and path-finding cost"): does one
+ * Path-finding cost benchmark (docs/benchmarks.md "Path-finding cost", docs/protocol.md "Movement"): does one
  * client that sends `player:move` to an enclosed free tile 60 times a second slow the world's tick?
  *
  *   npm run bench:pathing -- [--rounds 3] [--duration 20] [--warmup 5] [--tick-ms 100] [--rate 60]

@@ -1,5 +1,5 @@
 /**
- * Two processes against one (README "Benchmarks", "Two processes, one world each"): how many clients
+ * Two processes against one (docs/benchmarks.md#two-processes-one-world-each-npm-run-benchscale): how many clients
  * two server processes on one Redis, one world each, carry at the move → visible p99 one process
  * reaches, as a ratio to one process measured in the same run on the same machine with the same bots.
  *

@@ -1,5 +1,5 @@
 /**
- * World benchmark, side by side with a bare Colyseus room (README "Benchmarks"). For every scenario
+ * World benchmark, side by side with a bare Colyseus room (docs/benchmarks.md "Benchmarks"). For every scenario
  * and size it measures two targets one after the other, each in a fresh process: the bare Colyseus
  * 0.18 baseline (`loadtest/baseline/server.ts`: one room, one shared state) and the game server
  * (compiled `dist/src/main.js` as in production, or the sources with `--runtime tsx`), with the same

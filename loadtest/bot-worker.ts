@@ -37,7 +37,7 @@ export interface JoinCommand {
   decodeAll: boolean;
   /**
    * A bot told to retry (503 `SERVER_BUSY`) joins again after the `retry in N s` it was given plus up
-   * to as much again of random jitter, as README "When the server is busy" asks of clients, until the
+   * to as much again of random jitter, as docs/operations.md "When the server is busy" asks of clients, until the
    * deadline; otherwise that refusal is its outcome.
    */
   retryBusy?: boolean;

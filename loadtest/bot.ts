@@ -30,11 +30,11 @@ export interface BotTarget {
   /** The SDK endpoint (`http://host:port/ws` for the game, `http://host:port` for the baseline). */
   endpoint: string;
   adminCode?: string;
-  /** Game only: the world to join (the join option `{ world }`, README "Worlds"); none: the server's default world. */
+  /** Game only: the world to join (the join option `{ world }`, docs/operations.md "Worlds"); none: the server's default world. */
   world?: number;
 }
 
-/** How a join ended (README "Benchmarks", failures by kind). */
+/** How a join ended (docs/benchmarks.md "Benchmarks", failures by kind). */
 export interface JoinOutcome {
   /** `joined`; `busy` (503 / SERVER_BUSY: told to retry); `refused` (a matchmaking error: another 4xx, or Colyseus's 520–525 but 523); anything else is a failure. */
   kind: "joined" | "busy" | "refused" | "failed";

@@ -95,7 +95,7 @@ export interface LoadServer {
 /**
  * Start the server on a free port of 127.0.0.1 as every load script runs it: development mode, the
  * world's manifests as they are, rate limits off and the per-address socket cap lifted (every bot
- * connects from 127.0.0.1, so per-address limits would measure nothing; README "WebSocket API"),
+ * connects from 127.0.0.1, so per-address limits would measure nothing; docs/protocol.md "WebSocket protocol"),
  * log level warn; nothing from this process's environment but PATH and HOME. Resolves once /health
  * answers; throws (with the last lines of output) if the process exits first or is not ready in time.
  */

@@ -37,7 +37,7 @@ interface JoinOptions {
 /** What the world room works with, given once when the server defines the room type. */
 export interface WorldRoomDeps {
   world: World;
-  /** The world's number (README "Worlds"). */
+  /** The world's number (docs/operations.md "Worlds"). */
   worldNumber: number;
   /** Connections the room takes (WORLD_MAX_PLAYERS). */
   maxPlayers: number;
@@ -116,7 +116,7 @@ export class WorldRoom extends Room implements JsonWorld {
     WorldRoom.permits.delete(options.permit as string);
     this.deps = deps;
     this.world = deps.world;
-    this.encoder = installInterestEncoder(this, ENTITY_SCHEMAS); // each changed entity encoded once a tick (README "In a crowd")
+    this.encoder = installInterestEncoder(this, ENTITY_SCHEMAS); // each changed entity encoded once a tick (docs/interest.md "In a crowd")
     this.mirror = new SchemaMirror(this.state, deps.world, this.encoder.slots);
     this.maxClients = deps.maxPlayers;
     if (deps.seatReservationSeconds) this.seatReservationTimeout = deps.seatReservationSeconds;
@@ -346,7 +346,7 @@ export class WorldRoom extends Room implements JsonWorld {
 
   /**
    * Before the patch, the few SDK clients with a new priority within view (someone who hit them, their
-   * attack target, trade partner, chat friend…; README "In a crowd") are selected, so the priority comes
+   * attack target, trade partner, chat friend…; docs/interest.md "In a crowd") are selected, so the priority comes
    * in with the patch of the tick that made it one, beside the `combat:hit` or trade message naming it.
    */
   private selectNewPriorities() {
@@ -359,7 +359,7 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   /**
-   * After the patch, every client's selection (README "In a crowd"): an SDK client's `StateView`
+   * After the patch, every client's selection (docs/interest.md "In a crowd"): an SDK client's `StateView`
    * changes go out with the next tick's patch; a `/ws` client gets its `world:update` now.
    */
   private refreshViews() {

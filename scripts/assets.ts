@@ -1,5 +1,5 @@
 /**
- * Build step (README "Build-time assets"), run by `npm run build` before the model bounds:
+ * Build step (docs/content.md "Build-time assets"), run by `npm run build` before the model bounds:
  * downloads the models, music and environment assets the manifests refer to from `PUBLIC_CDN_URL`
  * into the world directory, revalidating with ETags (src/content/assets.ts).
  *

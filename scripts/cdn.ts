@@ -1,11 +1,11 @@
 /**
- * Local asset CDN for development (README.md#game-content-and-manifests), default port 8080:
+ * Local asset CDN for development (docs/content.md#game-content-and-manifests), default port 8080:
  *   GET /manifests/<file>.json   from <WORLD>/manifests (ETag, 304, 5-minute cache)
  *   GET /models/<file>.glb       from <WORLD>/models
  *   GET /audio/music/{normal|combat}/<file>.mp3   from <WORLD>/audio/music
  *   GET /world/<file>            from <WORLD>/world (environment assets)
  *   GET /health                  { status: "ok", timestamp }
- * The same paths `npm run assets` downloads into the world directory (README "Build-time assets"),
+ * The same paths `npm run assets` downloads into the world directory (docs/content.md "Build-time assets"),
  * every file with an ETag and 304 answers.
  * Public static content, so any origin may read it (`Access-Control-Allow-Origin: *`).
  *

@@ -1,6 +1,6 @@
 /**
  * Writes `<WORLD>/manifests/model-bounds.json` from every `.glb` under `<WORLD>/models/`
- * (README.md#game-content-and-manifests). Runs before build and dev (`npm run bounds`).
+ * (docs/content.md#game-content-and-manifests). Runs before build and dev (`npm run bounds`).
  *
  *   tsx scripts/model-bounds.ts [--watch]
  *

@@ -3,7 +3,7 @@
  * and macOS but cmd.exe on Windows). Plain JavaScript so it needs nothing but Node.
  *
  *   node scripts/run.mjs <node arguments...>   e.g. `--import tsx src/main.ts`, `dist/src/main.js`
- *       Runs this Node (the npm scripts' Node 22, see README "Install") with the flags of
+ *       Runs this Node (the npm scripts' Node 22, see docs/operations.md "Install on any OS") with the flags of
  *       package.json `config.nodeOptions` first, then the arguments.
  *   node scripts/run.mjs --dev
  *       Development: the model-bounds watcher and the server under `tsx watch`, side by side;

@@ -53,7 +53,7 @@ export const MIN_PRODUCTION_ADMIN_CODE_LENGTH = 16;
 
 /**
  * The admin code of a development server without ADMIN_CODE. Well known, so it is accepted only
- * from a loopback address (README "Authentication"); refused as a setting in production.
+ * from a loopback address (docs/http.md "Authentication"); refused as a setting in production.
  */
 export const DEV_ADMIN_CODE = "dev";
 
@@ -155,13 +155,13 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly skipManifests: boolean;
   readonly tickMs: number;
-  /** `TICK_PHASE`: `auto` ticks each world on its phase of the wall-clock tick grid, `off` on a plain interval (README "Scaling: several processes and machines"). */
+  /** `TICK_PHASE`: `auto` ticks each world on its phase of the wall-clock tick grid, `off` on a plain interval (docs/operations.md "Scaling: several processes and machines"). */
   readonly tickPhase: "auto" | "off";
   /** Concurrent WebSockets (SDK room sockets and `/ws` together) one client address may hold. */
   readonly maxSocketsPerAddress: number;
   /** Matchmaking requests (`POST /ws/matchmake/…`) a minute, per client address (`MATCHMAKE_PER_MINUTE`) and per account (`MATCHMAKE_PER_ACCOUNT_PER_MINUTE`). */
   readonly matchmakeLimits: { readonly perAddress: number; readonly perAccount: number };
-  /** `WORLDS`: the world numbers this process hosts, ascending (README "Worlds"). */
+  /** `WORLDS`: the world numbers this process hosts, ascending (docs/operations.md "Worlds"). */
   readonly worlds: readonly number[];
   /** `WORLD_MAX_PLAYERS`: connections one world room takes; a full world refuses joins (503 WORLD_FULL). */
   readonly worldMaxPlayers: number;
@@ -173,7 +173,7 @@ export interface Config {
   /** Seconds a world seat reserved by matchmaking waits for the client's room socket (Colyseus's default is 15). */
   readonly seatReservationSeconds: number;
   readonly redisUrl?: string;
-  /** `LEASE_TTL_SECONDS`: how long a character lease lasts without renewal (renewed every third of it); a killed process frees its characters within this (README "Worlds"). */
+  /** `LEASE_TTL_SECONDS`: how long a character lease lasts without renewal (renewed every third of it); a killed process frees its characters within this (docs/operations.md "Worlds"). */
   readonly leaseTtlSeconds: number;
   /** Several processes (REDIS_URL): Redis presence and driver, rooms announced at `publicAddress` (`host[:port]/ws`). */
   readonly cluster?: { readonly redisUrl: string; readonly publicAddress: string };
@@ -181,7 +181,7 @@ export interface Config {
   readonly tradeRequestTimeoutMs: number;
   /** An open trade without activity is cancelled after this long (docs/trading.md#rules: 5 minutes). */
   readonly tradeInactivityTimeoutMs: number;
-  /** Ticks a ground pile lives (README.md#settings; at least GROUND_ITEM_PRIVATE_TICKS). */
+  /** Ticks a ground pile lives (docs/operations.md#settings; at least GROUND_ITEM_PRIVATE_TICKS). */
   readonly groundItemLifetimeTicks: number;
   readonly logLevel: string;
   readonly clientDist?: string;
@@ -193,7 +193,7 @@ export interface Config {
   readonly dbPool: { readonly max: number; readonly acquireTimeoutMs: number };
   /** Batched saves running at once (`SAVE_CONCURRENCY`); joins and creations go first (src/storage/limiter.ts). */
   readonly saveConcurrency: number;
-  /** Admission control of joins and character creations (src/net/admission.ts, README "When the server is busy"). */
+  /** Admission control of joins and character creations (src/net/admission.ts, docs/operations.md "When the server is busy"). */
   readonly admission: {
     readonly joins: { readonly concurrency: number; readonly queue: number; readonly waitMs: number };
     /** Seats reserved by matchmaking and not yet entered, at most (`JOIN_PENDING_SEATS`); a reservation lasts SEAT_RESERVATION_SECONDS. */
@@ -282,7 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agentFrameworkApiUrl: v.AGENT_FRAMEWORK_API_URL ?? "http://localhost:4001",
     voice: v.VOICE_API_KEY && v.VOICE_API_SECRET && v.VOICE_URL ? { apiKey: v.VOICE_API_KEY, apiSecret: v.VOICE_API_SECRET, url: v.VOICE_URL } : undefined,
     saveIntervalSeconds: v.SAVE_INTERVAL,
-    // DISABLE_RATE_LIMIT is a development convenience and is ignored in production (README.md#settings).
+    // DISABLE_RATE_LIMIT is a development convenience and is ignored in production (docs/operations.md#settings).
     rateLimitEnabled: isProduction ? true : !v.DISABLE_RATE_LIMIT,
     rateLimitBlockSeconds: v.RATE_LIMIT_BLOCK_SECONDS,
     trustProxy: v.TRUST_PROXY,

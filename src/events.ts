@@ -58,7 +58,7 @@ export function schemaRefusal(event: ClientEventName, error: z.ZodError): { code
 }
 
 /**
- * A stable refusal code on a system `chat:message` (README "Refusal codes"). The world lists its
+ * A stable refusal code on a system `chat:message` (docs/protocol.md "Refusal codes"). The world lists its
  * codes beside their texts; every code is upper snake case.
  */
 export const RefusalCodeSchema = z.string().regex(/^[A-Z][A-Z0-9_]*$/);

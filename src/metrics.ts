@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (README "Metrics"). One registry per server, built here and handed to the
+ * Prometheus metrics (docs/operations.md "Metrics"). One registry per server, built here and handed to the
  * parts that count by construction; each of them adds one line where the thing happens. Values
  * that already live somewhere (players online, rooms, database pool, save queue) are read when
  * Prometheus scrapes, through `watch`, instead of being copied on every change.

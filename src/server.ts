@@ -88,7 +88,7 @@ export interface GameServer {
   /** Base HTTP URL, e.g. http://127.0.0.1:5555 */
   url: string;
   metrics: Metrics;
-  /** Admission control of joins and character creations (README "When the server is busy"). */
+  /** Admission control of joins and character creations (docs/operations.md "When the server is busy"). */
   admission: Admission;
   /** Database work limiter: saves (background) behind joins and creations (interactive). */
   dbWork: DbWorkLimiter;
@@ -170,7 +170,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     trustProxy: config.trustProxy,
     blockedFor: (address) => gate.blockedFor(undefined, address),
     socketCap: new SocketCap(config.maxSocketsPerAddress),
-    // One backpressure rule for both transports (README "Slow consumers").
+    // One backpressure rule for both transports (docs/protocol.md "Limits").
     maxBufferedBytes: opts.adapter?.maxBufferedBytes ?? ADAPTER_MAX_BUFFERED_BYTES,
     logger,
   });
@@ -278,7 +278,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { path: MONITOR_PATH, router: monitorRouter(auth, limits) },
       { path: OLD_MONITOR_PATH, router: express.Router().use(monitorRedirect()) },
       { path: "/mcp", router: mcp.router },
-      // The playground outside production only (README "Playground").
+      // The playground outside production only (docs/operations.md "Playground").
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
@@ -321,8 +321,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   let closing: Promise<void> | undefined;
   /**
-   * Shutdown, each stage bounded so the whole stays inside the process's 10 s exit (README
-   * "Shutdown"): trades cancelled (at most 3 s: a settlement that can't finish is abandoned), then
+   * Shutdown, each stage bounded so the whole stays inside the process's 10 s exit
+   * (docs/persistence.md "Shutdown"): trades cancelled (at most 3 s: a settlement that can't finish is abandoned), then
    * every player saved and its play session closed (at most SHUTDOWN_SAVE_MS, whatever a trade room
    * still does), Colyseus stopped (1 s), storage closed (1 s).
    */

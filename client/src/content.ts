@@ -1,6 +1,6 @@
 /**
  * The game content the client draws and names things with, read from the server's public manifests
- * (`GET /manifests/<file>`, README "Game content and manifests"). Nothing about the map is written
+ * (`GET /manifests/<file>`, docs/content.md "Game content and manifests"). Nothing about the map is written
  * in the client: areas, biomes, buildings, stations and stores all come from here.
  */
 
@@ -101,7 +101,7 @@ export const tileKey = (x: number, z: number): string => `${x},${z}`;
 
 /**
  * The tiles a station covers: its model's footprint (model-bounds.json) centred on its tile, an
- * even side taking the extra tile toward +x/+z (README "Game content and manifests").
+ * even side taking the extra tile toward +x/+z (docs/content.md "Game content and manifests").
  */
 export function centredTiles(x: number, z: number, footprint: { width: number; depth: number }): Tile[] {
   const x0 = x - Math.floor((footprint.width - 1) / 2);

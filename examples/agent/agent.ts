@@ -1,7 +1,7 @@
 /**
  * An example autonomous player: a woodcutter that chops trees and banks the logs.
  *
- * It uses nothing but what the README documents for agents: the REST API (log in, register a
+ * It uses nothing but what docs/rest.md and docs/protocol.md document for agents: the REST API (log in, register a
  * character as an agent, set a goal) and the plain-WebSocket protocol at `/ws` (JSON frames
  * `{ event, data }`: `player:sync` for its own private state, `world:update` deltas for what it
  * sees, commands such as `player:action` and `bank:deposit`). No game code is imported.
@@ -58,7 +58,7 @@ export interface AgentOptions {
 
 // ---------------------------------------------------------------------------- protocol types
 
-/** `player:sync`: the agent's own private state (README, "player:sync"). Only the fields used here. */
+/** `player:sync`: the agent's own private state (docs/protocol.md "Private state"). Only the fields used here. */
 interface PlayerSync {
   id: string;
   name: string;
@@ -180,7 +180,7 @@ const GOAL_ID = "woodcutting:tree";
 /** Node type it chops and the item that yields. */
 const TREE_TYPE = "tree";
 const LOGS = "logs";
-/** Tiles within which a bank booth can be used (README, `bank:deposit`). */
+/** Tiles within which a bank booth can be used (docs/protocol.md "Client events", `bank:deposit`). */
 const BANK_RANGE = 3;
 /** Inventory slots. */
 const INVENTORY_SIZE = 28;
@@ -214,7 +214,7 @@ interface Station {
 export async function runAgent(opts: AgentOptions): Promise<void> {
   const log = opts.log ?? ((line: string) => console.log(`${new Date().toISOString()} ${line}`));
   const creds = await login(opts);
-  // Bank booths come from the content manifests every client may read (README, HTTP API).
+  // Bank booths come from the content manifests every client may read (docs/rest.md "HTTP API").
   const stations = await api<Station[]>(opts.url, "GET", "/manifests/stations.json", undefined, undefined, opts.signal);
   const banks = stations.filter((s) => s.type === "bank");
   log(`logged in as ${creds.name} (agent ${creds.agentId}); ${banks.length} bank booth(s) known`);
@@ -436,7 +436,7 @@ class Woodcutter {
   private deposit() {
     const slot = this.me?.inventory.find((s) => s.itemId === LOGS);
     if (!slot) return;
-    // A quantity above what the slot holds takes that many logs across slots (README, bank:deposit).
+    // A quantity above what the slot holds takes that many logs across slots (docs/protocol.md "Client events", bank:deposit).
     this.order("bank:deposit", { slot: slot.slot, quantity: this.count(LOGS) });
   }
 

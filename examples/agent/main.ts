@@ -1,5 +1,5 @@
 /**
- * Command line of the example agent (README, "Example agent"):
+ * Command line of the example agent (docs/rest.md "Example agent"):
  *
  *   npm run example:agent -- --url http://localhost:5555 [--token <token>] [--name Woody]
  *                            [--bank-at 5] [--goal 10]

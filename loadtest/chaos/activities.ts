@@ -1,5 +1,5 @@
 /**
- * What chaos bots do (docs/chaos.md "Bots"), each as fast as the protocol allows and each bounded
+ * What chaos bots do (docs/chaos.md "What it runs"), each as fast as the protocol allows and each bounded
  * in time: a two-screen trade of one item for one coin, a bank deposit or withdrawal, and a drop
  * picked up at once. Every function resolves with an outcome name for the report; an outcome that
  * ends in `timeout` makes the economy check that the server still answers.

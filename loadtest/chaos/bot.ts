@@ -1,5 +1,5 @@
 /**
- * A chaos bot (docs/chaos.md "Bots"): one character over the plain WebSocket (`/ws`, JSON frames),
+ * A chaos bot (docs/chaos.md "What it runs"): one character over the plain WebSocket (`/ws`, JSON frames),
  * connected to one world of one process at a time. When its process seems gone (an action and then
  * a `/help` heartbeat unanswered) it abandons the connection and joins another world, as a client
  * whose server went away does. An abandoned or closed connection keeps being listened to for a

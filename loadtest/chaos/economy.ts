@@ -1,5 +1,5 @@
 /**
- * The closed economy of the chaos run (docs/chaos.md "Bots"): keeps every bot in some world and
+ * The closed economy of the chaos run (docs/chaos.md "What it runs"): keeps every bot in some world and
  * busy. Each idle bot, at random, trades with a random idle partner of its world, banks, drops an
  * item and picks it up, or switches to another world. A bot whose connection closed, or whose
  * server stopped answering (an action timed out, then a `/help` heartbeat), joins a random world

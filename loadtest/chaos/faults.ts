@@ -1,5 +1,5 @@
 /**
- * The fault injector of the chaos run (docs/chaos.md "Faults"). Every few seconds, at random:
+ * The fault injector of the chaos run (docs/chaos.md "What it runs"). Every few seconds, at random:
  *
  * - `stall`: SIGSTOP a server process for longer than its lease lasts, then SIGCONT;
  * - `kill`: SIGKILL a server process, then start it again on the same port;

@@ -35,7 +35,7 @@ export interface ChaosOptions {
 
 const JWT_SECRET = "chaos-secret-0123456789-abcdefghijklmnop";
 const ADMIN_CODE = "chaos-admin-code";
-/** Log lines of the servers that the report counts (README "Worlds"; issue 28). */
+/** Log lines of the servers that the report counts (docs/operations.md "Worlds"; issue 28). */
 export const WATCHED_LINES = [
   "character lease lost to another process",
   "saving players did not finish in time",

@@ -1,5 +1,5 @@
 /**
- * Tokens for load-test bots (README "Load testing with @colyseus/loadtest"), minted with the
+ * Tokens for load-test bots (docs/benchmarks.md "Load testing with @colyseus/loadtest"), minted with the
  * server's JWT_SECRET instead of asking the server for them: `POST /api/auth/anonymous` counts as
  * an authentication attempt (10 a minute per address), so 100 bots from one machine would be
  * blocked. A valid server token creates its account on first use.

@@ -1,5 +1,5 @@
 /**
- * `@colyseus/loadtest` script for the world room (README "Load testing with @colyseus/loadtest"):
+ * `@colyseus/loadtest` script for the world room (docs/benchmarks.md "Load testing with @colyseus/loadtest"):
  *
  *   npm run loadtest -- --numClients 50 [--delay 100] [--endpoint http://localhost:5555/ws]
  *                       [--tokens tokens.txt | --prefix loadtest] [--moveEvery 1000] [--chat 0.05]

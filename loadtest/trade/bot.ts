@@ -89,7 +89,7 @@ export class Bot {
       const client = new Client(`${this.opts.url}/ws`);
       client.auth.token = this.opts.token;
       this.client = client;
-      // Clients may only join the world room the server created (see the README's matchmaking rules).
+      // Clients may only join the world room the server created (docs/rooms.md "What a client may ask the matchmaker").
       this.attach(await client.join("world", {}));
     }
     this.connected = true;

@@ -1,5 +1,5 @@
 /**
- * The world room's schema encoding (docs/protocol.md#interest-management, README "In a crowd").
+ * The world room's schema encoding (docs/protocol.md#interest-management, docs/interest.md "In a crowd").
  *
  * Colyseus encodes each client's patch by walking every entity that changed in the tick and testing
  * whether the client's `StateView` sees it, then encoding that entity's changed fields again for

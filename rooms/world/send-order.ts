@@ -4,7 +4,7 @@
  * to join would get every patch a whole broadcast (100 ms and more) after the newest. Rotating the
  * client list before each broadcast by the golden section of its length (on average: the fraction
  * carries over) starts each tick at another client and spreads every client's place evenly over the
- * broadcast, tick after tick (README "The order the patches leave in").
+ * broadcast, tick after tick (docs/interest.md "The order the patches leave in").
  */
 
 /** 1 − 1/φ: the cumulative rotations t × STEP never line up (Weyl's equidistribution). */

@@ -1,5 +1,5 @@
 /**
- * The world room's tick timer (`TICK_PHASE`, README "Scaling: several processes and machines").
+ * The world room's tick timer (`TICK_PHASE`, docs/operations.md "Scaling: several processes and machines").
  *
  * - `auto`: each tick lands on the world's slot of the wall-clock tick grid (src/world/tick-grid.ts),
  *   so the worlds of the processes of one machine tick at different moments instead of contending

@@ -125,7 +125,7 @@ export class SchemaMirror {
 export interface SdkVisibility {
   visible?: VisibleSet;
   spare?: VisibleSet;
-  /** When each of its collections is selected again, crowded or calm (README "In a crowd"). */
+  /** When each of its collections is selected again, crowded or calm (docs/interest.md "In a crowd"). */
   cadence?: SelectionCadence;
 }
 

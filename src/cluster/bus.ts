@@ -1,6 +1,6 @@
 /**
  * A small cross-process bus on Colyseus's `Presence` (publish/subscribe): `LocalPresence` in one
- * process, `RedisPresence` across processes and machines (docs/rooms.md "Processes").
+ * process, `RedisPresence` across processes and machines (docs/rooms.md "Processes and worlds").
  *
  * - Broadcasts: `publish(topic, msg)` reaches every `subscribe(topic, schema, handler)` of every
  *   process, this one included (friend online/offline, a block imposed somewhere).

@@ -1,5 +1,5 @@
 /**
- * One character, one world (README "Worlds"). Every join goes through `claim`: per character, one
+ * One character, one world (docs/operations.md "Worlds"). Every join goes through `claim`: per character, one
  * at a time in this process, it
  * 1. takes the character out of every other world of this process (old connection closed with
  *    REPLACED, player saved and removed) and waits for whatever those worlds still have queued for

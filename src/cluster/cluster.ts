@@ -1,6 +1,6 @@
 /**
- * The cluster pieces of one process (README "Scaling: several processes and machines",
- * docs/rooms.md "Processes"). Without REDIS_URL nothing here touches the network: Colyseus keeps
+ * The cluster pieces of one process (docs/operations.md "Scaling: several processes and machines",
+ * docs/rooms.md "Processes and worlds"). Without REDIS_URL nothing here touches the network: Colyseus keeps
  * its local presence and driver, rate limits and blocks stay in memory, and the bus runs on the
  * local presence (a request to this process's own id works; there is no other). With REDIS_URL:
  * one Redis connection (plus the presence's subscriber) carries Colyseus's presence and driver,

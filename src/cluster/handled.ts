@@ -1,6 +1,6 @@
 /**
  * Colyseus's Redis presence and driver without unhandled rejections while Redis is down
- * (docs/cluster.md "What a cluster guarantees", "Loses Redis").
+ * (docs/cluster.md "What a cluster guarantees", the row "Loses Redis").
  *
  * Colyseus calls many of their commands without waiting for them (`stats.persist()` on every room
  * join and leave and once a second, `presence.publish` of IPC and lobby messages, `driver.remove`,

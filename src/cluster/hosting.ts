@@ -1,6 +1,6 @@
 /**
  * Start-up stage of the worlds this process hosts, inside the cluster (docs/architecture.md
- * "Start-up", README "Worlds"): after Colyseus and the bus are set up (the lease owner is this
+ * "Start-up", docs/operations.md "Worlds"): after Colyseus and the bus are set up (the lease owner is this
  * process's Colyseus `processId`, the address of its bus requests), it
  * 1. opens the character leases (`LEASE_TTL_SECONDS`) and clears what a killed previous run left:
  *    the expired leases and those of the previous process of its world directory (never another

@@ -1,5 +1,5 @@
 /**
- * Character leases in storage (table `character_leases`, README "Worlds"): a character plays in at
+ * Character leases in storage (table `character_leases`, docs/operations.md "Worlds"): a character plays in at
  * most one world at a time, across every process sharing the database. The world that plays it
  * holds its lease — this process (`owner`) and the world number — until `expires_at`, renews it
  * while the character is there and deletes it when the character has left and been saved. A lease

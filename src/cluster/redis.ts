@@ -1,5 +1,5 @@
 /**
- * The Redis connection of a process in a cluster (README "Scaling: several processes and machines"):
+ * The Redis connection of a process in a cluster (docs/operations.md "Scaling: several processes and machines"):
  * one ioredis client for commands (the rate-limit store, the shared block list, Colyseus's driver
  * and presence), with settings that keep the game playable while Redis is gone — a command never
  * waits in an offline queue longer than one reconnection attempt, and none waits on a half-open

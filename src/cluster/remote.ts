@@ -1,5 +1,5 @@
 /**
- * Worlds in other processes, over the cluster bus (README "Worlds", docs/rooms.md "Processes").
+ * Worlds in other processes, over the cluster bus (docs/operations.md "Worlds", docs/rooms.md "Processes and worlds").
  *
  * - The holder side (`serveWorlds`): the process holding a character's lease answers requests about
  *   it from its own worlds — `character.release` (let it go for a join elsewhere), the `world.*`

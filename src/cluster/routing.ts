@@ -1,5 +1,5 @@
 /**
- * Which world a matchmaking `join("world", { world })` goes to (README "Worlds"), decided from the
+ * Which world a matchmaking `join("world", { world })` goes to (docs/operations.md "Worlds"), decided from the
  * room listings (`matchMaker.query`), so it sees every process's worlds once the listings are
  * shared. Without `world`: world 1 when listed, else the lowest. The join options are rewritten
  * with the number, which the room type filters by (`filterBy(["world"])`).

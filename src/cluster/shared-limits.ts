@@ -1,6 +1,6 @@
 /**
- * Rate limits and blocks shared by the processes of a cluster (README "Scaling: several processes
- * and machines"), so a client cannot multiply its budget by connecting to several processes:
+ * Rate limits and blocks shared by the processes of a cluster (
+ * docs/operations.md "Scaling: several processes and machines"), so a client cannot multiply its budget by connecting to several processes:
  *
  * - `SharedRateLimitStore`: the express-rate-limit counters in Redis (`rate-limit-redis`). While
  *   Redis is unreachable every counter falls back to this process's memory (limits stay in force,

@@ -1,5 +1,5 @@
 /**
- * The worlds this process hosts (`WORLDS`, README "Worlds"). Each has its own simulation (`World`:
+ * The worlds this process hosts (`WORLDS`, docs/operations.md "Worlds"). Each has its own simulation (`World`:
  * players, NPCs, resources, ground items), trade service, event router, character resolver and
  * `world` room; all share the character database, the character leases (one character, one world:
  * `CharacterClaims`) and the rest of the server. `GameServer.world` is the default world's.

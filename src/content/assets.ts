@@ -1,5 +1,5 @@
 /**
- * Build-time assets (README "Build-time assets"): the files the content refers to, downloaded from
+ * Build-time assets (docs/content.md "Build-time assets"): the files the content refers to, downloaded from
  * the asset CDN into the world directory by `npm run build` (`scripts/assets.ts`).
  *
  * - Which files: every model id a manifest names (`modelId` fields of stations, buildings,

@@ -1,5 +1,5 @@
 /**
- * Model bounds manifest (README.md#game-content-and-manifests): scans every `.glb` under the models
+ * Model bounds manifest (docs/content.md#game-content-and-manifests): scans every `.glb` under the models
  * directory, takes the minimum and maximum of the POSITION accessors, and derives each model's
  * footprint in tiles for pathing.
  *

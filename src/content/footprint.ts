@@ -9,7 +9,7 @@
  * model share its `modelScale` (`stationModelScales`).
  */
 
-/** Tile edge in metres (README.md#game-content-and-manifests: `tileSize` 1.0). */
+/** Tile edge in metres (docs/content.md#game-content-and-manifests: `tileSize` 1.0). */
 export const TILE_SIZE = 1.0;
 
 /** Footprint in tiles of a model of the given dimensions (metres) at a scale: each side rounded to

@@ -1,5 +1,5 @@
 /**
- * HTTP surface of the content: the `/manifests/` file route (README.md#http-api) and the public data
+ * HTTP surface of the content: the `/manifests/` file route (docs/rest.md#http-api) and the public data
  * endpoints built from loaded content. Routers only; the app factory mounts them.
  */
 import { createHash } from "node:crypto";
@@ -12,7 +12,7 @@ import type { RouteModule } from "../http/app.js";
 import type { GameContent } from "./load.js";
 import { UNLOCK_TYPES } from "./schemas.js";
 
-/** README.md#http-api: manifests may be cached 300 seconds. */
+/** docs/rest.md#http-api: manifests may be cached 300 seconds. */
 export const MANIFEST_CACHE_CONTROL = "public, max-age=300, must-revalidate";
 
 export interface StaticRouterOptions {

@@ -1,16 +1,16 @@
 /**
  * The manifest files: which exist, which are required, where each is read from (a staged download
- * over the cached copies), and which required ones are missing (README.md#game-content-and-manifests).
+ * over the cached copies), and which required ones are missing (docs/content.md#game-content-and-manifests).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileExists } from "./files.js";
 import { ItemsIndexSchema } from "./schemas.js";
 
-/** The five files that can stand in for `items.json` (README.md#game-content-and-manifests). */
+/** The five files that can stand in for `items.json` (docs/content.md#game-content-and-manifests). */
 export const ITEM_FILES = ["items/food.json", "items/weapons.json", "items/tools.json", "items/resources.json", "items/misc.json"] as const;
 
-/** Required manifests besides the items (README.md#game-content-and-manifests). */
+/** Required manifests besides the items (docs/content.md#game-content-and-manifests). */
 export const REQUIRED_MANIFESTS = ["npcs.json", "world-areas.json", "biomes.json", "stores.json"] as const;
 
 /** Every manifest the game knows, relative to the manifests directory. The sync fetches all. */
@@ -56,7 +56,7 @@ export function itemIndexFiles(json: unknown): string[] | undefined {
 }
 
 /**
- * Required manifests absent from `dir` (README.md#game-content-and-manifests), seen through `overlayDir` when given.
+ * Required manifests absent from `dir` (docs/content.md#game-content-and-manifests), seen through `overlayDir` when given.
  * Items count as present when `items.json` is a list, when it is an index and every file it names
  * exists (each missing one is reported as `items/food.json (listed in items.json)`), or, without
  * `items.json`, when all five `items/*.json` files exist (otherwise `items.json (or items/*.json)`).

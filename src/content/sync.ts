@@ -1,5 +1,5 @@
 /**
- * Manifest pipeline (README.md#game-content-and-manifests): fetch the manifests from
+ * Manifest pipeline (docs/content.md#game-content-and-manifests): fetch the manifests from
  * `{cdnUrl}/manifests/` into the local manifests directory, revalidating with ETags.
  *
  * - production or CI: every file in `MANIFEST_FILES` (and every file the `items.json` index names)
@@ -8,7 +8,7 @@
  * - development and test: nothing is fetched when the required manifests are all present locally;
  *   otherwise they are fetched from `cdnUrl`, and only when that CDN is down (no answer, or only
  *   5xx answers) or not configured, and required manifests are still missing, the production CDN
- *   (`fallbackCdnUrl`) is tried for what failed (README.md#game-content-and-manifests). A local CDN that answers 404 is up:
+ *   (`fallbackCdnUrl`) is tried for what failed (docs/content.md#game-content-and-manifests). A local CDN that answers 404 is up:
  *   its missing files stop start-up rather than silently pulling production content.
  * - `skip` (SKIP_MANIFESTS): no fetch and no required-file check; refused in production.
  *
@@ -237,7 +237,7 @@ async function fetchWithIndex(baseUrl: string, files: readonly string[], s: Sync
 }
 
 /**
- * Brings the local manifests directory up to date according to README.md#game-content-and-manifests and returns what happened.
+ * Brings the local manifests directory up to date according to docs/content.md#game-content-and-manifests and returns what happened.
  * Throws `ManifestSyncError` when required manifests are missing afterwards, or when `skip` is set
  * in production.
  */
@@ -290,7 +290,7 @@ export async function syncManifests(opts: SyncOptions): Promise<SyncReport> {
       if (always) log?.warn({}, "PUBLIC_CDN_URL not set; using cached manifests");
     }
 
-    // README.md#game-content-and-manifests: development only, only when the local CDN is down (or none is configured),
+    // docs/content.md#game-content-and-manifests: development only, only when the local CDN is down (or none is configured),
     // and only while required manifests are missing.
     if (!always && !cdnUp && opts.fallbackCdnUrl && opts.fallbackCdnUrl !== opts.cdnUrl && (await missingRequired(opts.dir, staging)).length > 0) {
       log?.warn({ fallbackCdnUrl: opts.fallbackCdnUrl }, "local CDN down and required manifests missing; bootstrapping from the production CDN");

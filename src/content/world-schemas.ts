@@ -82,7 +82,7 @@ export const WorldAreasSchema = z.strictObject({
   /** Every position must lie inside these bounds (at most `MAX_WORLD_SIDE` tiles a side). */
   worldBounds: WorldBoundsSchema,
   tileSize: z.literal(1),
-  /** Where new characters appear (default position 0, 0; README.md#rules-that-hold-everywhere). */
+  /** Where new characters appear (default position 0, 0; docs/rest.md#rules-that-hold-everywhere). */
   spawn: TileSchema,
   areas: z.array(AreaSchema).min(1),
 });

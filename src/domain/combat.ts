@@ -15,8 +15,8 @@ export const HEALTH_PER_LEVEL = 10;
 export const DEFAULT_ATTACK_SPEED = 4;
 /**
  * Seconds after its last combat action (a hit it dealt or took) during which a player cannot leave
- * the world: its connection may go, the player stays, can be attacked and can die (README "Combat
- * logout").
+ * the world: its connection may go, the player stays, can be attacked and can die (
+ * docs/protocol.md "Leaving in combat").
  */
 export const COMBAT_LOGOUT_SECONDS = 10;
 /** Invisible level bonus of the chosen stance (OSRS accurate/aggressive/defensive). */

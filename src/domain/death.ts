@@ -1,6 +1,6 @@
 /**
  * What a dying player keeps and drops: the ITEMS_KEPT_ON_DEATH most valuable units stay (in a fresh
- * inventory), everything else drops, in piles no larger than MAX_STACK (README "Death").
+ * inventory), everything else drops, in piles no larger than MAX_STACK (docs/persistence.md "Deaths").
  */
 import { addItem, emptyInventory, type Inventory, type ItemLookup } from "./inventory.js";
 import { MAX_STACK } from "./types.js";

@@ -1,5 +1,5 @@
 /**
- * How game events count toward an agent's goal (README.md#agents). Pure: the world reports
+ * How game events count toward an agent's goal (docs/rest.md#agents). Pure: the world reports
  * what happened, this says what the goal becomes.
  *
  * A goal counts events of its own type; with a `target`, only events about that target (the ids

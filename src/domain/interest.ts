@@ -1,5 +1,5 @@
 /**
- * Interest management's selection rule (README "In a crowd"): of the things within a client's view,
+ * Interest management's selection rule (docs/interest.md "In a crowd"): of the things within a client's view,
  * which ones it tracks. Priority ids first, then nearest first up to the bound, where what the
  * client already tracks counts a little nearer and wins ties, and only a few newcomers get in per
  * tick (no churn in a crowd).

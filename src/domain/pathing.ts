@@ -1,6 +1,6 @@
 /**
  * What path-finding may cost. Three rules keep a client from holding the event loop with moves
- * (README "Movement and path-finding cost"):
+ * (docs/protocol.md "Movement"):
  *
  * - `Regions`: the connected regions of the static walkable grid, computed once from the map, so a
  *   target no path can reach (a free tile inside a walled area) is refused in O(1), before any search.

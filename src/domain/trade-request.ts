@@ -1,4 +1,4 @@
-/** The guards of a trade request (docs/trading.md#requests), before any trade exists. */
+/** The guards of a trade request (docs/trading.md#rules), before any trade exists. */
 import { err, ok, type Result } from "./errors.js";
 import { chebyshev } from "./movement.js";
 import { TRADE_ERROR, type TradeErrorCode } from "./trade-errors.js";

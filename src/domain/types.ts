@@ -20,7 +20,7 @@ export const SKILLS = [
 ] as const;
 export type SkillName = (typeof SKILLS)[number];
 
-/** Skills that start above level 1 (constitution starts at 10, README.md#rules-that-hold-everywhere). */
+/** Skills that start above level 1 (constitution starts at 10, docs/rest.md#rules-that-hold-everywhere). */
 export const STARTING_LEVELS: Readonly<Partial<Record<SkillName, number>>> = Object.freeze({
   constitution: 10,
 });

@@ -1,5 +1,5 @@
 /**
- * HTTP access log (README "Access log"): one line per request with `pino-http`, carrying a request
+ * HTTP access log (docs/http.md "Access log"): one line per request with `pino-http`, carrying a request
  * id that is echoed in the `X-Request-Id` response header. A client-supplied `X-Request-Id` (a
  * proxy's) is kept when it is short and plain; anything else gets a fresh UUID.
  *
@@ -34,7 +34,7 @@ const SECRET_PARAM = /token|secret|password|passwd|code|key|auth/i;
 const CLIENT_MATCHMAKE_STATUSES = new Set([520, 521, 522, 524, 525]);
 
 /**
- * A 503 with `Retry-After` is a busy refusal (README "When the server is busy"): load shedding the
+ * A 503 with `Retry-After` is a busy refusal (docs/operations.md "When the server is busy"): load shedding the
  * client is told to retry, not a fault; its cause, if any, is logged once per burst elsewhere.
  */
 const isBusyRefusal = (res: ServerResponse) => res.statusCode === 503 && res.getHeader("retry-after") !== undefined;

@@ -48,7 +48,7 @@ export class ApiError extends Error {
 export const notFound = (what = "resource") => new ApiError("NOT_FOUND", `${what} not found`);
 export const forbidden = (msg = "you may not act on this resource") => new ApiError("FORBIDDEN", msg);
 export const unauthorized = (msg = "missing or invalid authentication token") => new ApiError("UNAUTHORIZED", msg);
-/** 503 `SERVER_BUSY` with `Retry-After` (README "When the server is busy"). */
+/** 503 `SERVER_BUSY` with `Retry-After` (docs/operations.md "When the server is busy"). */
 export const serverBusy = (e: ServerBusyError) => new ApiError("SERVER_BUSY", e.message, undefined, { "Retry-After": String(e.retryAfterSeconds) });
 
 /** The JSON error body; `code` is an `ErrorCode` or another documented code (matchmaking's refusals). */

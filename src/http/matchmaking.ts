@@ -1,6 +1,6 @@
 /**
  * Colyseus matchmaking (`POST /ws/matchmake/<method>/<room>`) under the API's body rules and the
- * server's room policy (README "What a client may do through the matchmaker"). Colyseus reads the
+ * server's room policy (docs/rooms.md "What a client may ask the matchmaker"). Colyseus reads the
  * body itself (up to 1 MB) and answers failures in its own shape; here the body is read first with
  * the API's limit, so an oversized body is 413 `PAYLOAD_TOO_LARGE` and malformed JSON is 400
  * `INVALID_JSON` with the API's error body (docs/http.md#error-body). Then the verb is checked: only the server creates rooms,

@@ -1,6 +1,6 @@
 /**
- * The Colyseus playground (`@colyseus/playground`) outside production, at `/playground` (README
- * "Playground"). It is loaded only when mounted, so production never imports it (nor
+ * The Colyseus playground (`@colyseus/playground`) outside production, at `/playground`
+ * (docs/operations.md "Playground"). It is loaded only when mounted, so production never imports it (nor
  * `@colyseus/auth`, which it imports).
  *
  * The page talks to the server named by its `endpoint` query parameter: its SDK client uses it for

@@ -71,7 +71,7 @@ export function mcpEndpoint(deps: McpDeps): McpEndpoint {
 
   const fail = (res: Response, status: number, code: string, message: string) => res.status(status).json(errorBody(code, message));
 
-  /** The token's principal; a bad token counts as an authentication attempt (README "Authentication"). */
+  /** The token's principal; a bad token counts as an authentication attempt (docs/http.md "Authentication"). */
   const authenticate = async (req: Request): Promise<Principal | undefined> => {
     const token = bearerToken(req.headers.authorization);
     if (!token) return undefined;

@@ -26,7 +26,7 @@ export type OutcomeKind = (typeof OUTCOMES)[number];
 /** How an action ended, and what else the tool says about it. */
 export interface Outcome {
   outcome: OutcomeKind;
-  /** The stable refusal code (README "Refusal codes", docs/trading.md#error-codes, or GOALS_PAUSED, DISCONNECTED). */
+  /** The stable refusal code (docs/protocol.md "Refusal codes", docs/trading.md#error-codes, or GOALS_PAUSED, DISCONNECTED). */
   code?: string;
   /** What interrupted it. */
   by?: string;

@@ -10,11 +10,11 @@ import type { JsonClientLink, JsonSocket } from "../net/adapter.js";
 
 /** Events kept for `since` queries and observations (the oldest go first). */
 export const SESSION_LOG_SIZE = 300;
-/** How long (ms) a player that hit this one counts as an attacker (README "In a crowd": RECENT_ATTACKER_SECONDS). */
+/** How long (ms) a player that hit this one counts as an attacker (docs/interest.md "In a crowd": RECENT_ATTACKER_SECONDS). */
 export const ATTACKER_MS = 10_000;
 
 export type ViewKind = "players" | "npcs" | "resources" | "groundItems";
-/** An entity in view: its public fields (README "player:sync and world:update, field by field"). */
+/** An entity in view: its public fields (docs/protocol.md "Private state"). */
 export type Seen = Record<string, unknown> & { id: string; x: number; z: number };
 
 /** A received event with its place in the session's log. */
@@ -227,7 +227,7 @@ export function str(v: unknown): string {
   return typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : "";
 }
 
-/** A system line that refuses an event (it carries a stable code: README "Refusal codes"). */
+/** A system line that refuses an event (it carries a stable code: docs/protocol.md "Refusal codes"). */
 export function refusalOf(e: Logged): { code: string; message: string } | undefined {
   if (e.event === "chat:message") {
     const m = e.data as unknown as ChatMessage;

@@ -172,7 +172,7 @@ export function createAdapter(deps: AdapterDeps, opts: AdapterOptions = {}): Ada
       }
     });
     ws.on("error", (e) => logger.debug({ err: e }, "adapter socket error"));
-    // The token check is stage 1 of the join (a new arrival), the attach stage 2 (README "When the server is busy").
+    // The token check is stage 1 of the join (a new arrival), the attach stage 2 (docs/operations.md "When the server is busy").
     try {
       if (gate.blockedFor(undefined, address) > 0) throw refused(429, CLOSE_CODES.FLOOD, "temporarily blocked");
       const principal = await admit(() => gate.authenticate(token, address), false);

@@ -1,5 +1,5 @@
 /**
- * Admission control (README "When the server is busy"): world joins and character creations run
+ * Admission control (docs/operations.md "When the server is busy"): world joins and character creations run
  * through bounded gates — at most `concurrency` at once, at most `queue` waiting, none waiting longer
  * than `waitMs` — and a request the gate cannot take is refused at once with a reason the client can
  * act on: HTTP 503 `SERVER_BUSY` with `Retry-After`, a matchmaking error with code 503 for the SDK,

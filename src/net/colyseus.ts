@@ -70,8 +70,8 @@ export interface ColyseusOptions {
 /**
  * Backpressure on SDK sockets, which `@colyseus/ws-transport` does not have (its client's `raw()`
  * hands every message to `ws.send` whatever is queued): a send while more than `maxBuffered` bytes
- * wait on the socket terminates it instead (the same rule as the `/ws` adapter, README "Slow
- * consumers"). No close frame can pass a full buffer, so the client sees 1006; the room sees the
+ * wait on the socket terminates it instead (the same rule as the `/ws` adapter,
+ * docs/protocol.md "Limits"). No close frame can pass a full buffer, so the client sees 1006; the room sees the
  * leave like any dropped connection.
  */
 export function limitBuffered(ws: WebSocket, maxBuffered: number, logger?: Logger): void {

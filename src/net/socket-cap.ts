@@ -1,5 +1,5 @@
 /**
- * The per-address cap on concurrent WebSockets (README "WebSocket API", MAX_SOCKETS_PER_ADDRESS).
+ * The per-address cap on concurrent WebSockets (docs/protocol.md "WebSocket protocol", MAX_SOCKETS_PER_ADDRESS).
  * One count per client address covers both transports: SDK room sockets (`/ws/<process>/<room>`)
  * and the plain adapter (`/ws`). A socket counts from its accepted upgrade until its TCP connection
  * closes. Addresses are keyed like every other limit (`addressKey`: an IPv4-mapped IPv6 address is

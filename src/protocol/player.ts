@@ -20,7 +20,7 @@ export const SkillsSchema = z.object(
     [S in (typeof SKILLS)[number]]: z.ZodObject<{ level: z.ZodInt; xp: z.ZodInt }>;
   },
 );
-/** An agent's goal (README "Agents"). */
+/** An agent's goal (docs/rest.md "Agents"). */
 export const GoalSchema = z.object({
   id: z.string(),
   type: z.string(),

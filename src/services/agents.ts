@@ -1,5 +1,5 @@
 /**
- * AI agents (README.md#agents): registering a character as an agent and issuing its
+ * AI agents (docs/rest.md#agents): registering a character as an agent and issuing its
  * credentials, listing and revoking them, and the goal/pause controls with quick-action data.
  *
  * Credentials: a server token bound to the character (`characterId` claim) whose `jti` is the
@@ -68,7 +68,7 @@ export interface AgentSummary {
   revokedAt: string | null;
 }
 
-/** The answer of stop and resume (README.md#agents). */
+/** The answer of stop and resume (docs/rest.md#agents). */
 export interface GoalControlResult {
   success: true;
   goal: StoredGoal | null;

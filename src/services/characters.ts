@@ -20,7 +20,7 @@ import type { WorldPort } from "../world/port.js";
 import { storedPart, type StoredPlayerSync } from "../protocol/player.js";
 import { invalid, missing, conflict, ServiceError, SERVICE_ERROR } from "./errors.js";
 
-/** README.md#rules-that-hold-everywhere: 3 to 12 letters, digits, spaces, `_` or `-`. */
+/** docs/rest.md#rules-that-hold-everywhere: 3 to 12 letters, digits, spaces, `_` or `-`. */
 export const CHARACTER_NAME_PATTERN = /^[A-Za-z0-9 _-]{3,12}$/;
 /** Characters one account may own. */
 export const MAX_CHARACTERS_PER_ACCOUNT = 10;

@@ -1,5 +1,5 @@
 /**
- * Agent goals (README.md#agents): the catalogue of goals a character can take up given its
+ * Agent goals (docs/rest.md#agents): the catalogue of goals a character can take up given its
  * skill levels and the game content, building a stored goal, and the pause rule. Pure: no I/O,
  * the clock and ids are passed in.
  */
@@ -153,7 +153,7 @@ export function buildGoal(request: GoalRequest, available: readonly AvailableGoa
 }
 
 /**
- * The pause rule (README.md#agents) for setting a goal: the agent's own goals are refused
+ * The pause rule (docs/rest.md#agents) for setting a goal: the agent's own goals are refused
  * while paused; the owner's are accepted and clear the pause.
  * @returns the pause flag after the goal is set.
  * @throws ServiceError GOALS_PAUSED.

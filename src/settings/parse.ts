@@ -23,7 +23,7 @@ export const int = (def: number, min: number, max: number) =>
     )
     .pipe(z.number().int().min(min).max(max));
 
-/** `WORLDS`: the worlds this process hosts, comma-separated positive integers, each once (README "Worlds"); ascending. */
+/** `WORLDS`: the worlds this process hosts, comma-separated positive integers, each once (docs/operations.md "Worlds"); ascending. */
 export const worldList = optionalString
   .transform((v) => v ?? "1")
   .pipe(z.string().regex(/^[1-9]\d{0,5}( *, *[1-9]\d{0,5})*$/, "must be a comma-separated list of world numbers from 1, e.g. 1,2"))
@@ -68,7 +68,7 @@ export function manifestsDirOf(worldDir: string): string {
   return `${worldDir.replace(/\/+$/, "")}/manifests`;
 }
 
-/** Colyseus's `publicAddress`: PUBLIC_WS_URL without scheme (`ws://10.0.0.5:5555/ws` → `10.0.0.5:5555/ws`); docs/rooms.md "Processes". */
+/** Colyseus's `publicAddress`: PUBLIC_WS_URL without scheme (`ws://10.0.0.5:5555/ws` → `10.0.0.5:5555/ws`); docs/rooms.md "Processes and worlds". */
 export function publicAddressOf(publicWsUrl: string): string {
   return publicWsUrl.replace(/^wss?:\/\//, "").replace(/\/+$/, "");
 }

@@ -1,7 +1,7 @@
 /**
  * Bounded concurrency for database work, with priorities, so background writes (the batched
  * progress saves) never take every pool connection while players are joining or creating
- * characters (README "When the server is busy").
+ * characters (docs/operations.md "When the server is busy").
  *
  * - `interactive` work (joins, character creations) may hold up to `max - 1` slots and is served
  *   first;

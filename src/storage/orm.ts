@@ -53,8 +53,8 @@ export interface StorageOptions {
 /**
  * PostgreSQL pool defaults (the settings `DB_POOL_MAX` and `DB_POOL_ACQUIRE_TIMEOUT_MS`). The pool
  * must be larger than the database work the server runs at once: joins, creations and saves are
- * bounded below it (JOIN_CONCURRENCY + CREATE_CONCURRENCY + SAVE_CONCURRENCY, README "When the
- * server is busy"), so a burst waits in the admission queues, not for a pool connection.
+ * bounded below it (JOIN_CONCURRENCY + CREATE_CONCURRENCY + SAVE_CONCURRENCY,
+ * docs/operations.md "When the server is busy"), so a burst waits in the admission queues, not for a pool connection.
  */
 export const POOL_DEFAULTS = { max: 20, acquireTimeoutMs: 5_000, idleTimeoutMs: 30_000 } as const;
 

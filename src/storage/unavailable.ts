@@ -2,7 +2,7 @@
  * Storage that cannot serve a request right now — the pool has no free connection within its
  * acquire timeout, the server refuses or drops connections, or a statement or lock wait timed out —
  * as opposed to a bug or a broken rule. Callers turn it into a refusal the client may retry
- * (HTTP 503 `SERVER_BUSY`, README "When the server is busy") and log it once per burst
+ * (HTTP 503 `SERVER_BUSY`, docs/operations.md "When the server is busy") and log it once per burst
  * (`storageFailureLog`), not once per request.
  */
 import type { Logger } from "../logger.js";

@@ -41,7 +41,7 @@ export const TRADE_RELOAD_CLOSE_CODE = 4012;
  * How long shutdown waits for the trades (`cancelAll`): each trade gets `perTradeMs` to end after
  * it is cancelled, then its settlement, if one still runs, is abandoned and it gets `abandonMs`
  * more; all trades together never more than `overallMs`. After that shutdown goes on without them
- * (saving every player), whatever a trade room does. README "Shutdown".
+ * (saving every player), whatever a trade room does. docs/persistence.md "Shutdown".
  */
 export const SHUTDOWN_TRADE_DEADLINES = { perTradeMs: 1_500, abandonMs: 1_000, overallMs: 3_000 } as const;
 
@@ -67,7 +67,7 @@ export interface TradeServiceDeps {
   params: TradeParams;
   logger: Logger;
   tickMs: number;
-  /** Prometheus metrics (README "Metrics"). */
+  /** Prometheus metrics (docs/operations.md "Metrics"). */
   metrics?: Metrics;
 }
 

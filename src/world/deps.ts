@@ -36,7 +36,7 @@ export interface WorldDeps {
   checkAdminCode: (code: string, address: string | undefined) => AdminCodeCheck | Promise<AdminCodeCheck>;
   rng?: () => number;
   now?: () => number;
-  /** Prometheus metrics (README "Metrics"). */
+  /** Prometheus metrics (docs/operations.md "Metrics"). */
   metrics?: Metrics;
   /**
    * Runs a batched save as background database work (src/storage/limiter.ts: bounded by
@@ -49,7 +49,7 @@ export interface WorldDeps {
   tickMs?: number;
   /** Ticks a ground pile lives (GROUND_ITEM_LIFETIME_TICKS by default). */
   groundItemLifetimeTicks?: number;
-  /** Every world of the server, for private chat beyond this world (README "Worlds"); without it only this world's players are reachable. */
+  /** Every world of the server, for private chat beyond this world (docs/operations.md "Worlds"); without it only this world's players are reachable. */
   otherWorlds?: () => OtherWorlds;
   /** This world's number (logged when a player's lease is lost, docs/cluster.md); default 1. */
   worldNumber?: number;

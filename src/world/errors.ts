@@ -9,7 +9,7 @@ export const WORLD_ERROR = {
   CHARACTER_NOT_FOUND: 404,
   /** An out-of-world change of the character (rename, delete) is queued or running. */
   CHARACTER_BUSY: 409,
-  /** The character plays in a world of another process whose lease is still valid (README "Worlds"). */
+  /** The character plays in a world of another process whose lease is still valid (docs/operations.md "Worlds"). */
   CHARACTER_ELSEWHERE: 409,
   /** The character is in combat in another world of this process: it can't be moved out of the fight. */
   CHARACTER_IN_COMBAT: 409,

@@ -160,7 +160,7 @@ export class LivePort implements LiveWorldPort {
     if (!p) return;
     p.connection?.close(code, reason);
     // Not forced: a character in combat stays, without its connection, until the fight is over
-    // (README "Combat logout"; an agent's token replaced or revoked is no escape from a fight).
+    // (docs/protocol.md "Leaving in combat"; an agent's token replaced or revoked is no escape from a fight).
     void this.d.membership.leave(characterId, reason, undefined, false);
   }
 

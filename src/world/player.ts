@@ -111,7 +111,7 @@ export class Player {
   /**
    * What its client tracks, per collection, as of its last selection (the room's, every tick);
    * undefined until the first. Public chat and `combat:hit` reach only the clients that track the
-   * speaker or a combatant (README "In a crowd").
+   * speaker or a combatant (docs/interest.md "In a crowd").
    */
   tracking: Readonly<Record<"players" | "npcs" | "resources" | "groundItems", ReadonlySet<string>>> | undefined;
 

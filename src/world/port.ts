@@ -82,7 +82,7 @@ export interface LiveWorldPort {
   deliverPrivateMessage(characterId: string, from: { id?: string; name: string }, text: string): boolean;
   /**
    * Disconnect a character's live connection (for example a revoked agent token) and remove it, or,
-   * while it is in combat, once the fight is over (README "Combat logout").
+   * while it is in combat, once the fight is over (docs/protocol.md "Leaving in combat").
    */
   disconnect(characterId: string, code: number, reason: string): void;
   /** Tell the world that social relations involving these characters changed. */

@@ -1,6 +1,6 @@
 /**
  * World refusals: every system `chat:message` that says why an event changed nothing carries a stable
- * `code` from this table next to its text (README "Refusal codes"). The text here is the default;
+ * `code` from this table next to its text (docs/protocol.md "Refusal codes"). The text here is the default;
  * a call site may say more (which skill, which store), never something else. Informational system
  * lines (what happened, goal completion, replies to /help) carry no code. The domain's error codes
  * of movement, inventory, cooking and firemaking are refusal codes too, with the domain's message.

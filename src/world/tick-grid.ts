@@ -1,5 +1,5 @@
 /**
- * The tick grid (`TICK_PHASE=auto`, README "Scaling: several processes and machines"): world `w`
+ * The tick grid (`TICK_PHASE=auto`, docs/operations.md "Scaling: several processes and machines"): world `w`
  * ticks at the wall-clock times `t` with `t ≡ phase(w) (mod TICK_MS)` on `Date.now()`, which every
  * process of a machine shares. The phases of worlds 1, 2, 3, 4, 5… are 0, 1/2, 1/4, 3/4, 1/8… of
  * the tick (the van der Corput sequence), so any number of worlds is spread evenly over the tick

@@ -281,7 +281,7 @@ export class World {
     if (connectionId && (p.connection ? p.connection.id : p.dropped?.connectionId) !== connectionId) return;
     if (!force && this.inCombat(p)) {
       // No logging out of a fight: the player stays, without a connection, until the tick finds it
-      // out of combat (README "Combat logout").
+      // out of combat (docs/protocol.md "Leaving in combat").
       const gone = p.connection?.id ?? p.dropped?.connectionId ?? "";
       if (p.connection) this.drop(p.id, p.connection.id);
       p.dropped = { at: p.dropped?.at ?? this.clock.now(), connectionId: gone, seat: false };
@@ -389,7 +389,7 @@ export class World {
   viewersOf(x: number, z: number): Generator<Player> {
     return this.visibility.viewersOf(x, z);
   }
-  /** A system refusal with a stable code (README "Refusal codes"); `text` defaults to the table's. */
+  /** A system refusal with a stable code (docs/protocol.md "Refusal codes"); `text` defaults to the table's. */
   refuse(p: Player, code: RefusalCode, text?: string): void {
     refuse(p, code, text);
   }

@@ -17,7 +17,7 @@ export const UI_WAIT_MS = 45_000;
 
 /**
  * Chromium must be there: on CI (CI=true) its absence fails the run instead of skipping
- * (README "Tests"); elsewhere the suite skips, saying so.
+ * (docs/contributing.md "Tests"); elsewhere the suite skips, saying so.
  */
 export function requireChromium(ctx: Mocha.Context): void {
   if (existsSync(CHROMIUM)) return;

@@ -1,5 +1,5 @@
 /**
- * The monitor and the playground in a real browser (README "Browser tests"): Debian's chromium
+ * The monitor and the playground in a real browser (docs/contributing.md "Browser tests"): Debian's chromium
  * (`/usr/bin/chromium`, installed by scripts/install-browser.sh) driven by playwright-core. Never a
  * browser download. Skips only when chromium is not installed, saying so. Screenshots go to
  * test-results/ (git-ignored).

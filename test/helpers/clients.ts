@@ -194,7 +194,7 @@ export interface SdkJoinOptions {
   accountId?: string;
   token?: string;
   characterId?: string;
-  /** The `world` join option (README "Worlds"). */
+  /** The `world` join option (docs/operations.md "Worlds"). */
   world?: number;
   /** Keep the SDK's automatic reconnection (off by default so tests control it). */
   autoReconnect?: boolean;
@@ -300,7 +300,7 @@ export interface RawJoinOptions {
   /** Send the token as `Authorization: Bearer` instead of the query string. */
   header?: boolean;
   characterId?: string;
-  /** `/ws?world=N` (README "Worlds"). */
+  /** `/ws?world=N` (docs/operations.md "Worlds"). */
   world?: number | string;
   /** Do not wait for the first player:sync (for refusal tests). */
   noWait?: boolean;

@@ -1,6 +1,6 @@
 /**
  * Several server processes (the real `src/main.ts`) on one Redis and one database: a cluster as
- * README "Scaling: several processes and machines" runs it. Each process has its own port, world
+ * docs/operations.md "Scaling: several processes and machines" runs it. Each process has its own port, world
  * directory and PUBLIC_WS_URL; processes start one after the other (each applies the migrations
  * at start-up, which must not race) and each is ready when it logs `listening`. Its Colyseus
  * process id is read from its `process id` log line.

@@ -28,7 +28,7 @@ export async function startServerProcess(world: string, env: NodeJS.ProcessEnv =
     JWT_SECRET: TEST_ENV.JWT_SECRET,
     ADMIN_CODE: TEST_ENV.ADMIN_CODE,
     DISABLE_RATE_LIMIT: "true",
-    // README "WebSocket API": sockets per address.
+    // docs/protocol.md "WebSocket protocol": sockets per address.
     MAX_SOCKETS_PER_ADDRESS: TEST_ENV.MAX_SOCKETS_PER_ADDRESS,
     LOG_LEVEL: "info",
     ...(TEST_DATABASE_URL ? { DATABASE_URL: TEST_DATABASE_URL } : {}),

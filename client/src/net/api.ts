@@ -1,4 +1,4 @@
-/** The REST calls the client makes (README "HTTP API", "REST API"): auth, characters, social graph. */
+/** The REST calls the client makes (docs/rest.md "HTTP API", docs/rest.md "REST API: player, world, characters, social graph, agents, voice"): auth, characters, social graph. */
 
 export interface CharacterSummary {
   id: string;

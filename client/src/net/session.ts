@@ -1,5 +1,5 @@
 /**
- * The world connection through the Colyseus SDK (README "WebSocket API"): join, the server events
+ * The world connection through the Colyseus SDK (docs/protocol.md "WebSocket protocol"): join, the server events
  * into the store, the schema state copied into plain data once per patch, typed sends, and the
  * SDK's own reconnection after a dropped socket.
  */
@@ -71,7 +71,7 @@ export class Session {
     return this.#room;
   }
 
-  /** Joins the world room (never create: README "What a client may do through the matchmaker"). */
+  /** Joins the world room (never create: docs/rooms.md "What a client may ask the matchmaker"). */
   async join(token: string, characterId: string, world?: number): Promise<void> {
     const client = new Client(this.endpoint);
     client.auth.token = token;

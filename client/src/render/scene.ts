@@ -1,5 +1,5 @@
 /**
- * The world drawn with PixiJS 8, top-down on the tile grid (docs/client.md "Rendering"): the map
+ * The world drawn with PixiJS 8, top-down on the tile grid (docs/client.md "Layout of client/"): the map
  * from the manifests once, then the entities of the state on every change, moved smoothly between
  * ticks, with names, health bars and hit splats. +x is east (right), +z north (up).
  */

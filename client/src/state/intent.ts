@@ -1,5 +1,5 @@
 /**
- * What a click on a tile means (docs/client.md "Input"): the options of a tile, the first one being
+ * What a click on a tile means (docs/client.md "Layout of client/"): the options of a tile, the first one being
  * what a left click does, the whole list the right-click menu. Pure: the unit tests call it.
  */
 import { tileKey, type Content, type Tile } from "../content.js";

@@ -1,5 +1,5 @@
 /**
- * Readable texts for refusal codes (README "Refusal codes", docs/trading.md "Error codes"). The
+ * Readable texts for refusal codes (docs/protocol.md "Refusal codes", docs/trading.md "Error codes"). The
  * server's line already says why; a client that shows its own wording per code uses this table, and
  * an unknown future code still shows the server's text.
  */

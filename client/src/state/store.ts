@@ -1,6 +1,6 @@
 /**
  * The client's picture of the game, as plain data, and the pure functions that change it from what
- * the server sends (docs/client.md "State"). No DOM, no SDK, no renderer: the unit tests
+ * the server sends (docs/client.md "Layout of client/"). No DOM, no SDK, no renderer: the unit tests
  * (test/unit/client) drive these functions in Node.
  */
 import type { ChatMessage, CombatHit, GroundItemPublic, NpcPublic, PlayerPublic, PlayerSync, ResourcePublic, SkillXp } from "../protocol.js";

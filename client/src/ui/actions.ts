@@ -1,4 +1,4 @@
-/** Turns an intent (a tile option, a key) into the events it sends (README "Events"). */
+/** Turns an intent (a tile option, a key) into the events it sends (docs/protocol.md "Client events"). */
 import { approach, type Intent } from "../state/intent.js";
 import { addSystemLine, self } from "../state/store.js";
 import { requested } from "../state/trade.js";

@@ -136,7 +136,7 @@ function renderStore(u: Ui): void {
     return;
   }
   const rows = store.stock.map((st) => {
-    // The store's prices (README "Events": buy at ceil(value × buyMultiplier)).
+    // The store's prices (docs/protocol.md "Client events": buy at ceil(value × buyMultiplier)).
     const price = Math.ceil((u.content.items.get(st.itemId)?.value ?? 0) * store.buyMultiplier);
     return h(
       "div",
@@ -152,7 +152,7 @@ let friends: Friend[] = [];
 let ignores: { id: string; name: string }[] = [];
 let incoming: { id: number; name: string }[] = [];
 
-/** Reloads the friends panel from REST (README "Social graph"). */
+/** Reloads the friends panel from REST (docs/rest.md#social-graph-deaths-and-kills-apiplayer). */
 export async function loadFriends(u: Ui): Promise<void> {
   const me = u.store.state.me;
   if (!me) return;

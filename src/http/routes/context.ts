@@ -46,7 +46,7 @@ export interface ApiDeps {
 }
 
 /**
- * Run a character creation through the creation gate (README "When the server is busy").
+ * Run a character creation through the creation gate (docs/operations.md "When the server is busy").
  * @throws ServerBusyError (503 `SERVER_BUSY` with `Retry-After`) when the gate is full or storage failed
  */
 export function admitCreation<T>(deps: ApiDeps, work: () => Promise<T>): Promise<T> {
@@ -164,7 +164,7 @@ export class Access {
 export const Id = z.string().min(1).max(128);
 export const CharacterIdParams = z.object({ characterId: Id.openapi({ description: "A character id, or `me`" }) });
 
-/** Character name rules (README.md#rules-that-hold-everywhere), the same check the service makes. */
+/** Character name rules (docs/rest.md#rules-that-hold-everywhere), the same check the service makes. */
 export const CharacterName = z
   .string()
   .max(64)

@@ -1,5 +1,5 @@
 /**
- * The REST route families (README.md#rest-api-player-world-characters-social-graph-agents-voice) as route modules for `createApp({ modules })`:
+ * The REST route families (docs/rest.md#rest-api-player-world-characters-social-graph-agents-voice) as route modules for `createApp({ modules })`:
  * `/api/v1/player`, `/api/v1/world`, `/api/character/*`, `/api/template/*`, `/api/player/*`,
  * `/api/agent/*`, `/api/agents/*`, `/api/characters/*` and `/api/voice/token`.
  */

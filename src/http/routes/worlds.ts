@@ -1,4 +1,4 @@
-/** `GET /api/v1/worlds` (public): every world, its population and where a client connects to it (README "Worlds"). */
+/** `GET /api/v1/worlds` (public): every world, its population and where a client connects to it (docs/operations.md "Worlds"). */
 import { z } from "zod";
 import { listWorlds, worldWsUrl } from "../../cluster/routing.js";
 import type { Config } from "../../config.js";

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** `character_leases`: which process and world plays each character, until when (README "Worlds"). */
+/** `character_leases`: which process and world plays each character, until when (docs/operations.md "Worlds"). */
 export class Migration20261126190227 extends Migration {
 
   override name = 'Migration20261126190227';

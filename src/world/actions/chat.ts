@@ -30,7 +30,7 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
     return;
   }
   const msg = chatMessage("public", text, p.id, p.name);
-  // To the speaker and the clients within view that track it (README "In a crowd").
+  // To the speaker and the clients within view that track it (docs/interest.md "In a crowd").
   for (const viewer of w.visibility.viewersOf(p.x, p.z)) {
     if (viewer.id !== p.id && !w.visibility.tracks(viewer, "players", p.id)) continue;
     if (viewer.id !== p.id && social && (await social.isIgnoring(viewer.id, p.id))) continue;
@@ -40,7 +40,7 @@ export async function handleChat(w: World, p: Player, c: ClientEventPayload<"pla
 
 /**
  * A private line to a friend who is not in this world: delivered in whichever world it plays
- * (README "Worlds"), in one call that answers whether it was (no presence lookup before it).
+ * (docs/operations.md "Worlds"), in one call that answers whether it was (no presence lookup before it).
  */
 async function privateElsewhere(w: World, p: Player, to: string, text: string) {
   const others = w.deps.otherWorlds?.();

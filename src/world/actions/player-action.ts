@@ -14,7 +14,7 @@ import { storeAction, talkToStore } from "./store.js";
 
 /**
  * `player:move`: validate the target tile and record it; the tick finds the path within its
- * path-finding budget (README "Movement and path-finding cost"). A target no path can reach is
+ * path-finding budget (docs/protocol.md "Movement"). A target no path can reach is
  * refused here without a search.
  */
 export function handleMove(w: World, p: Player, m: ClientEventPayload<"player:move">) {

@@ -1,6 +1,6 @@
 /**
  * Player combat: attacking an NPC or, in PvP areas, another player; chasing a target out of reach;
- * who counts as in combat (no logging out of a fight, README "Combat logout").
+ * who counts as in combat (no logging out of a fight, docs/protocol.md "Leaving in combat").
  */
 import type { GameContent } from "../../content/load.js";
 import type { ContentItem } from "../../content/game-content.js";
@@ -92,7 +92,7 @@ export class Combat {
   /** The `attack` action: chase the target, then swing whenever the weapon's speed allows. */
   stepAttack(p: Player, targetId: string): void {
     const { clock, content } = this.d;
-    // Fighting is refused while trading (README "Trading"), also for an attack set before the trade.
+    // Fighting is refused while trading (docs/trading.md "Trading"), also for an attack set before the trade.
     if (p.tradeId) {
       p.action = null;
       return;
@@ -166,7 +166,7 @@ export class Combat {
   /**
    * One shot's arrow leaves the ammo slot. One that breaks is gone (saved with the next batch, like
    * any use of an item). One that lands under the target (ARROW_RECOVERY_CHANCE) is a drop: its
-   * removal commits first, and the pile appears only after that commit (README, Persistence).
+   * removal commits first, and the pile appears only after that commit (docs/persistence.md "Drops").
    */
   private spendArrow(p: Player, ammo: AmmunitionDef, at: Tile): void {
     const minusOne = () => {

@@ -1,7 +1,7 @@
 /**
  * Death: a dying player keeps its three most valuable items (the plan: `src/domain/death.ts`), the
  * rest go on the ground, and it respawns in town. The death is written in one transaction with a death lock that is resolved
- * once the dropped items are on the ground (README "Death", docs/persistence.md).
+ * once the dropped items are on the ground (docs/persistence.md "Deaths", docs/persistence.md).
  */
 import { randomUUID } from "node:crypto";
 import type { CharacterRepository } from "../../../entities/character-repository.js";

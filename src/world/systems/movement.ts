@@ -1,6 +1,6 @@
 /**
  * Player movement: `player:move` targets wait in a queue until the tick's path-finding budget
- * serves them (README "Movement and path-finding cost"); players walk or run along their paths.
+ * serves them (docs/protocol.md "Movement"); players walk or run along their paths.
  * The searches of actions (chasing a target, walking to a resource or a pile: `actionPathTo`)
  * draw on the same budget, after the tick's moves; one that does not fit waits for a later tick.
  */

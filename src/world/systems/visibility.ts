@@ -1,5 +1,5 @@
 /**
- * Interest management: what each player sees (README "In a crowd"): the things within VIEW_RADIUS,
+ * Interest management: what each player sees (docs/interest.md "In a crowd"): the things within VIEW_RADIUS,
  * bounded per collection, nearest first with priorities (src/domain/interest.ts), gathered from the
  * spatial grids at a cost that grows with the bound, not with the crowd; the public view of each
  * thing, who sees a tile, and what lies around a player for agents.
@@ -65,7 +65,7 @@ export interface VisibleSet {
 const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() });
 
 /**
- * A viewer's selection cadence (README "In a crowd"): a collection that was crowded at its last
+ * A viewer's selection cadence (docs/interest.md "In a crowd"): a collection that was crowded at its last
  * selection is selected again only on the viewer's turn, every CROWD_RESELECT_TICKS ticks; one that
  * was calm (every candidate chosen) every CALM_RESELECT_TICKS; one that was filling, every tick.
  */
@@ -186,7 +186,7 @@ export class Visibility {
    * Whether `p`'s client, selected before, has a priority within view that it does not track yet (a
    * new attacker, attack target, trade partner, chat friend, gather or pickup target): the room then
    * selects it before the tick's patch, so the priority reaches the client with the patch of the tick
-   * that made it one, not one tick after (README "In a crowd"). Most players have no priority at all:
+   * that made it one, not one tick after (docs/interest.md "In a crowd"). Most players have no priority at all:
    * that costs a few field reads.
    */
   priorityWaiting(p: Player): boolean {
@@ -279,7 +279,7 @@ export class Visibility {
 
   /**
    * Show a hit (`combat:hit`) to the combatants and to every client within view of where it landed
-   * that tracks the attacker or the target (README "In a crowd").
+   * that tracks the attacker or the target (docs/interest.md "In a crowd").
    */
   emitHit(hit: CombatHit, at: Tile): void {
     const kindOf = (id: string) => (this.d.npcs.has(id) ? "npcs" : "players");

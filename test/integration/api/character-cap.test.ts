@@ -1,5 +1,5 @@
 /**
- * The per-account character cap (README "Characters"): checked inside the creating transaction with
+ * The per-account character cap (docs/rest.md#characters-apicharacter): checked inside the creating transaction with
  * the account row locked, so creations racing for one account never pass it. On PostgreSQL the
  * creations really run in parallel (PGlite serialises everything, so it only shows the rule).
  */

@@ -1,5 +1,5 @@
 /**
- * A development server has no well-known secret (README "Authentication"): without JWT_SECRET it
+ * A development server has no well-known secret (docs/http.md "Authentication"): without JWT_SECRET it
  * signs with a random secret drawn at start (a token signed with the development secret of earlier
  * versions is refused), and without ADMIN_CODE the development code `dev` is accepted only from a
  * loopback address, in game (`/admin dev`) and as `X-Admin-Code`.

@@ -1,5 +1,5 @@
 /**
- * Worlds across processes (README "Worlds", "Scaling: several processes and machines"): process A
+ * Worlds across processes (docs/operations.md "Worlds", docs/operations.md "Scaling: several processes and machines"): process A
  * hosts world 1 and process B world 2, on the test Redis and the test database, with a short
  * LEASE_TTL_SECONDS. Where each world is (GET /api/v1/worlds, /ws close 4016), the monitor of
  * every process, one character one world across processes (replaced with 4009, items unchanged,

@@ -1,5 +1,5 @@
 /**
- * Worlds across processes (README "Scaling: several processes and machines", docs/rooms.md
+ * Worlds across processes (docs/operations.md "Scaling: several processes and machines", docs/rooms.md
  * "Processes"): real server processes on the test Redis and the test database. A matchmaking
  * request answered by one process seats the client in a room of another, and the SDK opens the
  * room socket at that process's public address; `/ws` joins the world of the process it reaches;

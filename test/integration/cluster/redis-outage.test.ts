@@ -1,5 +1,5 @@
 /**
- * Redis gone and back (README "Scaling: several processes and machines", "When Redis stops"): on a
+ * Redis gone and back (docs/operations.md "When Redis dies"): on a
  * redis-server of the test's own (the machine's is never touched), two server processes. While
  * Redis is gone the processes keep running their worlds and the `/ws` joins, nothing crashes,
  * matchmaking fails cleanly within a bounded time, and rate limits count locally; when Redis is back (empty:

@@ -1,5 +1,5 @@
 /**
- * Build-time assets (README "Build-time assets"): scripts/assets.ts and src/content/assets.ts
+ * Build-time assets (docs/content.md "Build-time assets"): scripts/assets.ts and src/content/assets.ts
  * against the real development CDN (scripts/cdn.ts, started on a free loopback port and serving a
  * source world), downloading into a fresh world directory.
  */

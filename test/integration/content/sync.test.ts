@@ -511,7 +511,7 @@ describe("manifest sync", function () {
     });
   });
 
-  describe("development fallback (README.md#game-content-and-manifests)", () => {
+  describe("development fallback (docs/content.md#game-content-and-manifests)", () => {
     let production: FakeCdn;
     beforeEach(async () => {
       production = await startCdn(await shippedFiles());

@@ -1,5 +1,5 @@
 /**
- * Admission control end to end (README "When the server is busy"): with one join slot and two
+ * Admission control end to end (docs/operations.md "When the server is busy"): with one join slot and two
  * places in the queue, a burst beyond them is refused with 503 `SERVER_BUSY` and `Retry-After` —
  * over plain HTTP matchmaking, through the SDK (a `MatchMakeError` with code 503 and a
  * `SERVER_BUSY: …` message) and on `/ws` (close 4503) — while the queued requests succeed and

@@ -1,6 +1,6 @@
 /**
- * What a client may do through the matchmaker (README "What a client may do through the
- * matchmaker"): every verb (create, joinOrCreate, join, joinById, reconnect) on both room types
+ * What a client may do through the matchmaker (
+ * docs/rooms.md "What a client may ask the matchmaker"): every verb (create, joinOrCreate, join, joinById, reconnect) on both room types
  * (world, trade), through the real HTTP matchmaker (plain fetch to /ws/matchmake/<verb>/<room>) and
  * through the Colyseus SDK. Only the server creates rooms; only the two traders join a trade room.
  */

@@ -1,5 +1,5 @@
 /**
- * Attack checklist at the socket edge (README "WebSocket API"): the per-address cap on concurrent
+ * Attack checklist at the socket edge (docs/protocol.md "WebSocket protocol"): the per-address cap on concurrent
  * sockets across both transports, the slow consumer on an SDK room socket, and tokens given in a
  * WebSocket query never reaching a log line.
  */

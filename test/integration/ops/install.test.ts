@@ -1,5 +1,5 @@
 /**
- * README "Install": `npm install` / `npm ci` resolve on every platform Node 22 ships for, and the
+ * docs/operations.md "Install on any OS": `npm install` / `npm ci` resolve on every platform Node 22 ships for, and the
  * start scripts run the same way under sh and cmd.exe (no shell syntax, the launcher
  * scripts/run.mjs gives Node the flags of package.json `config.nodeOptions`).
  *

@@ -1,5 +1,5 @@
 /**
- * Operations surface (README "Operations"): the monitor at /colyseus and its old address, the
+ * Operations surface (docs/operations.md "Operations"): the monitor at /colyseus and its old address, the
  * playground outside production only, the Prometheus listener on METRICS_PORT (never the public
  * port) with the game's counters moving, and the access log with request ids and no secrets.
  */

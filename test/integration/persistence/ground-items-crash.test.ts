@@ -3,8 +3,8 @@
  * save (`SAVE_INTERVAL=300`) and a short tick. A drops a starter bronze axe, B picks it up once the
  * privacy window (100 ticks) is over and banks it (committed at once), then the process is killed
  * with SIGKILL before any batched save. Storage must not hold the axe twice (in A's stored
- * inventory and in B's bank): the drop commits at once, before anyone can take the pile (README,
- * Persistence). The totals of every item id and of coins over every character's inventory,
+ * inventory and in B's bank): the drop commits at once, before anyone can take the pile
+ * (docs/persistence.md "Drops"). The totals of every item id and of coins over every character's inventory,
  * equipment and bank are what they were before; the restarted server serves what storage holds.
  *
  * Storage is PostgreSQL (DATABASE_URL = TEST_DATABASE_URL) when configured, otherwise PGlite in the

@@ -1,5 +1,5 @@
 /**
- * Pieces of the two-process benchmark (README "Benchmarks", "Two processes, one world each"): the
+ * Pieces of the two-process benchmark (docs/benchmarks.md#two-processes-one-world-each-npm-run-benchscale): the
  * capacity a ladder of steps shows, how bots are shared between bot processes, and where they live
  * on the bundled map.
  */

@@ -1,5 +1,5 @@
 /**
- * Pieces of the world benchmark (README "Benchmarks"): how a join outcome is sorted, the quantile
+ * Pieces of the world benchmark (docs/benchmarks.md "Benchmarks"): how a join outcome is sorted, the quantile
  * read from a Prometheus histogram, `/proc` sampling, and the bare Colyseus baseline server with
  * the benchmark's own bots (a move seen by another client; clients cannot create rooms).
  */

@@ -1,5 +1,5 @@
 /**
- * The `@colyseus/loadtest` kit (README "Load testing with @colyseus/loadtest"): bot tokens minted
+ * The `@colyseus/loadtest` kit (docs/benchmarks.md "Load testing with @colyseus/loadtest"): bot tokens minted
  * with the server's secret, the token script, and the bot's room flow against a real server with
  * its authentication limit on (more bots than the limit's 10 attempts a minute).
  */

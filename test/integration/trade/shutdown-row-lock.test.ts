@@ -1,5 +1,5 @@
 /**
- * Shutdown always saves (README "Shutdown"): a settlement held on a row lock by another connection
+ * Shutdown always saves (docs/persistence.md "Shutdown"): a settlement held on a row lock by another connection
  * does not hold the shutdown hostage. SIGTERM to the real server process: it exits 0 within 10 s,
  * the players' progress is in storage, and the trade did not half-complete.
  *

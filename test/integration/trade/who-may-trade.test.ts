@@ -1,5 +1,5 @@
 /**
- * Trading rules around who trades and when (README "Trading"), over real sockets:
+ * Trading rules around who trades and when (docs/trading.md "Trading"), over real sockets:
  *
  * - an agent character trades like any player;
  * - two characters of the same account never trade with each other (`SELF_TRADE`);

@@ -1,5 +1,5 @@
 /**
- * No escape from a fight through the agent routes (README "Combat logout"): re-registering
+ * No escape from a fight through the agent routes (docs/protocol.md "Leaving in combat"): re-registering
  * an agent, revoking it (`DELETE /api/agent/:id`) and `isAgent: false` close its connection (4003) at
  * once, but a character in combat stays in the world, still fought, until the fight is over.
  */

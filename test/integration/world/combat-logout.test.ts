@@ -1,5 +1,5 @@
 /**
- * Combat logout over real sockets (README "Combat logout"): a player whose connection leaves while
+ * Combat logout over real sockets (docs/protocol.md "Leaving in combat"): a player whose connection leaves while
  * an NPC fights it stays in the world, still attacked, instead of vanishing at once — through an
  * SDK consented leave and through a closed `/ws` socket.
  */

@@ -1,5 +1,5 @@
 /**
- * World refusals carry stable codes end to end (README "Refusal codes"): a refused event is answered
+ * World refusals carry stable codes end to end (docs/protocol.md "Refusal codes"): a refused event is answered
  * with a system `chat:message` whose `code` comes from src/world/refusals.ts, on both transports;
  * informational system lines carry none.
  */

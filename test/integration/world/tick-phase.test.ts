@@ -1,6 +1,6 @@
 /**
- * The world rooms' tick grid (`TICK_PHASE=auto`, the default; README "Scaling: several processes and
- * machines") on a real server with three worlds at TICK_MS=50: each world ticks on its own phase
+ * The world rooms' tick grid (`TICK_PHASE=auto`, the default;
+ * docs/operations.md "Scaling: several processes and machines") on a real server with three worlds at TICK_MS=50: each world ticks on its own phase
  * (world 1 at 0 ms, 2 at 25 ms, 3 at 12 ms of each 50), one room-clock tick per world tick, and
  * disposing a room stops its ticks. Asserted on the slots the ticker computed (exact), never on
  * how late a loaded machine ran them.

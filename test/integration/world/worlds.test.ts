@@ -1,5 +1,5 @@
 /**
- * Several worlds in one process (WORLDS=1,2; README "Worlds"): each world its own simulation and
+ * Several worlds in one process (WORLDS=1,2; docs/operations.md "Worlds"): each world its own simulation and
  * room, joined by the SDK's `world` option or `/ws?world=N`; unknown worlds refused cleanly on both
  * transports; GET /api/v1/worlds; one character, one world (a join in world 2 replaces world 1's
  * connection, items unchanged; leases in storage); private chat across worlds.

@@ -1,4 +1,4 @@
-/** src/domain/interest.ts: which of the things in view a client tracks (README "In a crowd"). */
+/** src/domain/interest.ts: which of the things in view a client tracks (docs/interest.md "In a crowd"). */
 import assert from "node:assert/strict";
 import { MAX_TRACKED_PLAYERS, selectInterest } from "../../../src/domain/interest.js";
 

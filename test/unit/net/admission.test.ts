@@ -1,5 +1,5 @@
 /**
- * Admission control (README "When the server is busy"): the gate's bounds, its priority lane, its
+ * Admission control (docs/operations.md "When the server is busy"): the gate's bounds, its priority lane, its
  * deadline and event-loop refusal, Retry-After from the observed service rate, storage failures as
  * refusals logged once per burst, and the database work limiter's priorities. No timing guesses:
  * every wait is on a promise the test controls.

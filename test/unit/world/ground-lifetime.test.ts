@@ -1,5 +1,5 @@
 /**
- * GROUND_ITEM_LIFETIME_TICKS (README.md#settings): a pile lives that many ticks, never fewer than
+ * GROUND_ITEM_LIFETIME_TICKS (docs/operations.md#settings): a pile lives that many ticks, never fewer than
  * it stays private, and each despawn is counted in `realm_ground_piles_despawned_total`.
  */
 import assert from "node:assert/strict";

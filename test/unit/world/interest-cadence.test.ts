@@ -1,5 +1,5 @@
 /**
- * The selection cadence (README "In a crowd", CROWD_RESELECT_TICKS, CALM_RESELECT_TICKS): a
+ * The selection cadence (docs/interest.md "In a crowd", CROWD_RESELECT_TICKS, CALM_RESELECT_TICKS): a
  * collection crowded at a client's last selection is selected again only on the client's turn, a calm
  * one (everything in view fits) every 2 ticks, one still filling every tick; in between a crowded one
  * stays as it is and a calm one only loses what left; something tracked leaving a crowded view, or a

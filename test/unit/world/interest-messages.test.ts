@@ -1,5 +1,5 @@
 /**
- * Public chat and `combat:hit` follow interest management (README "In a crowd"): within view, a line
+ * Public chat and `combat:hit` follow interest management (docs/interest.md "In a crowd"): within view, a line
  * reaches the speaker and the clients that track it; a hit, the combatants and the clients that track
  * the attacker or the target. A client not selected yet (no `tracking`) gets what is within view.
  */

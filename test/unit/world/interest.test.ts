@@ -1,5 +1,5 @@
 /**
- * Interest management in a crowd (README "In a crowd"), on the real World with fake storage: each
+ * Interest management in a crowd (docs/interest.md "In a crowd"), on the real World with fake storage: each
  * view holds exactly the bound, nearest first, always with the trade partner, the attack target, the
  * attackers and the friends it chats with; what a client tracks does not churn at the cut-off, and
  * only a few newcomers come in per tick.

@@ -32,7 +32,6 @@ describe("world/refusals", () => {
   });
 
   for (const [file, heading] of [
-    ["README.md", /^### Refusal codes/m],
     ["docs/protocol.md", /^### Refusal codes/m],
   ] as const) {
     it(`${file} lists exactly the codes of the table`, () => assert.deepEqual(documentedCodes(file, heading).sort(), codes));

@@ -1,6 +1,7 @@
 /**
  * World rules from issue 10's attack checklist, on the real World with fake storage and a fake
- * clock (README "Refusal codes", "Combat logout", "Death", "Trading"):
+ * clock (docs/protocol.md "Refusal codes", docs/protocol.md "Leaving in combat", docs/persistence.md "Deaths",
+ * docs/trading.md "Trading"):
  *
  * - every client event while dead is refused with the stable code PLAYER_DEAD and changes nothing;
  *   moves while dead leave the player where it respawns;

@@ -198,7 +198,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     });
   });
 
-  describe("path-finding budget (README: Movement and path-finding cost)", () => {
+  describe('path-finding budget (docs/protocol.md "Movement")', () => {
     /** The bundled map with a closed ring of walls round (60, 60): its inside is free but enclosed. */
     const ringed = () => {
       const c = Object.create(content) as GameContent;

@@ -1,6 +1,6 @@
 /**
- * The tick grid of `TICK_PHASE=auto` (src/world/tick-grid.ts, README "Scaling: several processes and
- * machines"): each world's phase (van der Corput of world − 1), the first slot after a time, and the
+ * The tick grid of `TICK_PHASE=auto` (src/world/tick-grid.ts,
+ * docs/operations.md "Scaling: several processes and machines"): each world's phase (van der Corput of world − 1), the first slot after a time, and the
  * slot of the next tick after a tick (on time, early timer, overrun, clock stepped back or forward).
  */
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 /**
- * A new priority reaches an SDK client with the patch of the tick that made it one (README "In a
- * crowd"): `World.priorityWaiting`, and the room's pass before the patch (WorldRoom.onTick's
+ * A new priority reaches an SDK client with the patch of the tick that made it one (
+ * docs/interest.md "In a crowd"): `World.priorityWaiting`, and the room's pass before the patch (WorldRoom.onTick's
  * `selectNewPriorities`).
  */
 import assert from "node:assert/strict";

@@ -51,6 +51,7 @@ export interface ClaimsDeps {
 export class CharacterClaims {
   private readonly locks = new Map<string, Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> | undefined;
   private readonly stopListening: (() => void)[] = [];
 
   constructor(private readonly d: ClaimsDeps) {}
@@ -64,10 +65,7 @@ export class CharacterClaims {
     for (const w of this.d.worlds()) {
       this.stopListening.push(w.world.events.on("playerLeft", (id) => void this.released(id, w).catch((e: unknown) => this.failed(e, id))));
     }
-    this.timer ??= setInterval(
-      () => void this.renew().catch((e: unknown) => this.d.logger.error({ err: e }, "renewing character leases failed")),
-      this.d.renewMs ?? LEASE_RENEW_MS,
-    );
+    this.timer ??= setInterval(() => this.renewNow(), this.d.renewMs ?? LEASE_RENEW_MS);
     this.timer.unref();
   }
 
@@ -156,6 +154,18 @@ export class CharacterClaims {
     return this.exclusive(characterId, async () => {
       if (!w.world.isInWorld(characterId)) await this.d.leases.release(characterId, w.number);
     });
+  }
+
+  /**
+   * Renew now, unless a renewal is running (then that one answers): on the timer, and at once when a
+   * world finds leases in doubt (docs/cluster.md "The holder's own clock"), so a process that wakes
+   * from a stall learns which leases it still holds without waiting for the next round.
+   */
+  renewNow(): void {
+    if (this.renewing || !this.timer) return;
+    this.renewing = this.renew()
+      .catch((e: unknown) => this.d.logger.error({ err: e }, "renewing character leases failed"))
+      .finally(() => (this.renewing = undefined));
   }
 
   /**

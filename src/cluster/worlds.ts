@@ -84,6 +84,7 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
       checkAdminCode: d.checkAdminCode,
       otherWorlds: d.otherWorlds,
       worldNumber: n,
+      leaseInDoubt: () => claims.renewNow(),
       worldStore: new WorldRepository(d.storage.orm, n),
       tickMs: d.tickMs,
       groundItemLifetimeTicks: d.groundItemLifetimeTicks,

@@ -51,6 +51,11 @@ export interface WorldDeps {
   groundItemLifetimeTicks?: number;
   /** Every world of the server, for private chat beyond this world (docs/operations.md "Worlds"); without it only this world's players are reachable. */
   otherWorlds?: () => OtherWorlds;
+  /**
+   * Called when the tick finds players whose lease is in doubt (docs/cluster.md "The holder's own
+   * clock"): the claims renew at once instead of at their next round.
+   */
+  leaseInDoubt?: () => void;
   /** This world's number (logged when a player's lease is lost, docs/cluster.md); default 1. */
   worldNumber?: number;
 }

@@ -59,6 +59,8 @@ export class World {
   readonly regions: Regions;
   /** Seconds a dropped player waits for its client to reconnect (RECONNECT_SECONDS; tests shorten it). */
   reconnectSeconds = RECONNECT_SECONDS;
+  /** Since when (epoch ms) some players' leases have been in doubt (`leaseDoubt`). */
+  private doubtSince: number | undefined;
   /** Set by `leaveAll` (shutdown): the world's room stops ticking. */
   closing = false;
   /** What the world tells the trade service and the room (`tradeInterrupted`, `playerRemoved`). */
@@ -151,6 +153,8 @@ export class World {
   step(): void {
     this.clock.tick++;
     const now = this.clock.now();
+    const wall = Date.now();
+    let doubted = 0;
     this.movement.plan();
     for (const p of this.players.values()) {
       if (p.dropped && !p.dropped.seat && (p.leaving || now - p.dropped.at > this.reconnectSeconds * 1000) && !this.inCombat(p)) {
@@ -158,14 +162,33 @@ export class World {
         continue;
       }
       // A player whose lease is in doubt does not act until a renewal answers (docs/cluster.md "The holder's own clock").
-      if (!p.dead && !p.leaseInDoubt()) this.stepPlayer(p);
+      if (p.leaseValidUntil !== undefined && p.leaseInDoubt(wall)) doubted++;
+      else if (!p.dead) this.stepPlayer(p);
     }
+    this.leaseDoubt(doubted);
     this.npcAi.tick();
     this.prayers.tick();
     this.gathering.tick();
     this.ground.tick();
     this.deaths.tick();
     this.worldState.tick();
+  }
+
+  /**
+   * Players whose lease is in doubt this tick: the claims are asked to renew at once, and the start
+   * and end of such a stretch are logged (players frozen meanwhile, docs/cluster.md "The holder's own clock").
+   */
+  private leaseDoubt(players: number): void {
+    if (players > 0) {
+      this.deps.leaseInDoubt?.();
+      if (this.doubtSince === undefined) {
+        this.doubtSince = Date.now();
+        this.deps.logger.warn({ players }, "character leases in doubt: those players wait for a renewal");
+      }
+    } else if (this.doubtSince !== undefined) {
+      this.deps.logger.warn({ ms: Date.now() - this.doubtSince }, "character leases in doubt: renewed or dropped");
+      this.doubtSince = undefined;
+    }
   }
 
   /** Start-up, before any player joins: load this world's stored piles, depleted nodes and fires. */

@@ -3,8 +3,8 @@
  * renewal assure it for a term (its length less a margin) counted from when they were asked for.
  * A process stalled past that term (SIGSTOP, a long pause) wakes up with the lease in doubt: until
  * a renewal answers it neither acts for the character (its events are dropped, it does not walk)
- * nor tells its client anything; a renewal that still holds the lease lets it go on, one that finds
- * the lease taken over drops the player without a write. Real `CharacterClaims`, `LeaseStore`,
+ * nor tells its client anything, and asks for a renewal at once; a renewal that still holds the
+ * lease lets it go on, one that finds the lease taken over drops the player without a write. Real `CharacterClaims`, `LeaseStore`,
  * `World` and event router on real storage; the stall is the lease's term having passed.
  */
 import assert from "node:assert/strict";
@@ -47,7 +47,15 @@ for (const kind of storageKinds()) {
       repo = new CharacterRepository(storage.orm);
       const logger = createLogger("silent");
       leases = new LeaseStore(storage.orm, "proc-1", TTL_SECONDS);
-      world = new World({ content, characters: repo, logger, saveIntervalSeconds: 3600, checkAdminCode: () => "wrong", worldNumber: 1 });
+      world = new World({
+        content,
+        characters: repo,
+        logger,
+        saveIntervalSeconds: 3600,
+        checkAdminCode: () => "wrong",
+        worldNumber: 1,
+        leaseInDoubt: () => claims.renewNow(),
+      });
       claims = new CharacterClaims({ leases, worlds: () => [{ number: 1, world }], replacedCode: 4009, logger });
       resolver = new CharacterResolver({
         world,
@@ -56,7 +64,9 @@ for (const kind of storageKinds()) {
         claim: (id, join) => claims.claim(id, 1, join),
       });
       router = new EventRouter({ world, trades: { handle() {} } }, logger);
+      claims.start();
     });
+    afterEach(() => claims.stop());
 
     /** Join a new character with a connection that records what it is sent and how it was closed. */
     const joinNew = async () => {
@@ -83,6 +93,7 @@ for (const kind of storageKinds()) {
     it("in doubt, the player neither acts nor hears anything; a renewal that still holds the lease lets it go on", async () => {
       const { p, sent } = await joinNew();
       const start = { x: p.x, z: p.z };
+      const stalledAt = Date.now();
       stallPastTerm(p);
       assert.equal(p.leaseInDoubt(), true);
       sent.length = 0;
@@ -93,9 +104,9 @@ for (const kind of storageKinds()) {
       assert.deepEqual({ x: p.x, z: p.z }, start, "no walk while in doubt");
       assert.equal(sent.length, 0, `nothing told while in doubt (got ${sent.join(", ")})`);
 
-      const asked = Date.now();
-      await claims.renew();
-      assert.ok(p.leaseValidUntil! >= asked + leases.termMs, "the renewal moved the term on");
+      // The tick that found the lease in doubt asked for a renewal at once (not at the next round, 10 s on).
+      await until(() => !p.leaseInDoubt(), "the renewal the tick asked for");
+      assert.ok(p.leaseValidUntil! >= stalledAt + leases.termMs, "the renewal moved the term on");
       assert.equal(world.player(p.id), p, "still in the world");
       router.route(p, "player:move", { x: start.x + 3, z: start.z });
       for (let i = 0; i < 10; i++) world.step();

@@ -186,7 +186,9 @@ export class Saving {
     // A player whose lease is lost is not written at all (as in `saveOnLeave`).
     const players = all.filter((p) => !p.leaseLost);
     const together = players.filter((p) => this.d.queues.idle(p.id));
-    const alone = players.filter((p) => !together.includes(p)).map((p) => this.saveOnLeave(p, reason));
+    // (A failure is logged by the player's queue; the promises are awaited only at the end.)
+    const batched = new Set(together);
+    const alone = players.filter((p) => !batched.has(p)).map((p) => this.saveOnLeave(p, reason).catch(() => undefined));
     const batches: { players: Player[]; written: () => void }[] = [];
     for (let i = 0; i < together.length; i += batch) {
       const chunk = together.slice(i, i + batch);
@@ -195,16 +197,23 @@ export class Saving {
       for (const p of chunk) void this.d.queues.run(p.id, () => done);
       batches.push({ players: chunk, written });
     }
+    // Saves of players the batches could not take (a row another transaction held, a batch that
+    // failed) run alone, after their batch, while the workers go on with the next batches.
+    const later: Promise<void>[] = [];
     let next = 0;
     const worker = async () => {
-      while (next < batches.length) await this.writeLeaving(batches[next++]!, reason);
+      while (next < batches.length) later.push(...(await this.writeLeaving(batches[next++]!, reason)));
     };
     await Promise.all(Array.from({ length: Math.min(parallel, batches.length) }, worker));
-    await Promise.allSettled(alone);
+    await Promise.allSettled([...alone, ...later]);
   }
 
-  /** One batch of `saveLeavingTogether`; on failure its players are saved one at a time, after the batch's queue jobs end. */
-  private async writeLeaving(b: { players: Player[]; written: () => void }, reason: string): Promise<void> {
+  /**
+   * One batch of `saveLeavingTogether`. @returns the saves of its players that are written alone
+   * (rows another transaction held; every player of a batch that failed), started after the batch's
+   * queue jobs ended, for the caller to await.
+   */
+  private async writeLeaving(b: { players: Player[]; written: () => void }, reason: string): Promise<Promise<void>[]> {
     try {
       const { fenced, busy } = await this.d.characters.saveLeaving(
         b.players.map((p) => ({ snapshot: p.snapshot(true), loginId: p.loginId })),
@@ -212,19 +221,20 @@ export class Saving {
       );
       b.written();
       // Rows another transaction held (a settlement waiting on a lock): saved alone, after it.
-      const alone = b.players.filter((p) => busy?.includes(p.id));
-      if (alone.length) await Promise.allSettled(alone.map((p) => this.saveOnLeave(p, reason)));
+      // (A failure is logged by the player's queue; the promises are awaited only at the end.)
+      const alone = b.players.filter((p) => busy?.includes(p.id)).map((p) => this.saveOnLeave(p, reason).catch(() => undefined));
       // Refused by the fence (the others are written): those players' leases are lost.
       for (const id of fenced) {
         const p = b.players.find((q) => q.id === id);
         if (p) this.d.leaseLost?.(p, "a shutdown save was refused by the lease fence");
       }
+      return alone;
     } catch (e) {
       b.written();
       const context = { players: b.players.length, firstPlayerId: b.players[0]?.id };
       if (isStorageUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
       else this.d.logger.error({ err: e, ...context }, "batched leave save failed; its players will be saved one at a time");
-      await Promise.allSettled(b.players.map((p) => this.saveOnLeave(p, reason)));
+      return b.players.map((p) => this.saveOnLeave(p, reason).catch(() => undefined));
     }
   }
 

@@ -10,10 +10,10 @@
  */
 import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import type { Principal } from "../src/auth/service.js";
-import { isParty, partnerOf, viewFor, type Trade, type TradeStep } from "../src/domain/trade.js";
-import { applyTradeAction, cancelTrade, completeTrade, failSettlement, tickTrade, type TradeAction } from "../src/domain/trade-transitions.js";
-import { computeValues } from "../src/domain/trade-offer.js";
-import { TRADE_ERROR } from "../src/domain/trade-errors.js";
+import { isParty, partnerOf, viewFor, type Trade, type TradeStep } from "../src/domain/trade/trade.js";
+import { applyTradeAction, cancelTrade, completeTrade, failSettlement, tickTrade, type TradeAction } from "../src/domain/trade/transitions.js";
+import { computeValues } from "../src/domain/trade/offer.js";
+import { TRADE_ERROR } from "../src/domain/trade/codes.js";
 import { CANCEL_MESSAGES, type SettleOutcome, type TradeEnv, type TradeInterruption, type TradeRoomHandle } from "../src/trade/room-api.js";
 import { StateView } from "@colyseus/schema";
 import { TradeRoomState } from "../schema/trade.js";

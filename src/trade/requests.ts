@@ -5,10 +5,10 @@
  * room; from then on the room owns the trade.
  */
 import { randomUUID } from "node:crypto";
-import type { TradeParams, Trade } from "../domain/trade.js";
-import { TRADE_ERROR, type TradeCancelReason } from "../domain/trade-errors.js";
-import { checkTradeRequest } from "../domain/trade-request.js";
-import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade-transitions.js";
+import type { TradeParams, Trade } from "../domain/trade/trade.js";
+import { TRADE_ERROR, type TradeCancelReason } from "../domain/trade/codes.js";
+import { checkTradeRequest } from "../domain/trade/request.js";
+import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade/transitions.js";
 import type { Tile } from "../domain/types.js";
 import type { Metrics } from "../metrics.js";
 import type { Logger } from "../logger.js";

@@ -4,8 +4,8 @@
  * `tradeCancelled`.
  */
 import type { ItemLookup } from "../domain/inventory.js";
-import type { TradeHoldings, TradeParams, Trade } from "../domain/trade.js";
-import type { TradeCancelReason } from "../domain/trade-errors.js";
+import type { TradeHoldings, TradeParams, Trade } from "../domain/trade/trade.js";
+import type { TradeCancelReason } from "../domain/trade/codes.js";
 import type { Logger } from "../logger.js";
 import type { Player } from "../world/player.js";
 import type { SettlementResult } from "./settlement.js";

@@ -20,8 +20,8 @@
 import { matchMaker } from "@colyseus/core";
 import type { CharacterRepository } from "../../entities/character-repository.js";
 import { freeSlots, type ItemLookup } from "../domain/inventory.js";
-import type { TradeParams, Trade } from "../domain/trade.js";
-import { TRADE_ERROR } from "../domain/trade-errors.js";
+import type { TradeParams, Trade } from "../domain/trade/trade.js";
+import { TRADE_ERROR } from "../domain/trade/codes.js";
 import type { ClientEventName } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";

@@ -15,10 +15,10 @@
  * what to send. Items never move here; `planSettlement` (`trade-settlement.ts`) computes the move for
  * storage.
  */
-import { ok, type DomainError, type Result } from "./errors.js";
-import type { Inventory, ItemLookup } from "./inventory.js";
-import type { TradeCancelReason, TradeErrorCode } from "./trade-errors.js";
-import type { TradeOffer } from "./trade-offer.js";
+import { ok, type DomainError, type Result } from "../errors.js";
+import type { Inventory, ItemLookup } from "../inventory.js";
+import type { TradeCancelReason, TradeErrorCode } from "./codes.js";
+import type { TradeOffer, TradeValues } from "./offer.js";
 
 /** Time limits; tests pass short ones. */
 export interface TradeParams {
@@ -143,4 +143,19 @@ export interface TradeView {
 export function viewFor(trade: Trade, playerId: string): TradeView {
   const partner = partnerOf(trade, playerId);
   return { myOffer: trade.offers[playerId]!, theirOffer: trade.offers[partner.playerId]! };
+}
+
+/**
+ * The trade from one trader's side: what `tradeUpdated` and `tradeConfirmScreen` send to that
+ * player and what its watcher's synchronised state holds. `values` from the confirmation screen on.
+ */
+export interface TraderView extends TradeView {
+  readonly revision: number;
+  readonly partnerFreeSlots: number;
+  readonly values?: TradeValues;
+}
+
+/** Screens that show the offers' values: the confirmation screen and what follows it when completing. */
+export function showsValues(state: TradeState): boolean {
+  return state === "confirm" || state === "settling" || state === "completed";
 }

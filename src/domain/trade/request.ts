@@ -1,8 +1,8 @@
 /** The guards of a trade request (docs/trading.md#requests), before any trade exists. */
-import { err, ok, type Result } from "./errors.js";
-import { chebyshev } from "./movement.js";
-import { TRADE_ERROR, type TradeErrorCode } from "./trade-errors.js";
-import type { Tile } from "./types.js";
+import { err, ok, type Result } from "../errors.js";
+import { chebyshev } from "../movement.js";
+import { TRADE_ERROR, type TradeErrorCode } from "./codes.js";
+import type { Tile } from "../types.js";
 
 /** Farthest apart (Chebyshev tiles) two players may be to start a trade. */
 export const TRADE_REQUEST_RANGE = 2;

@@ -9,7 +9,7 @@ export const TRADE_REQUEST_RANGE = 2;
 /** The same pair may not ask again within this many milliseconds. */
 export const TRADE_REQUEST_COOLDOWN_MS = 3_000;
 
-/** Input of `checkTradeRequest`: what the room knows when `tradeRequest` arrives. */
+/** Input of `checkTradeRequest`: what the trade service knows when `tradeRequest` arrives. */
 export interface TradeRequestCheck {
   readonly requesterId: string;
   readonly targetId: string;

@@ -218,7 +218,7 @@ function sideOf(trade: Trade, playerId: string, ctx: TradeContext): SettlementSi
 }
 
 /**
- * Ends an open trade with `reason` (`tradeCancel` → "cancelled"; the room also uses
+ * Ends an open trade with `reason` (`tradeCancel` → "cancelled"; the session also uses
  * "disconnected", "player_died", "moved_away", "server_error"). `playerId`, when given, must be a
  * party (NOT_IN_TRADE). INVALID_TRADE when the trade has ended or is settling.
  */

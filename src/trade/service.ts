@@ -131,7 +131,7 @@ export class TradeService implements TradeHooks, TradeEventHandler {
       inTrade: (id) => this.traders.inLiveTrade(id, (t) => !!this.requests.get(t) || this.sessions.get(t)?.over === false),
     });
     world.events.on("tradeInterrupted", (playerId, reason) => this.playerInterrupted(playerId, reason));
-    // Requests are checked at most every second, open trades every 250 ms (at the world's tick when faster).
+    // Requests and open trades are checked every 250 ms (at the world's tick when faster, never more often than every 50 ms).
     this.stopClock = clock.every(Math.max(50, Math.min(250, deps.tickMs)), () => this.tick(clock.now()));
   }
 

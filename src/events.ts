@@ -6,7 +6,7 @@
  * `rooms/world/event-table.ts`.
  */
 import { z } from "zod";
-import { TRADE_ERROR } from "./domain/trade-errors.js";
+import { TRADE_ERROR } from "./domain/trade/codes.js";
 import { PlayerSyncSchema, WorldUpdateSchema } from "./protocol/player.js";
 import { TRADE_CLIENT_EVENTS, TRADE_FIELD_ERRORS, TRADE_SERVER_EVENTS } from "./protocol/trade.js";
 

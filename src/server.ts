@@ -227,7 +227,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     logger,
     metrics,
   });
-  const TradeRoomType = tradeRoomType({ envs: new Map(worlds.all().map((h) => [h.number, h.trades.env])), gate });
+  const TradeRoomType = tradeRoomType({ gate, logger });
   metrics.watch({
     world: basename(resolve(config.worldDir)),
     playersOnline: () => worlds.playersOnline(),

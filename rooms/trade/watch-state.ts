@@ -1,29 +1,12 @@
 /**
  * The synchronised state a trade room's watchers see (`schema/trade.ts`): each trader's view of the
- * trade, copied onto schema objects. The same `TraderView` is what `tradeUpdated` and
- * `tradeConfirmScreen` send to that trader.
+ * trade, copied onto schema objects. The same `TraderView` (src/domain/trade/trade.ts) is what
+ * `tradeUpdated` and `tradeConfirmScreen` send to that trader; the trade's session
+ * (src/trade/session.ts) builds it.
  */
-import type { Trade, TradeState } from "../../src/domain/trade.js";
-import type { TradeOffer, TradeValues } from "../../src/domain/trade-offer.js";
-import { partnerOf } from "../../src/domain/trade.js";
+import type { TradeOffer } from "../../src/domain/trade/offer.js";
+import { partnerOf, type Trade, type TraderView } from "../../src/domain/trade/trade.js";
 import { TradeOfferLineState, TradeOfferState, TradeValuesState, TraderViewState, type TradeRoomState } from "../../schema/trade.js";
-
-/**
- * The trade from one trader's side: what `tradeUpdated` and `tradeConfirmScreen` send to that
- * player and what its watcher's `TraderViewState` holds. `values` from the confirmation screen on.
- */
-export interface TraderView {
-  readonly revision: number;
-  readonly myOffer: TradeOffer;
-  readonly theirOffer: TradeOffer;
-  readonly partnerFreeSlots: number;
-  readonly values?: TradeValues;
-}
-
-/** Screens that show the offers' values: the confirmation screen and what follows it when completing. */
-export function showsValues(state: TradeState): boolean {
-  return state === "confirm" || state === "settling" || state === "completed";
-}
 
 /**
  * Copy the trade onto the synchronised state, each trader's side from `viewOf`. Values, once shown,

@@ -11,12 +11,9 @@ import type { Logger } from "../../src/logger.js";
 import { handleAction, handleChat, handleDeposit, handleInventoryUse, handleMove, handleWithdraw } from "../../src/world/actions.js";
 import type { Player } from "../../src/world/player.js";
 import { REFUSAL, refuse } from "../../src/world/refusals.js";
+import type { TradeEventHandler } from "../../src/trade/service.js";
 import type { World } from "../../src/world/world.js";
 
-/** Handles trade events: requests itself, everything else routed to the trade's room (`TradeService`). */
-export interface TradeEventHandler {
-  handle(player: Player, event: TradeEventName, payload: ClientEventPayload<TradeEventName>): Promise<void> | void;
-}
 
 /** What handlers act on. */
 export interface EventContext {
@@ -43,11 +40,11 @@ const world = <E extends ClientEventName>(event: E, handle: (w: World, p: Player
   handle: (ctx, p, d) => handle(ctx.world, p, d),
 });
 
-/** A trade event: its schema; the trade service handles it. */
-const trade = <E extends TradeEventName>(event: E): EventEntry<E> => ({
+/** A trade event: its schema and the trade service's handler. */
+const trade = <E extends TradeEventName>(event: E, handle: (t: TradeEventHandler, p: Player, d: ClientEventPayload<E>) => Promise<void> | void): EventEntry<E> => ({
   schema: CLIENT_EVENTS[event],
   refusals: "trade",
-  handle: (ctx, p, d) => ctx.trades.handle(p, event, d),
+  handle: (ctx, p, d) => handle(ctx.trades, p, d),
 });
 
 export const EVENT_TABLE: EventTable = {
@@ -57,12 +54,12 @@ export const EVENT_TABLE: EventTable = {
   "inventory:use": world("inventory:use", handleInventoryUse),
   "bank:deposit": world("bank:deposit", handleDeposit),
   "bank:withdraw": world("bank:withdraw", handleWithdraw),
-  tradeRequest: trade("tradeRequest"),
-  tradeRequestRespond: trade("tradeRequestRespond"),
-  tradeAddItem: trade("tradeAddItem"),
-  tradeRemoveItem: trade("tradeRemoveItem"),
-  tradeAccept: trade("tradeAccept"),
-  tradeCancel: trade("tradeCancel"),
+  tradeRequest: trade("tradeRequest", (t, p, d) => t.tradeRequest(p, d)),
+  tradeRequestRespond: trade("tradeRequestRespond", (t, p, d) => t.tradeRequestRespond(p, d)),
+  tradeAddItem: trade("tradeAddItem", (t, p, d) => t.tradeAddItem(p, d)),
+  tradeRemoveItem: trade("tradeRemoveItem", (t, p, d) => t.tradeRemoveItem(p, d)),
+  tradeAccept: trade("tradeAccept", (t, p, d) => t.tradeAccept(p, d)),
+  tradeCancel: trade("tradeCancel", (t, p, d) => t.tradeCancel(p, d)),
 };
 
 /** Dispatches client events from either transport through the table. */

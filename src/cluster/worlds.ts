@@ -97,7 +97,6 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
     });
     const trades = new TradeService({
       world,
-      worldNumber: n,
       orm: d.storage.orm,
       characters: d.characters,
       social: d.social,

@@ -6,7 +6,7 @@
  * than the slot holds) the trade rules refuse with the same codes.
  */
 import { z } from "zod";
-import { TRADE_CANCEL_REASON, TRADE_ERROR, type TradeErrorCode } from "../domain/trade-errors.js";
+import { TRADE_CANCEL_REASON, TRADE_ERROR, type TradeErrorCode } from "../domain/trade/codes.js";
 
 const int = z.int();
 const id = z.string().min(1).max(128);

@@ -3,8 +3,8 @@
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { TradeAuditEntity, type AuditedOffer } from "../../entities/trade.js";
 import type { ItemLookup } from "../domain/inventory.js";
-import type { Trade } from "../domain/trade.js";
-import { offerValue, type TradeOffer } from "../domain/trade-offer.js";
+import type { Trade } from "../domain/trade/trade.js";
+import { offerValue, type TradeOffer } from "../domain/trade/offer.js";
 import type { Orm } from "../storage/orm.js";
 
 /** Audit form of an offer. */

@@ -1,20 +1,19 @@
 /**
  * Trade requests not answered yet (docs/trading.md#states, `pending`): `tradeRequest` is checked
  * and held here until the invited player answers, either player cancels, it times out, or either
- * player leaves, dies or moves. An accepted request goes back to `TradeService`, which opens its
- * room; from then on the room owns the trade.
+ * player leaves, dies or moves. An accepted request goes back to `TradeService`, which opens it
+ * as a `TradeSession` (session.ts); from then on the session owns the trade.
  */
 import { randomUUID } from "node:crypto";
-import type { TradeParams, Trade } from "../domain/trade.js";
-import { TRADE_ERROR, type TradeCancelReason } from "../domain/trade-errors.js";
-import { checkTradeRequest } from "../domain/trade-request.js";
-import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade-transitions.js";
+import type { TradeParams, Trade } from "../domain/trade/trade.js";
+import { CANCEL_MESSAGES, TRADE_ERROR, type TradeCancelReason, type TradeErrorCode } from "../domain/trade/codes.js";
+import { checkTradeRequest } from "../domain/trade/request.js";
+import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain/trade/transitions.js";
 import type { Tile } from "../domain/types.js";
 import type { Metrics } from "../metrics.js";
-import type { Logger } from "../logger.js";
 import type { Player } from "../world/player.js";
 import type { SocialPort, World } from "../world/world.js";
-import { CANCEL_MESSAGES } from "./room-api.js";
+import type { Traders } from "./traders.js";
 
 /** A pair's requests are forgotten this long after the last one (the cooldown is shorter). */
 const PAIR_MEMORY_MS = 10_000;
@@ -24,16 +23,11 @@ export interface TradeRequestsDeps {
   social?: SocialPort;
   params: TradeParams;
   metrics?: Metrics;
-  /** How often pending requests are checked for time-outs and interruptions. */
-  tickMs: number;
+  /** The world's players as trades see them (events, marks), shared with the open trades. */
+  traders: Traders;
   now(): number;
-  send(playerId: string, event: string, data: unknown): void;
-  /** Send `tradeError`. */
-  error(playerId: string, tradeId: string | undefined, code: string, message: string): void;
-  /** True (and the player told) once shutdown has begun: no new trade from then on. */
-  refuseWhileClosing(playerId: string, tradeId: string | undefined): boolean;
-  /** Player id to the trade it takes part in (pending or open), shared with the service. */
-  byPlayer: Map<string, string>;
+  /** Whether shutdown has begun: no new trade from then on. */
+  closing(): boolean;
   /** Whether the player takes part in a trade that still exists (the service checks its marks). */
   inTrade(playerId: string): boolean;
 }
@@ -45,11 +39,8 @@ export class TradeRequests {
   private readonly tiles = new Map<string, { a: Tile; b: Tile }>();
   /** Last request time per unordered pair. */
   private readonly pairRequests = new Map<string, number>();
-  private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly deps: TradeRequestsDeps) {
-    this.timer = setInterval(() => this.expire(), Math.max(50, Math.min(1000, deps.tickMs)));
-    this.timer.unref();
     deps.world.events.on("playerRemoved", (playerId) => this.cancelAllOf(playerId));
   }
 
@@ -61,12 +52,12 @@ export class TradeRequests {
   /** `tradeRequest`: checked (`checkTradeRequest`), then held and announced to the target. */
   async request(player: Player, targetId: string): Promise<void> {
     const { deps } = this;
-    if (deps.refuseWhileClosing(player.id, undefined)) return;
+    if (this.refuseWhileClosing(player.id, undefined)) return;
     const target = deps.world.player(targetId);
     const now = deps.now();
     const pair = [player.id, targetId].sort().join("|");
     const ignored = target && deps.social ? await deps.social.isIgnoring(target.id, player.id) : false;
-    if (deps.refuseWhileClosing(player.id, undefined)) return; // shutdown began while the ignore list was read
+    if (this.refuseWhileClosing(player.id, undefined)) return; // shutdown began while the ignore list was read
     const check = checkTradeRequest({
       requesterId: player.id,
       targetId,
@@ -82,7 +73,7 @@ export class TradeRequests {
       sameAccount: target !== undefined && target.accountId === player.accountId,
       now,
     });
-    if (!check.ok) return deps.error(player.id, undefined, check.error.code, check.error.message);
+    if (!check.ok) return this.error(player.id, undefined, check.error.code, check.error.message);
     this.pairRequests.set(pair, now);
     const created = createTrade({
       id: randomUUID(),
@@ -90,12 +81,12 @@ export class TradeRequests {
       b: { playerId: target!.id, name: target!.name, level: target!.combatLevel },
       now,
     });
-    if (!created.ok) return deps.error(player.id, undefined, created.error.code, created.error.message);
+    if (!created.ok) return this.error(player.id, undefined, created.error.code, created.error.message);
     const trade = created.value;
     this.pending.set(trade.id, trade);
     this.tiles.set(trade.id, { a: player.tile, b: target!.tile });
-    deps.byPlayer.set(player.id, trade.id);
-    deps.send(target!.id, "tradeIncoming", {
+    deps.traders.requested(player.id, trade.id);
+    deps.traders.send(target!.id, "tradeIncoming", {
       tradeId: trade.id,
       fromPlayerId: player.id,
       fromPlayerName: player.name,
@@ -105,19 +96,19 @@ export class TradeRequests {
 
   /**
    * `tradeRequestRespond`. A decline ends the request; an accept returns the started trade for the
-   * service to open its room, unless the requester has gone or died meanwhile (then it ends).
+   * service to open, unless the requester has gone or died meanwhile (then it ends).
    */
   respond(player: Player, trade: Trade, accept: boolean): Trade | undefined {
     const { deps } = this;
-    if (accept && deps.refuseWhileClosing(player.id, trade.id)) return undefined;
+    if (accept && this.refuseWhileClosing(player.id, trade.id)) return undefined;
     // Only the invited player answers (respondToRequest says INVALID_TRADE to anyone else).
     if (accept && player.id === trade.b.playerId && deps.inTrade(player.id)) {
-      deps.error(player.id, trade.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
+      this.error(player.id, trade.id, TRADE_ERROR.ALREADY_IN_TRADE, "You are already trading.");
       return undefined;
     }
     const res = respondToRequest(trade, { playerId: player.id, accept }, deps.now());
     if (!res.ok) {
-      deps.error(player.id, trade.id, res.error.code, res.error.message);
+      this.error(player.id, trade.id, res.error.code, res.error.message);
       return undefined;
     }
     this.forget(trade);
@@ -138,7 +129,7 @@ export class TradeRequests {
   cancel(trade: Trade, reason: TradeCancelReason, by?: string): void {
     const res = cancelTrade(trade, { playerId: by, reason }, this.deps.now());
     if (!res.ok) {
-      if (by) this.deps.error(by, trade.id, res.error.code, res.error.message);
+      if (by) this.error(by, trade.id, res.error.code, res.error.message);
       return;
     }
     this.forget(trade);
@@ -169,19 +160,27 @@ export class TradeRequests {
     const reason = trade.cancelReason ?? "cancelled";
     this.deps.metrics?.trades.inc({ outcome: reason });
     for (const id of [trade.a.playerId, trade.b.playerId]) {
-      this.deps.send(id, "tradeCancelled", { tradeId: trade.id, reason, message: CANCEL_MESSAGES[reason] });
+      this.deps.traders.send(id, "tradeCancelled", { tradeId: trade.id, reason, message: CANCEL_MESSAGES[reason] });
     }
   }
 
-  close(): void {
-    clearInterval(this.timer);
+  /** Send `tradeError`. */
+  private error(playerId: string, tradeId: string | undefined, code: TradeErrorCode, message: string): void {
+    this.deps.traders.send(playerId, "tradeError", { ...(tradeId ? { tradeId } : {}), code, message });
+  }
+
+  /** Shutdown has begun: a trade started now would be ended at once (or missed by `cancelAll`). */
+  private refuseWhileClosing(playerId: string, tradeId: string | undefined): boolean {
+    const closing = this.deps.closing();
+    if (closing) this.error(playerId, tradeId, TRADE_ERROR.TRADE_FAILED, "The server is shutting down.");
+    return closing;
   }
 
   /** The request is no longer pending; its requester is free again (the target never was bound). */
   private forget(trade: Trade): void {
     this.pending.delete(trade.id);
     this.tiles.delete(trade.id);
-    this.deps.byPlayer.delete(trade.a.playerId);
+    this.deps.traders.requestEnded(trade.a.playerId);
   }
 
   /**
@@ -202,8 +201,8 @@ export class TradeRequests {
     return undefined;
   }
 
-  private expire(): void {
-    const now = this.deps.now();
+  /** Time-outs (`TRADE_REQUEST_TIMEOUT_MS`) and interruptions, at each tick of the service's clock. */
+  expire(now: number): void {
     for (const s of [...this.pending.values()]) {
       const interrupted = this.interruption(s);
       if (interrupted) {
@@ -218,30 +217,4 @@ export class TradeRequests {
     }
     for (const [pair, t] of this.pairRequests) if (now - t > PAIR_MEMORY_MS) this.pairRequests.delete(pair);
   }
-}
-
-/**
- * Whether `playerId` takes part in a trade that still exists (`live`: a pending request, a room
- * being created or an open room; docs/trading.md "Cancellation"). A mark (the service's `byPlayer`,
- * the player's `tradeId`) whose trade is none of those is a leftover whose end never reached it: it
- * is dropped here, logged, and never refuses a request.
- */
-export function inLiveTrade(
-  playerId: string,
-  byPlayer: Map<string, string>,
-  player: { tradeId: string | undefined } | undefined,
-  live: (tradeId: string) => boolean,
-  logger: Logger,
-): boolean {
-  let inTrade = false;
-  for (const id of [byPlayer.get(playerId), player?.tradeId]) {
-    if (id === undefined) continue;
-    if (live(id)) inTrade = true;
-    else {
-      logger.warn({ playerId, tradeId: id }, "trade: a player was still marked for a trade that had ended; mark cleared");
-      if (byPlayer.get(playerId) === id) byPlayer.delete(playerId);
-      if (player?.tradeId === id) player.tradeId = undefined;
-    }
-  }
-  return inTrade;
 }

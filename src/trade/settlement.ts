@@ -22,8 +22,8 @@
  * fails, the result is `unknown` and the caller must not trust the players' items in memory.
  */
 import { inventoryFromSlots, inventoryToSlots, type Inventory, type ItemLookup } from "../domain/inventory.js";
-import type { Trade } from "../domain/trade.js";
-import { planSettlement, type ReceivedItem } from "../domain/trade-settlement.js";
+import type { Trade } from "../domain/trade/trade.js";
+import { planSettlement, type ReceivedItem } from "../domain/trade/settlement-plan.js";
 import type { Orm } from "../storage/orm.js";
 import { auditedOffer } from "./audit.js";
 import type { LeaseFence } from "../storage/fence.js";

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
 import { CharacterRepository } from "../../entities/character-repository.js";
-import { type TradeContext, type TradeHoldings, type Trade } from "../../src/domain/trade.js";
-import { acceptTrade, createTrade, respondToRequest, setOfferCoins, setOfferItem } from "../../src/domain/trade-transitions.js";
+import { type TradeContext, type TradeHoldings, type Trade } from "../../src/domain/trade/trade.js";
+import { acceptTrade, createTrade, respondToRequest, setOfferCoins, setOfferItem } from "../../src/domain/trade/transitions.js";
 import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.js";
 import { MAX_STACK } from "../../src/domain/types.js";
 import type { Tile } from "../../src/domain/types.js";

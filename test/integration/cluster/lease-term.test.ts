@@ -63,7 +63,9 @@ for (const kind of storageKinds()) {
         createCharacter: () => Promise.reject(new Error("no new characters here")),
         claim: (id, join) => claims.claim(id, 1, join),
       });
-      router = new EventRouter({ world, trades: { handle() {} } }, logger);
+      const none = () => undefined;
+      const trades = { tradeRequest: none, tradeRequestRespond: none, tradeAddItem: none, tradeRemoveItem: none, tradeAccept: none, tradeCancel: none };
+      router = new EventRouter({ world, trades }, logger);
       claims.start();
     });
     afterEach(() => claims.stop());

@@ -57,9 +57,9 @@ describe(`trade: invariants over hundreds of random trades (${ON_POSTGRES ? "pos
     // What the server did, seen from inside (the bots may be disconnected when it happens).
     const opened = new Set<string>();
     const completed = new Set<string>();
-    const env = server.trades.env;
-    const send = env.send.bind(env);
-    env.send = (id, event, data) => {
+    const traders = server.trades.traders;
+    const send = traders.send.bind(traders);
+    traders.send = (id, event, data) => {
       const tradeId = (data as { tradeId?: string })?.tradeId;
       if (event === "tradeStarted" && tradeId) opened.add(tradeId);
       if (event === "tradeCompleted" && tradeId) completed.add(tradeId);

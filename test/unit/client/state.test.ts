@@ -10,7 +10,7 @@ import { levelProgress, XP_FOR_LEVEL } from "../../../client/src/state/xp.js";
 import { snapshot } from "../../../client/src/net/session.js";
 import { xpForLevel } from "../../../src/domain/xp.js";
 import { REFUSALS } from "../../../src/world/refusals.js";
-import { TRADE_ERROR } from "../../../src/domain/trade-errors.js";
+import { TRADE_ERROR } from "../../../src/domain/trade/codes.js";
 
 const read = (f: string) => JSON.parse(readFileSync(`world/manifests/${f}`, "utf8"));
 const manifests = (): Manifests => ({

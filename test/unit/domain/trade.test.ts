@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { unwrap, type Result } from "../../../src/domain/errors.js";
 import { countItem, emptyInventory, freeSlots, inventoryToSlots, type Inventory } from "../../../src/domain/inventory.js";
-import { DEFAULT_TRADE_PARAMS, viewFor, type TradeContext, type TradeHoldings, type Trade, type TradeStep } from "../../../src/domain/trade.js";
+import { DEFAULT_TRADE_PARAMS, viewFor, type TradeContext, type TradeHoldings, type Trade, type TradeStep } from "../../../src/domain/trade/trade.js";
 import {
   acceptTrade,
   applyTradeAction,
@@ -14,11 +14,11 @@ import {
   setOfferCoins,
   setOfferItem,
   tickTrade,
-} from "../../../src/domain/trade-transitions.js";
-import { planSettlement } from "../../../src/domain/trade-settlement.js";
-import { checkTradeRequest, type TradeRequestCheck } from "../../../src/domain/trade-request.js";
-import { computeValues } from "../../../src/domain/trade-offer.js";
-import { SETTLEMENT_ERROR, TRADE_CANCEL_REASON, TRADE_ERROR } from "../../../src/domain/trade-errors.js";
+} from "../../../src/domain/trade/transitions.js";
+import { planSettlement } from "../../../src/domain/trade/settlement-plan.js";
+import { checkTradeRequest, type TradeRequestCheck } from "../../../src/domain/trade/request.js";
+import { computeValues } from "../../../src/domain/trade/offer.js";
+import { SETTLEMENT_ERROR, TRADE_CANCEL_REASON, TRADE_ERROR } from "../../../src/domain/trade/codes.js";
 import { MAX_STACK } from "../../../src/domain/types.js";
 import { FakeClock, fullExcept, inv, lookup, valueOf } from "./fixtures.js";
 

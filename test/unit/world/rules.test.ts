@@ -121,7 +121,9 @@ describe("world rules (fake storage, fake clock)", () => {
 
   describe("refusal codes: everything while dead is refused with PLAYER_DEAD and changes nothing", () => {
     it("move, every action, chat commands, inventory use, bank deposit/withdraw, trade requests", async () => {
-      const router = new EventRouter({ world, trades: { handle: () => assert.fail("no trade event reaches the trade service") } }, createLogger("silent"));
+      const none = () => assert.fail("no trade event reaches the trade service");
+      const trades = { tradeRequest: none, tradeRequestRespond: none, tradeAddItem: none, tradeRemoveItem: none, tradeAccept: none, tradeCancel: none };
+      const router = new EventRouter({ world, trades }, createLogger("silent"));
       const bank = content.stations.find((s) => s.type === "bank")!;
       const at = { x: bank.x, z: bank.z - 3 };
       assert.ok(!content.isBlocked(at.x, at.z));

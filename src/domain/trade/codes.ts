@@ -42,3 +42,15 @@ export const SETTLEMENT_ERROR = {
   INVENTORY_FULL: "INVENTORY_FULL",
 } as const;
 export type SettlementErrorCode = (typeof SETTLEMENT_ERROR)[keyof typeof SETTLEMENT_ERROR];
+
+/** Human-readable text for each cancel reason (the `message` of `tradeCancelled`). */
+export const CANCEL_MESSAGES: Readonly<Record<TradeCancelReason, string>> = {
+  declined: "The trade request was declined.",
+  cancelled: "The trade was cancelled.",
+  timeout: "The trade timed out.",
+  disconnected: "The other player disconnected.",
+  player_died: "A trader died.",
+  moved_away: "A trader moved away.",
+  invalid_items: "The offered items changed; the trade was cancelled.",
+  server_error: "The trade was cancelled by the server.",
+};

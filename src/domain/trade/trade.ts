@@ -1,6 +1,6 @@
 /**
  * A trade as a pure state machine (docs/trading.md#states): its state and the queries
- * on it here, its transitions in `trade-transitions.ts`.
+ * on it here, its transitions in `transitions.ts`.
  *
  * States:
  *   pending ──respond(accept)──▶ offer ──both accept (capacity ok)──▶ confirm ──both accept──▶ settling
@@ -11,14 +11,14 @@
  * and cancellations are refused (the transaction decides the outcome).
  *
  * Every transition takes `(trade, action, now, ctx?)` and returns either a typed error (nothing
- * changed: send `tradeError`) or a `TradeStep`: the next trade and one `effect` telling the room
- * what to send. Items never move here; `planSettlement` (`trade-settlement.ts`) computes the move for
+ * changed: send `tradeError`) or a `TradeStep`: the next trade and one `effect` telling the session
+ * what to send. Items never move here; `planSettlement` (`settlement-plan.ts`) computes the move for
  * storage.
  */
-import { ok, type DomainError, type Result } from "./errors.js";
-import type { Inventory, ItemLookup } from "./inventory.js";
-import type { TradeCancelReason, TradeErrorCode } from "./trade-errors.js";
-import type { TradeOffer } from "./trade-offer.js";
+import { ok, type DomainError, type Result } from "../errors.js";
+import type { Inventory, ItemLookup } from "../inventory.js";
+import type { TradeCancelReason, TradeErrorCode } from "./codes.js";
+import type { TradeOffer, TradeValues } from "./offer.js";
 
 /** Time limits; tests pass short ones. */
 export interface TradeParams {
@@ -77,7 +77,7 @@ export interface TradeContext {
 }
 
 /**
- * What the room should do after a successful transition.
+ * What the trade's session (src/trade/session.ts) should do after a successful transition.
  * - none: nothing changed (repeat, no-op, or nothing due); send nothing.
  * - started: `tradeStarted` to both.
  * - updated: `tradeUpdated` to both (an offer or an acceptance changed).
@@ -106,7 +106,7 @@ export interface TradeStep {
 /** What a transition returns: the next step, or a typed error (nothing changed). */
 export type TradeResult = Result<TradeStep, TradeErrorCode>;
 
-/** A successful transition to `trade`, telling the room to do `effect`. */
+/** A successful transition to `trade`, telling the session to do `effect`. */
 export function step(trade: Trade, effect: TradeEffect): TradeResult {
   return ok({ trade, effect });
 }
@@ -143,4 +143,19 @@ export interface TradeView {
 export function viewFor(trade: Trade, playerId: string): TradeView {
   const partner = partnerOf(trade, playerId);
   return { myOffer: trade.offers[playerId]!, theirOffer: trade.offers[partner.playerId]! };
+}
+
+/**
+ * The trade from one trader's side: what `tradeUpdated` and `tradeConfirmScreen` send to that
+ * player and what its watcher's synchronised state holds. `values` from the confirmation screen on.
+ */
+export interface TraderView extends TradeView {
+  readonly revision: number;
+  readonly partnerFreeSlots: number;
+  readonly values?: TradeValues;
+}
+
+/** Screens that show the offers' values: the confirmation screen and what follows it when completing. */
+export function showsValues(state: TradeState): boolean {
+  return state === "confirm" || state === "settling" || state === "completed";
 }

@@ -1,15 +1,15 @@
 /** The guards of a trade request (docs/trading.md#rules), before any trade exists. */
-import { err, ok, type Result } from "./errors.js";
-import { chebyshev } from "./movement.js";
-import { TRADE_ERROR, type TradeErrorCode } from "./trade-errors.js";
-import type { Tile } from "./types.js";
+import { err, ok, type Result } from "../errors.js";
+import { chebyshev } from "../movement.js";
+import { TRADE_ERROR, type TradeErrorCode } from "./codes.js";
+import type { Tile } from "../types.js";
 
 /** Farthest apart (Chebyshev tiles) two players may be to start a trade. */
 export const TRADE_REQUEST_RANGE = 2;
 /** The same pair may not ask again within this many milliseconds. */
 export const TRADE_REQUEST_COOLDOWN_MS = 3_000;
 
-/** Input of `checkTradeRequest`: what the room knows when `tradeRequest` arrives. */
+/** Input of `checkTradeRequest`: what the trade service knows when `tradeRequest` arrives. */
 export interface TradeRequestCheck {
   readonly requesterId: string;
   readonly targetId: string;

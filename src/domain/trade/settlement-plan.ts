@@ -3,11 +3,11 @@
  * run on the rows read under the lock. Also what `acceptTrade` checks before the confirmation
  * screen (can each side hold what it receives?).
  */
-import { err, ok, type Err, type Result } from "./errors.js";
-import { applyChanges, INVENTORY_ERROR, isValidSlot, type Addition, type Inventory, type ItemLookup, type SlotRemoval } from "./inventory.js";
-import { SETTLEMENT_ERROR, type SettlementErrorCode } from "./trade-errors.js";
-import type { TradeOffer } from "./trade-offer.js";
-import { COINS_ITEM_ID, MAX_STACK } from "./types.js";
+import { err, ok, type Err, type Result } from "../errors.js";
+import { applyChanges, INVENTORY_ERROR, isValidSlot, type Addition, type Inventory, type ItemLookup, type SlotRemoval } from "../inventory.js";
+import { SETTLEMENT_ERROR, type SettlementErrorCode } from "./codes.js";
+import type { TradeOffer } from "./offer.js";
+import { COINS_ITEM_ID, MAX_STACK } from "../types.js";
 
 /** One side as read under the lock: its offer, its inventory and its coins. */
 export interface SettlementSide {

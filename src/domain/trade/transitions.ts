@@ -2,8 +2,8 @@
  * The transitions of the trade state machine (`trade.ts`): one function per player action or
  * event, each `(trade, action, now, ctx?)` to a typed error or the next `TradeStep`.
  */
-import { err, ok, type Err, type Result } from "./errors.js";
-import { isValidSlot } from "./inventory.js";
+import { err, ok, type Err, type Result } from "../errors.js";
+import { isValidSlot } from "../inventory.js";
 import {
   DEFAULT_TRADE_PARAMS,
   isParty,
@@ -18,10 +18,10 @@ import {
   type Trade,
   type TradeStep,
 } from "./trade.js";
-import { SETTLEMENT_ERROR, TRADE_CANCEL_REASON, TRADE_ERROR, type TradeCancelReason, type TradeErrorCode } from "./trade-errors.js";
-import type { OfferLine, TradeOffer } from "./trade-offer.js";
-import { planSettlement, type SettlementSide } from "./trade-settlement.js";
-import { MAX_STACK } from "./types.js";
+import { SETTLEMENT_ERROR, TRADE_CANCEL_REASON, TRADE_ERROR, type TradeCancelReason, type TradeErrorCode } from "./codes.js";
+import type { OfferLine, TradeOffer } from "./offer.js";
+import { planSettlement, type SettlementSide } from "./settlement-plan.js";
+import { MAX_STACK } from "../types.js";
 
 type TradeErr = Err<TradeErrorCode>;
 
@@ -218,7 +218,7 @@ function sideOf(trade: Trade, playerId: string, ctx: TradeContext): SettlementSi
 }
 
 /**
- * Ends an open trade with `reason` (`tradeCancel` → "cancelled"; the room also uses
+ * Ends an open trade with `reason` (`tradeCancel` → "cancelled"; the session also uses
  * "disconnected", "player_died", "moved_away", "server_error"). `playerId`, when given, must be a
  * party (NOT_IN_TRADE). INVALID_TRADE when the trade has ended or is settling.
  */

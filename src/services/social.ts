@@ -24,7 +24,7 @@ import { FriendRequestEntity, FriendshipEntity, IgnoreEntryEntity } from "../../
 import type { Em, Storage } from "../storage/orm.js";
 import { conflict, invalid, missing, SERVICE_ERROR, ServiceError } from "./errors.js";
 import { RelationCache } from "./relation-cache.js";
-import { accountCharacterIds, countFriends, ignores, insertPair, loadFriendIds, loadIgnoredBy, lockCharacters, pairExists } from "./social-queries.js";
+import { accountCharacterIds, countFriends, ignores, insertPair, loadFriendIds, loadIgnoredBy, lockCharacters, pairExists } from "../storage/social.js";
 
 export const MAX_FRIENDS = 99;
 export const MAX_IGNORES = 99;

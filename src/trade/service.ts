@@ -18,7 +18,7 @@
  *   in time is abandoned, and shutdown goes on to save the players whatever a trade does.
  */
 import { matchMaker } from "@colyseus/core";
-import type { CharacterRepository } from "../../entities/character-repository.js";
+import type { CharacterRepository } from "../storage/characters/repository.js";
 import { freeSlots, type ItemLookup } from "../domain/inventory.js";
 import type { TradeParams, Trade } from "../domain/trade.js";
 import { TRADE_ERROR } from "../domain/trade-errors.js";

@@ -1,8 +1,8 @@
-/** The SQL of the social graph (`social.ts`): reads and writes on one entity manager, no rules. */
+/** The SQL of the social graph (src/services/social.ts): reads and writes on one entity manager, no rules. */
 import { LockMode } from "@mikro-orm/core";
 import { CharacterEntity } from "../../entities/character.js";
 import { FriendshipEntity } from "../../entities/social.js";
-import type { Em } from "../storage/orm.js";
+import type { Em } from "./orm.js";
 
 type Row = Record<string, unknown>;
 

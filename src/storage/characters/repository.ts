@@ -27,6 +27,7 @@ import { HOLD_LEASE_SQL, LeaseLostError, type LeaseFence } from "../fence.js";
 import type { Orm } from "../orm.js";
 import { isStorageUnavailable } from "../unavailable.js";
 import type { TransactionStep } from "../world-state.js";
+import { bankDropped } from "./death-bank.js";
 import { writeLeaveBatch } from "./leave-batch.js";
 import { progressData, writeProgressBatch } from "./progress.js";
 
@@ -58,9 +59,6 @@ export class AccountFullError extends Error {
     super(`an account may own at most ${max} characters`);
   }
 }
-
-/** Largest quantity of one item in one stack (a bank row included): PostgreSQL's int4. */
-const STACK_CAP = 2_147_483_647;
 
 /** Thrown when a character name is taken (case-insensitive). */
 export class NameTakenError extends Error {
@@ -358,21 +356,7 @@ export class CharacterRepository implements CharacterStore {
       const open = await em.findOne(PlayerDeathEntity, { characterId, resolvedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!open) return { restored: 0, overflow: [], at: { x: 0, z: 0 } };
       const dropped = open.items?.dropped ?? [];
-      const overflow: DeathRecovery["overflow"] = [];
-      const run = (sql: string, params: unknown[]) => em.getConnection().execute<{ quantity: number }[]>(sql, params, "all", em.getTransactionContext());
-      for (const d of dropped) {
-        const [row] = await run(`select quantity from bank_items where character_id = ? and item_id = ? for update`, [characterId, d.itemId]);
-        const room = STACK_CAP - Number(row?.quantity ?? 0);
-        const put = Math.max(0, Math.min(room, d.quantity));
-        if (put > 0) {
-          await run(
-            `insert into bank_items (character_id, item_id, quantity) values (?, ?, ?)
-             on conflict (character_id, item_id) do update set quantity = bank_items.quantity + excluded.quantity`,
-            [characterId, d.itemId, put],
-          );
-        }
-        if (d.quantity > put) overflow.push({ itemId: d.itemId, quantity: d.quantity - put });
-      }
+      const overflow = await bankDropped(em, characterId, dropped);
       open.resolvedAt = new Date();
       open.resolution = "bank";
       await em.flush();

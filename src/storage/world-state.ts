@@ -6,20 +6,27 @@
  * and fires, one `world_chunks` row per chunk with a JSON payload. Several worlds share a database:
  * every query is scoped to `world`.
  */
-import { SqlEntityManager } from "@mikro-orm/sql";
+import type { SqlEntityManager } from "@mikro-orm/sql";
 import type { StoreTransaction, TransactionStep } from "../world/ports/character-store.js";
 import { PileGoneError, type ChunkData, type ChunkRow, type PileRow, type WorldStateStore } from "../world/ports/world-state-store.js";
 import type { Orm } from "./orm.js";
 
 export { PileGoneError, type ChunkData, type ChunkRow, type PileRow, type TransactionStep };
 
-/**
- * The entity manager of the transaction a step runs in. Steps run only in storage's own
- * transactions (`CharacterRepository` hands them its entity manager); anything else is a bug.
- */
-export function inTransaction(tx: StoreTransaction): SqlEntityManager {
-  if (tx instanceof SqlEntityManager) return tx;
-  throw new TypeError("a transaction step runs only inside a storage transaction");
+/** Transactions a step may run in: storage's own, opened by `runStep`. */
+const openTransactions = new WeakMap<StoreTransaction, SqlEntityManager>();
+
+/** Run `step` (made by a `WorldRepository`) inside the open transaction of `em`. */
+export async function runStep(step: TransactionStep, em: SqlEntityManager): Promise<void> {
+  openTransactions.set(em, em);
+  await step(em);
+}
+
+/** The entity manager of the transaction a step runs in (`runStep`); anything else is a bug. */
+function inTransaction(tx: StoreTransaction): SqlEntityManager {
+  const em = openTransactions.get(tx);
+  if (!em) throw new TypeError("a transaction step runs only inside a storage transaction (runStep)");
+  return em;
 }
 
 const PILE_COLUMNS = "id, world, item_id, quantity, x, z, owner_id, public_at, expires_at";
@@ -72,7 +79,7 @@ export class WorldRepository implements WorldStateStore {
 
   /** Store piles in a transaction of their own (new items that were in nobody's storage: an NPC's loot). */
   async insertPiles(piles: readonly PileRow[]): Promise<void> {
-    await this.orm.em.fork().transactional((em) => this.putPiles(piles)(em));
+    await this.orm.em.fork().transactional((em) => runStep(this.putPiles(piles), em));
   }
 
   /** Delete piles that despawned (one statement). */

@@ -11,7 +11,10 @@ import { FakeCharacterStore } from "./fake-store.js";
 /** An open PvP spot in the Ashlands, 60 tiles from any NPC. */
 export const OPEN_SPOT = { x: 100, z: 110 };
 
-export function worldWithoutStorage(content: GameContent, o: { now: () => number; rng?: () => number; saveIntervalSeconds?: number; groundItemLifetimeTicks?: number; metrics?: Metrics }): World {
+export function worldWithoutStorage(
+  content: GameContent,
+  o: { now: () => number; rng?: () => number; saveIntervalSeconds?: number; groundItemLifetimeTicks?: number; metrics?: Metrics },
+): World {
   return new World({
     content,
     // Saves, kills and logouts go nowhere: nothing is kept.

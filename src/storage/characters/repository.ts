@@ -26,7 +26,7 @@ import { isUniqueViolation } from "../errors.js";
 import { HOLD_LEASE_SQL, LeaseLostError, type LeaseFence } from "../fence.js";
 import type { Orm } from "../orm.js";
 import { isStorageUnavailable } from "../unavailable.js";
-import type { TransactionStep } from "../world-state.js";
+import { runStep, type TransactionStep } from "../world-state.js";
 import { bankDropped } from "./death-bank.js";
 import { writeLeaveBatch } from "./leave-batch.js";
 import { progressData, writeProgressBatch } from "./progress.js";
@@ -164,7 +164,7 @@ export class CharacterRepository implements CharacterStore {
   async save(s: ProgressSnapshot, groundStep?: TransactionStep): Promise<void> {
     await this.fork().transactional(async (em) => {
       await this.writeSnapshot(em, s);
-      if (groundStep) await groundStep(em);
+      if (groundStep) await runStep(groundStep, em);
     });
   }
 
@@ -334,7 +334,7 @@ export class CharacterRepository implements CharacterStore {
       if (fence) await this.holdLease(em, fence.characterId, fence);
       const n = await em.nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date(), resolution: "ground" });
       if (n > 0) {
-        if (groundStep) await groundStep(em);
+        if (groundStep) await runStep(groundStep, em);
         return true;
       }
       return (await em.findOne(PlayerDeathEntity, { id: deathId }))?.resolution === "ground";
@@ -362,7 +362,7 @@ export class CharacterRepository implements CharacterStore {
       await em.flush();
       const recovery = { restored: dropped.length, overflow, at: { x: open.positionX, z: open.positionZ } };
       const step = overflow.length > 0 ? overflowStep?.(recovery) : undefined;
-      if (step) await step(em);
+      if (step) await runStep(step, em);
       return recovery;
     });
   }

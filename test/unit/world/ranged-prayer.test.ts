@@ -7,7 +7,7 @@
  * recharge at the altar and switch off on death.
  */
 import assert from "node:assert/strict";
-import type { CharacterRecord, ProgressSnapshot } from "../../../src/world/ports/character-store.js";
+import type { CharacterRecord } from "../../../src/world/ports/character-store.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { xpForLevel } from "../../../src/domain/xp.js";
 import { createLogger } from "../../../src/logger.js";

@@ -6,7 +6,7 @@
  * its read (the agent flag) are never lost. Fake storage, real World.
  */
 import assert from "node:assert/strict";
-import type { CharacterRecord, ProgressSnapshot } from "../../../src/world/ports/character-store.js";
+import type { CharacterRecord } from "../../../src/world/ports/character-store.js";
 import type { Principal } from "../../../src/auth/service.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { emptyInventory, inventoryToSlots } from "../../../src/domain/inventory.js";

@@ -13,7 +13,7 @@
  * - death drops past the stack cap become a second pile, never a loss.
  */
 import assert from "node:assert/strict";
-import type { CharacterRecord, ProgressSnapshot } from "../../../src/world/ports/character-store.js";
+import type { CharacterRecord } from "../../../src/world/ports/character-store.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { inventoryFromSlots } from "../../../src/domain/inventory.js";
 import { MAX_STACK } from "../../../src/domain/types.js";

@@ -330,6 +330,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     (closing ??= (async () => {
       logger.info("shutting down: closing rooms, saving players");
       httpServer.close();
+      // What room clients send from now on is not acted on: not read either, so parsing it takes
+      // nothing from the shutdown save (read again to close the rooms).
+      colyseus.pauseReading();
       admission.close();
       metricsServer?.close();
       metricsServer?.closeAllConnections();

@@ -80,6 +80,8 @@ export class EventRouter {
 
   /** Validate an event from a live player and run it; unknown events and bad payloads are refused. */
   route(player: Player, event: string, payload: unknown): void {
+    // Its lease is in doubt: nothing is done for it, as if the server had not answered yet (docs/cluster.md "The holder's own clock").
+    if (player.leaseInDoubt()) return;
     const entry = this.entry(event);
     if (!entry) return refuse(player, REFUSAL.UNKNOWN_EVENT, `Unknown event "${event.slice(0, 40)}".`);
     const parsed = entry.schema.safeParse(payload ?? {});

@@ -170,9 +170,15 @@ export class CharacterClaims {
       for (const [id, p] of w.world.players) if (p.fence && p.fence.owner === this.d.leases.owner) where.set(id, { w, epoch: p.fence.epoch });
     }
     if (where.size === 0) return;
+    const asked = Date.now();
     const renewed = await this.d.leases.renew([...where].map(([characterId, { epoch }]) => ({ characterId, epoch })));
     for (const [id, { w, epoch }] of where) {
-      if (renewed.has(id)) continue;
+      if (renewed.has(id)) {
+        // Held for another term from when the renewal was asked for (docs/cluster.md "The holder's own clock").
+        const p = w.world.player(id);
+        if (p?.fence?.epoch === epoch) p.leaseValidUntil = Math.max(p.leaseValidUntil ?? 0, asked + this.d.leases.termMs);
+        continue;
+      }
       await this.exclusive(id, () => Promise.resolve(w.world.dropLost(id, "its lease changed hands (renewal found another holder)", epoch)));
     }
   }

@@ -45,6 +45,15 @@ export class LeaseStore {
     readonly ttlSeconds = LEASE_TTL_SECONDS,
   ) {}
 
+  /**
+   * How long after a grant or renewal was asked for the lease is surely still held: its length less
+   * a tenth (at most 1 s) for the clocks of this process and of PostgreSQL, which stamps
+   * `expires_at` with its own `now()`, to differ by.
+   */
+  get termMs(): number {
+    return this.ttlSeconds * 1000 - Math.min(1000, this.ttlSeconds * 100);
+  }
+
   private sql<T>(query: string, params: unknown[]): Promise<T[]> {
     return this.orm.em.fork().getConnection().execute<T[]>(query, params);
   }
@@ -58,6 +67,7 @@ export class LeaseStore {
    */
   async take(characterId: string, world: number): Promise<TakeResult> {
     for (let attempt = 0; attempt < 3; attempt++) {
+      const asked = Date.now();
       let taken: { epoch: string | number }[];
       try {
         taken = await this.sql<{ epoch: string | number }>(
@@ -74,7 +84,7 @@ export class LeaseStore {
         if (isForeignKeyViolation(e)) return { ok: false, missing: true };
         throw e;
       }
-      if (taken.length > 0) return { ok: true, fence: { owner: this.owner, epoch: String(taken[0]!.epoch) } };
+      if (taken.length > 0) return { ok: true, fence: { owner: this.owner, epoch: String(taken[0]!.epoch), validUntil: asked + this.termMs } };
       const holder = await this.holder(characterId);
       if (holder) return { ok: false, holder };
       if (!(await this.sql(`select 1 from characters where id = ?`, [characterId])).length) return { ok: false, missing: true };

@@ -93,6 +93,11 @@ export const SOCKET_CAP_ERROR = { code: 429, error: "too many connections from t
 export interface ColyseusHandle {
   transport: WebSocketTransport;
   matchmaking: RequestHandler;
+  /**
+   * Stop reading from every room socket (shutdown: what clients send is not acted on any more, and
+   * parsing it would take the event loop from the shutdown save); `shutdown` reads them again.
+   */
+  pauseReading(): void;
   /** Dispose every room (each client still in one leaves, and its player is saved) and close room sockets. */
   shutdown(): Promise<void>;
 }
@@ -168,7 +173,12 @@ export async function setupColyseus(
     transport,
     matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler, cap),
     accept: () => matchMaker.accept(),
+    pauseReading() {
+      for (const ws of roomSockets(transport)) ws.pause();
+    },
     async shutdown() {
+      // Closing handshakes need the clients' close frames.
+      for (const ws of roomSockets(transport)) ws.resume();
       try {
         await matchMaker.gracefullyShutdown();
       } catch {
@@ -177,6 +187,11 @@ export async function setupColyseus(
       transport.shutdown();
     },
   };
+}
+
+/** The transport's open room sockets (its `ws` server is not part of its typed interface). */
+function roomSockets(transport: WebSocketTransport): Iterable<WebSocket> {
+  return (transport as unknown as { wss: { clients: Set<WebSocket> } }).wss.clients;
 }
 
 /**

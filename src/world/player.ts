@@ -87,6 +87,13 @@ export class Player {
   /** Its lease was found lost (`World.dropLost`): final, nothing of it is written again. */
   leaseLost = false;
   /**
+   * Until when (epoch ms) its lease is surely held (`LeaseFence.validUntil`, moved on by each
+   * renewal). Past it the lease is in doubt (`leaseInDoubt`): the process may have been stalled or
+   * cut off for longer than the lease lasts and another world may play the character now, so this
+   * one neither acts for it nor tells its client anything until a renewal answers.
+   */
+  leaseValidUntil: number | undefined;
+  /**
    * Set while the player lingers after its connection dropped: when (ms), which connection — the
    * only one that may reconnect (`World.reconnect`) — and whether that connection holds a
    * reconnection seat whose own timer ends the wait (`World.drop`).
@@ -129,6 +136,7 @@ export class Player {
     this.goal = c.goal ?? null;
     this.goalsPaused = c.goalsPaused;
     this.fence = record.fence;
+    this.leaseValidUntil = record.fence?.validUntil;
     const stored = c as { prayerPoints?: number; activePrayers?: string };
     this.prayer = {
       points: Math.min(stored.prayerPoints ?? this.skills.prayer.level, maxPrayerPoints(this.skills.prayer.level)),
@@ -247,7 +255,14 @@ export class Player {
     return { points: Math.ceil(this.prayer.points - 1e-9), maxPoints: maxPrayerPoints(this.skills.prayer.level), active: [...this.prayer.active] };
   }
 
+  /** Is its lease past the term its last grant or renewal assured (docs/cluster.md "The holder's own clock")? */
+  leaseInDoubt(now = Date.now()): boolean {
+    return this.leaseValidUntil !== undefined && now >= this.leaseValidUntil;
+  }
+
+  /** Send to its client; nothing while its lease is in doubt (what this world did may not be the character's any more). */
   send(event: string, data: unknown) {
+    if (this.leaseInDoubt()) return;
     this.connection?.send(event, data);
   }
 

@@ -158,7 +158,8 @@ export class World {
         void this.leave(p.id, p.leaving ?? "reconnect_timeout", undefined, true);
         continue;
       }
-      if (!p.dead) this.stepPlayer(p);
+      // A player whose lease is in doubt does not act until a renewal answers (docs/cluster.md "The holder's own clock").
+      if (!p.dead && !p.leaseInDoubt()) this.stepPlayer(p);
     }
     this.npcAi.tick();
     this.prayers.tick();

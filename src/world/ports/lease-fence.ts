@@ -11,6 +11,13 @@ export interface LeaseFence {
   readonly owner: string;
   /** The lease's epoch (a PostgreSQL bigint, as text). */
   readonly epoch: string;
+  /**
+   * Until when (epoch ms, this process's clock) the lease is surely still held, as its grant said:
+   * the time the grant was asked for plus the lease's length, less a margin (`LeaseStore.termMs`).
+   * Past it, the holder does not act for the character until a renewal says it still holds it
+   * (docs/cluster.md "The holder's own clock"). Renewals move it on `Player.leaseValidUntil`.
+   */
+  readonly validUntil?: number;
 }
 
 /**

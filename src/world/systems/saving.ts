@@ -167,7 +167,7 @@ export class Saving {
 
   /**
    * Save players that left at shutdown (docs/persistence.md "Shutdown"): `batch` players a
-   * transaction (`CharacterRepository.saveLeaving`: progress, coins, items and the close of their
+   * transaction (`CharacterStore.saveLeaving`: progress, coins, items and the close of their
    * logins, a few statements for the whole batch), `parallel` transactions at once on the pool.
    * Ordering as in `saveProgressBatch`: a player whose queue is idle gets a job now that ends when its
    * batch was written, so whatever else of it is queued later comes after; a player with storage

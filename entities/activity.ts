@@ -1,6 +1,9 @@
 /** Storage: logins, death locks and NPC kill statistics. */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import type { DeathItems } from "../src/domain/death.js";
 import { CharacterEntity } from "./character.js";
+
+export type { DeathItems };
 
 /**
  * One login: a character's stay in the world, from its join to its leave (reconnections within the
@@ -20,12 +23,6 @@ export const PlayerLoginEntity = defineEntity({
   },
 });
 export type PlayerLogin = InferEntity<typeof PlayerLoginEntity>;
-
-/** Items a death moved, kept on the lock so an interrupted death can be resolved exactly once. */
-export interface DeathItems {
-  dropped: { itemId: string; quantity: number }[];
-  kept: { itemId: string; quantity: number }[];
-}
 
 /**
  * The death lock. At most one unresolved death per character (partial unique index), taken before

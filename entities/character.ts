@@ -3,21 +3,10 @@
  * Defaults are those of docs/rest.md#rules-that-hold-everywhere; every skill has a level and an XP column.
  */
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import type { StoredGoal } from "../src/domain/goal-progress.js";
 import { AccountEntity } from "./account.js";
 
-/** An agent goal as stored on the character (docs/rest.md#agents). */
-export interface StoredGoal {
-  id: string;
-  type: string;
-  description: string;
-  target?: string;
-  progress: number;
-  targetCount?: number;
-  startedAt: string;
-  setBy?: "agent" | "owner";
-  /** When `progress` reached `targetCount` (the goal then stops counting). */
-  completedAt?: string;
-}
+export type { StoredGoal };
 
 const xp = (def = 0) => p.integer().default(def);
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Room, ServerError, type AuthContext, type Client, type RoomException, type RoomMethodName } from "@colyseus/core";
-import type { CharacterRepository } from "../entities/character-repository.js";
+import type { CharacterRepository } from "../src/storage/characters/repository.js";
 import type { Principal } from "../src/auth/service.js";
 import { CLOSE_CODES, CLIENT_EVENT_NAMES } from "../src/events.js";
 import type { Logger } from "../src/logger.js";

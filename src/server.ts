@@ -19,7 +19,7 @@ import { SocketGate } from "./net/socket-gate.js";
 import type { GameContent } from "./content/load.js";
 import { prepareContent } from "./content/startup.js";
 import { contentApiDocs, createDataRouter, createManifestRouter } from "./content/http.js";
-import { syncItemDefinitions } from "../entities/item-definitions.js";
+import { syncItemDefinitions } from "./storage/item-definitions.js";
 import { matchMaker } from "@colyseus/core";
 import { worldRoomType } from "../rooms/WorldRoom.js";
 import type { World } from "./world/world.js";
@@ -27,7 +27,7 @@ import { ADAPTER_MAX_BUFFERED_BYTES, createAdapter, type AdapterOptions } from "
 import { SocketCap } from "./net/socket-cap.js";
 import type { TradeService } from "./trade/service.js";
 import { TradeRoom, tradeRoomType } from "../rooms/TradeRoom.js";
-import type { CharacterRepository } from "../entities/character-repository.js";
+import type { CharacterRepository } from "./storage/characters/repository.js";
 import { adminRoutes, monitorRedirect, monitorRouter, MONITOR_PATH, OLD_MONITOR_PATH } from "./http/admin.js";
 import { playgroundRouters } from "./http/playground.js";
 import { Metrics, serveMetrics } from "./metrics.js";

@@ -21,8 +21,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { signServerToken } from "../../src/auth/tokens.js";
-import { syncItemDefinitions } from "../../entities/item-definitions.js";
-import { CharacterRepository } from "../../entities/character-repository.js";
+import { syncItemDefinitions } from "../../src/storage/item-definitions.js";
+import { CharacterRepository } from "../../src/storage/characters/repository.js";
 import { loadContent } from "../../src/content/load.js";
 import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.js";
 import { type Trade } from "../../src/domain/trade/trade.js";

@@ -3,6 +3,7 @@
  * Accounts are created on first use of a valid server token, and linked on provider exchange.
  */
 import { timingSafeEqual, createHash } from "node:crypto";
+import { insertAccount } from "../storage/accounts.js";
 import type { Orm } from "../storage/orm.js";
 import { AccountEntity, AgentMappingEntity } from "../../entities/index.js";
 import type { Config } from "../config.js";
@@ -128,13 +129,7 @@ export class AuthService {
 
   private async ensureAccount(accountId: string, init: { anonymous: boolean; name?: string }): Promise<void> {
     if (this.knownAccounts.has(accountId)) return;
-    const em = this.orm.em.fork();
-    await em
-      .createQueryBuilder(AccountEntity)
-      .insert({ id: accountId, anonymous: init.anonymous, displayName: init.name ?? null, roles: [], createdAt: new Date() })
-      .onConflict("id")
-      .ignore()
-      .execute();
+    await insertAccount(this.orm.em.fork(), { id: accountId, anonymous: init.anonymous, displayName: init.name ?? null }, "id");
     this.rememberAccount(accountId);
   }
 
@@ -146,12 +141,7 @@ export class AuthService {
       return existing.id;
     }
     const id = newId();
-    await em
-      .createQueryBuilder(AccountEntity)
-      .insert({ id, idpSubject: subject, anonymous: false, displayName: name ?? null, roles: [], createdAt: new Date() })
-      .onConflict("idpSubject")
-      .ignore()
-      .execute();
+    await insertAccount(em, { id, idpSubject: subject, anonymous: false, displayName: name ?? null }, "idpSubject");
     const linked = await em.fork().findOneOrFail(AccountEntity, { idpSubject: subject });
     this.rememberAccount(linked.id);
     return linked.id;

@@ -5,8 +5,8 @@
  * `CharacterClaims`) and the rest of the server. `GameServer.world` is the default world's.
  */
 import { matchMaker } from "@colyseus/core";
-import type { CharacterRepository } from "../../entities/character-repository.js";
-import { WorldRepository } from "../../entities/world-repository.js";
+import type { CharacterRepository } from "../storage/characters/repository.js";
+import { WorldRepository } from "../storage/world-state.js";
 import { WorldRoom, type WorldRoomDeps } from "../../rooms/WorldRoom.js";
 import { EventRouter } from "../../rooms/world/event-table.js";
 import type { GameContent } from "../content/load.js";

@@ -14,6 +14,12 @@ export interface ItemCount {
   quantity: number;
 }
 
+/** Items a death moved, kept on the death lock so an interrupted death can be resolved exactly once. */
+export interface DeathItems {
+  dropped: ItemCount[];
+  kept: ItemCount[];
+}
+
 /** The outcome of a death: the inventory kept, and what was kept and dropped (for the record). */
 export interface DeathPlan {
   inventory: Inventory;

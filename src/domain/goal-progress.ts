@@ -25,6 +25,20 @@ export type GoalEvent =
   /** The player walked into an area. */
   | { type: "explore"; areaId: string };
 
+/** An agent goal as stored on the character (docs/rest.md#agents). */
+export interface StoredGoal {
+  id: string;
+  type: string;
+  description: string;
+  target?: string;
+  progress: number;
+  targetCount?: number;
+  startedAt: string;
+  setBy?: "agent" | "owner";
+  /** When `progress` reached `targetCount` (the goal then stops counting). */
+  completedAt?: string;
+}
+
 /** The fields of a goal that progress reads and writes. */
 export interface ProgressingGoal {
   type: string;

@@ -17,6 +17,7 @@ import { CharacterEntity, type StoredGoal } from "../../entities/character.js";
 import type { GameContent } from "../content/load.js";
 import { maxHealth } from "../domain/combat.js";
 import { INVENTORY_SIZE, type SkillName } from "../domain/types.js";
+import { agentMappingRows } from "../storage/agents.js";
 import type { Storage } from "../storage/orm.js";
 import type { Surroundings, WorldPort } from "../world/port.js";
 import type { CharacterService, PlayerView } from "./characters.js";
@@ -272,16 +273,7 @@ export class AgentService {
   }
 
   private async summaries(where: { id?: string; accountId?: string }): Promise<AgentSummary[]> {
-    const byId = where.id !== undefined;
-    const rows: Record<string, unknown>[] = await this.em()
-      .getConnection()
-      .execute(
-        `select m.id, m.character_id, m.account_id, m.created_at, m.revoked_at, c.name
-           from agent_mappings m join characters c on c.id = m.character_id
-          where ${byId ? "m.id = ?" : "m.account_id = ?"}
-          order by m.created_at, m.id`,
-        [byId ? where.id : where.accountId],
-      );
+    const rows = await agentMappingRows(this.em(), where.id !== undefined ? { id: where.id } : { accountId: where.accountId! });
     return Promise.all(
       rows.map(async (r) => ({
         agentId: r.id as string,

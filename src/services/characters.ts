@@ -6,7 +6,7 @@
  * No HTTP types here: the world calls `createCharacter` when an account joins without a character,
  * and the REST routes map the `ServiceError`s this throws.
  */
-import { AccountFullError, CharacterRepository, NameTakenError, type CharacterRecord } from "../../entities/character-repository.js";
+import { AccountFullError, CharacterRepository, NameTakenError, type CharacterRecord } from "../storage/characters/repository.js";
 import { CharacterEntity, type Character, type StoredGoal } from "../../entities/character.js";
 import type { GameContent } from "../content/load.js";
 import type { CharacterTemplate } from "../content/schemas.js";

@@ -16,15 +16,27 @@
  *
  * The world asks `isIgnoring` and `areFriends` for chat and trade requests; both read through a
  * small in-memory cache (`RelationCache`) that every change here (and `invalidate`) clears. The
- * SQL is in `social-queries.ts`.
+ * SQL is in src/storage/social.ts.
  */
-import { LockMode } from "@mikro-orm/core";
-import { AccountEntity } from "../../entities/account.js";
 import { FriendRequestEntity, FriendshipEntity, IgnoreEntryEntity } from "../../entities/social.js";
 import type { Em, Storage } from "../storage/orm.js";
+import {
+  accountCharacterIds,
+  characterRows,
+  countFriends,
+  friendRequestRows,
+  friendRows,
+  ignoreRows,
+  ignores,
+  insertPair,
+  loadFriendIds,
+  loadIgnoredBy,
+  lockAccount,
+  lockCharacters,
+  pairExists,
+} from "../storage/social.js";
 import { conflict, invalid, missing, SERVICE_ERROR, ServiceError } from "./errors.js";
 import { RelationCache } from "./relation-cache.js";
-import { accountCharacterIds, countFriends, ignores, insertPair, loadFriendIds, loadIgnoredBy, lockCharacters, pairExists } from "./social-queries.js";
 
 export const MAX_FRIENDS = 99;
 export const MAX_IGNORES = 99;
@@ -127,15 +139,9 @@ export class SocialService {
   /** Find a character by id or case-insensitive name. @throws NOT_FOUND, INVALID (neither given). */
   async resolve(ref: CharacterRef, em: Em = this.em()): Promise<CharacterBrief & { accountId: string }> {
     let rows: Row[];
-    if (ref.id !== undefined) {
-      rows = await em.getConnection().execute("select id, name, account_id from characters where id = ?", [ref.id], "all", em.getTransactionContext());
-    } else if (ref.name !== undefined) {
-      rows = await em
-        .getConnection()
-        .execute("select id, name, account_id from characters where lower(name) = lower(?)", [ref.name.trim()], "all", em.getTransactionContext());
-    } else {
-      throw invalid("give a character id or name", "characterId");
-    }
+    if (ref.id !== undefined) rows = await characterRows(em, { id: ref.id });
+    else if (ref.name !== undefined) rows = await characterRows(em, { name: ref.name.trim() });
+    else throw invalid("give a character id or name", "characterId");
     const r = rows[0];
     if (!r) throw missing("character");
     return { id: r.id as string, name: r.name as string, accountId: r.account_id as string };
@@ -145,15 +151,7 @@ export class SocialService {
 
   /** A character's friends, by name. */
   async listFriends(characterId: string): Promise<FriendEntry[]> {
-    const rows: Row[] = await this.em()
-      .getConnection()
-      .execute(
-        `select c.id, c.name, f.created_at from friendships f
-           join characters c on c.id = case when f.character_a = ? then f.character_b else f.character_a end
-          where f.character_a = ? or f.character_b = ?
-          order by lower(c.name)`,
-        [characterId, characterId, characterId],
-      );
+    const rows: Row[] = await friendRows(this.em(), characterId);
     return rows.map((r) => ({ id: r.id as string, name: r.name as string, since: iso(r.created_at) }));
   }
 
@@ -207,18 +205,7 @@ export class SocialService {
   ): Promise<{ incoming: FriendRequestEntry[]; outgoing: FriendRequestEntry[]; incomingNext?: number; outgoingNext?: number }> {
     const limit = Math.min(FRIEND_REQUESTS_PAGE_MAX, Math.max(1, page.limit ?? FRIEND_REQUESTS_PAGE_MAX));
     const list = async (column: "to_character" | "from_character", after: number) => {
-      const rows: Row[] = await this.em()
-        .getConnection()
-        .execute(
-          `select r.id, r.created_at, r.from_character, cf.name as from_name, r.to_character, ct.name as to_name
-             from friend_requests r
-             join characters cf on cf.id = r.from_character
-             join characters ct on ct.id = r.to_character
-            where r.${column} = ? and r.id > ?
-            order by r.id
-            limit ?`,
-          [characterId, after, limit + 1],
-        );
+      const rows: Row[] = await friendRequestRows(this.em(), characterId, column, after, limit + 1);
       const entries = rows.slice(0, limit).map((r) => ({
         id: Number(r.id),
         from: { id: r.from_character as string, name: r.from_name as string },
@@ -293,13 +280,7 @@ export class SocialService {
 
   /** The characters an account ignores, by name. */
   async listIgnores(accountId: string): Promise<IgnoreEntry[]> {
-    const rows: Row[] = await this.em()
-      .getConnection()
-      .execute(
-        `select c.id, c.name, i.created_at from ignore_entries i join characters c on c.id = i.ignored_character_id
-          where i.account_id = ? order by lower(c.name)`,
-        [accountId],
-      );
+    const rows: Row[] = await ignoreRows(this.em(), accountId);
     return rows.map((r) => ({ id: r.id as string, name: r.name as string, since: iso(r.created_at) }));
   }
 
@@ -312,7 +293,7 @@ export class SocialService {
     return this.afterCommit(async (em) => {
       const who = await this.resolve(target, em);
       if (who.accountId === accountId) throw invalid("you cannot ignore your own character", target.id !== undefined ? "characterId" : "name");
-      await em.findOne(AccountEntity, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      await lockAccount(em, accountId);
       const own = await accountCharacterIds(em, accountId);
       const changed = [...own, who.id];
       const existing = await em.findOne(IgnoreEntryEntity, { accountId, ignoredCharacterId: who.id });

@@ -8,41 +8,10 @@
  * takeover came first, the write sees another epoch and rolls back.
  */
 
-/** The lease a character was loaded under: the writer's proof that it may still write it. */
-export interface LeaseFence {
-  /** The process holding the lease (`LeaseStore.owner`). */
-  readonly owner: string;
-  /** The lease's epoch (a PostgreSQL bigint, as text). */
-  readonly epoch: string;
-  /**
-   * Until when (epoch ms, this process's clock) the lease is surely still held, as its grant said:
-   * the time the grant was asked for plus the lease's length, less a margin (`LeaseStore.termMs`).
-   * Past it, the holder does not act for the character until a renewal says it still holds it
-   * (docs/cluster.md "The holder's own clock"). Renewals move it on `Player.leaseValidUntil`.
-   */
-  readonly validUntil?: number;
-}
+import { LeaseLostError, isLeaseLost, type LeaseFence } from "../world/ports/lease-fence.js";
 
-/**
- * A write was refused by the fence: the character's lease is no longer `fence` (taken over after it
- * expired, or released). Nothing was written. Final for the player in memory: it is dropped
- * without another write (`World.dropLost`).
- */
-export class LeaseLostError extends Error {
-  constructor(
-    readonly characterIds: readonly string[],
-    readonly epochs: readonly (string | undefined)[] = [],
-    why = "its lease changed hands",
-  ) {
-    super(`lease fence: ${characterIds.join(", ")} not written (${why})`);
-    this.name = "LeaseLostError";
-  }
-}
-
-/** Whether `e` is a refusal of the fence. */
-export function isLeaseLost(e: unknown): e is LeaseLostError {
-  return e instanceof LeaseLostError;
-}
+/** The fence's types and refusal are the world's (its port, src/world/ports/lease-fence.ts); storage checks it. */
+export { LeaseLostError, isLeaseLost, type LeaseFence };
 
 /**
  * The statement that checks and holds one character's lease inside a transaction: a row back means

@@ -15,7 +15,7 @@
  *   in time is abandoned, and shutdown goes on to save the players whatever a trade does.
  */
 import { matchMaker } from "@colyseus/core";
-import type { CharacterRepository } from "../../entities/character-repository.js";
+import type { CharacterRepository } from "../storage/characters/repository.js";
 import type { ItemLookup } from "../domain/inventory.js";
 import type { TradeParams, Trade } from "../domain/trade/trade.js";
 import { TRADE_ERROR, type TradeErrorCode } from "../domain/trade/codes.js";

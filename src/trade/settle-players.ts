@@ -5,7 +5,7 @@
  * follow what storage holds afterwards. The trade's session (session.ts) calls it once, and
  * `evictStale` after it has told the players how the trade ended.
  */
-import type { CharacterRepository } from "../../entities/character-repository.js";
+import type { CharacterRepository } from "../storage/characters/repository.js";
 import type { ItemLookup } from "../domain/inventory.js";
 import type { Trade } from "../domain/trade/trade.js";
 import { TRADE_ERROR } from "../domain/trade/codes.js";

@@ -2,9 +2,9 @@
  * `CharacterResolver`: which character a join plays and the record it is built from, read in the
  * character's storage queue (docs/protocol.md#joining). The rooms call it from their join paths.
  */
-import type { CharacterRecord, CharacterRepository } from "../../entities/character-repository.js";
 import type { Principal } from "../auth/service.js";
-import type { LeaseFence } from "../storage/fence.js";
+import type { CharacterRecord, CharacterStore } from "./ports/character-store.js";
+import type { LeaseFence } from "./ports/lease-fence.js";
 import { WorldError } from "./errors.js";
 import type { GroundItem } from "./objects.js";
 import type { World } from "./world.js";
@@ -17,7 +17,7 @@ export type CharacterFactory = (accountId: string, preferredName: string | undef
 
 export interface CharacterResolverDeps {
   world: World;
-  characters: CharacterRepository;
+  characters: CharacterStore;
   createCharacter: CharacterFactory;
   /**
    * Runs the join of a character with the character out of every other world and its lease held by
@@ -29,7 +29,7 @@ export interface CharacterResolverDeps {
 
 export class CharacterResolver {
   private readonly world: World;
-  private readonly characters: CharacterRepository;
+  private readonly characters: CharacterStore;
 
   constructor(private readonly deps: CharacterResolverDeps) {
     this.world = deps.world;

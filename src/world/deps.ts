@@ -1,9 +1,9 @@
 /** What the world needs from the rest of the server, given when it is built (`new World(deps)`). */
-import type { CharacterRepository } from "../../entities/character-repository.js";
-import type { WorldRepository } from "../../entities/world-repository.js";
 import type { GameContent } from "../content/load.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import type { CharacterStore } from "./ports/character-store.js";
+import type { WorldStateStore } from "./ports/world-state-store.js";
 
 /** Social relations the world consults for chat and trade requests. */
 export interface SocialPort {
@@ -25,7 +25,8 @@ export interface OtherWorlds {
 
 export interface WorldDeps {
   content: GameContent;
-  characters: CharacterRepository;
+  /** Stored characters (the port `CharacterStore`, docs/persistence.md "The world's storage port"). */
+  characters: CharacterStore;
   logger: Logger;
   saveIntervalSeconds: number;
   social?: SocialPort;
@@ -44,7 +45,7 @@ export interface WorldDeps {
    */
   backgroundWork?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Storage of this world's piles, depleted nodes and fires (docs/persistence.md "World state"); without it nothing of them persists. */
-  worldStore?: WorldRepository;
+  worldStore?: WorldStateStore;
   /** Milliseconds per tick (600 by default): stored times of piles, nodes and fires are wall-clock instants. */
   tickMs?: number;
   /** Ticks a ground pile lives (GROUND_ITEM_LIFETIME_TICKS by default). */

@@ -1,5 +1,5 @@
 /** The live world as REST sees it: the `WorldPort` implementation over the world's players. */
-import type { StoredGoal } from "../../entities/character.js";
+import type { StoredGoal } from "../domain/goal-progress.js";
 import type { WorldClock } from "./clock.js";
 import type { GroundItem, Npc, ResourceInstance } from "./objects.js";
 import { chatMessage } from "./messages.js";

@@ -1,7 +1,7 @@
 /**
  * The world's in-memory objects other than players: NPCs, resource nodes (and fires), ground items,
  * and their public views. Piles, depleted nodes and fires are stored through `WorldState`
- * (src/world/systems/world-state.ts); the storage entities live in `entities/`.
+ * (src/world/systems/world-state.ts) through the `WorldStateStore` port (src/world/ports/world-state-store.ts).
  */
 import type { GatheringNode, NpcDef } from "../content/schemas.js";
 import type { Tile } from "../domain/types.js";

@@ -2,7 +2,7 @@
  * Changes of a stored character that need it out of the world (rename, delete), and the join
  * refusals that keep a player from being built from rows read before such a change ended.
  */
-import type { CharacterRecord } from "../../entities/character-repository.js";
+import type { CharacterRecord } from "./ports/character-store.js";
 import { WorldError } from "./errors.js";
 import type { PlayerQueues } from "./persistence.js";
 

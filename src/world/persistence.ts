@@ -3,9 +3,8 @@
  * death locks and settlements for the same character never interleave. The game loop only enqueues;
  * it never awaits.
  */
-import type { Logger } from "../logger.js";
-import { isLeaseLost, type LeaseLostError } from "../storage/fence.js";
-import { isStorageUnavailable, storageFailureLog } from "../storage/unavailable.js";
+import { storageFailureLog, type Logger } from "../logger.js";
+import { isLeaseLost, type LeaseLostError } from "./ports/lease-fence.js";
 
 export class PlayerQueues {
   private readonly chains = new Map<string, Promise<unknown>>();
@@ -14,11 +13,14 @@ export class PlayerQueues {
    * @param onFailure told of every job that failed (metrics).
    * @param onLeaseLost told of a job the lease fence refused (docs/cluster.md "The fence"): the
    * player's lease is lost, it is dropped (`World.dropLost`), which logs it once.
+   * @param isUnavailable whether a failure says storage can't answer now (`CharacterStore.isUnavailable`):
+   * logged once per burst, not per job.
    */
   constructor(
     private readonly logger: Logger,
-    private readonly onFailure?: () => void,
-    private readonly onLeaseLost?: (playerId: string, e: LeaseLostError) => void,
+    private readonly onFailure: (() => void) | undefined,
+    private readonly onLeaseLost: ((playerId: string, e: LeaseLostError) => void) | undefined,
+    private readonly isUnavailable: (e: unknown) => boolean,
   ) {}
 
   /** Jobs queued or running, over all players. */
@@ -42,8 +44,8 @@ export class PlayerQueues {
     const tail = next.catch((e) => {
       this.onFailure?.();
       if (isLeaseLost(e) && this.onLeaseLost) return this.onLeaseLost(playerId, e);
-      // Storage that is down or overloaded is logged once per burst (src/storage/unavailable.ts), not per job.
-      if (isStorageUnavailable(e)) storageFailureLog(this.logger).failure(e, { playerId });
+      // Storage that is down or overloaded is logged once per burst, not per job.
+      if (this.isUnavailable(e)) storageFailureLog(this.logger).failure(e, { playerId });
       else this.logger.error({ err: e, playerId }, "player storage job failed");
     });
     void tail.finally(() => this.pending--);

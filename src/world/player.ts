@@ -3,15 +3,14 @@
  * world mutates it on the tick; storage sees it through `snapshot()`; clients through `syncPayload()`
  * (private) and the schema (public).
  */
-import type { StoredGoal } from "../../entities/character.js";
-import type { CharacterRecord, ProgressSnapshot } from "../../entities/character-repository.js";
 import { maxHealth, type AttackMode, type CombatStyle } from "../domain/combat.js";
 import { maxPrayerPoints, type PrayerState } from "../domain/prayer.js";
 import { emptyInventory, inventoryFromSlots, inventoryToSlots, type Inventory } from "../domain/inventory.js";
 import { SKILLS, type EquipSlot, type SkillName, type Tile } from "../domain/types.js";
 import { combatLevel, levelsOf, skillsFromXp, type SkillSet } from "../domain/xp.js";
 import type { PlayerSync } from "../events.js";
-import type { LeaseFence } from "../storage/fence.js";
+import type { CharacterRecord, ProgressSnapshot, StoredGoal } from "./ports/character-store.js";
+import type { LeaseFence } from "./ports/lease-fence.js";
 import { ItemSafety } from "./item-safety.js";
 
 /** What the player is doing across ticks. */

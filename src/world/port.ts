@@ -4,7 +4,7 @@
  * what routes and services get: every world, asynchronous because the world that holds a character
  * may later be in another process (src/cluster/worlds-port.ts). Routes depend only on `WorldPort`.
  */
-import type { StoredGoal } from "../../entities/character.js";
+import type { StoredGoal } from "../domain/goal-progress.js";
 import type { PlayerSync } from "../events.js";
 
 export interface LivePlayerSummary {

@@ -5,7 +5,7 @@
  * from the content manifests. The tick never waits on storage: saves are queued per player
  * (`PlayerQueues`), immediate item transactions run beside the loop.
  */
-import type { CharacterRecord } from "../../entities/character-repository.js";
+import type { CharacterRecord } from "./ports/character-store.js";
 import type { GameContent } from "../content/load.js";
 import type { MoveTickReport, Regions } from "../domain/pathing.js";
 import { WorldClock } from "./clock.js";
@@ -100,6 +100,7 @@ export class World {
       logger,
       () => deps.metrics?.saveFailures.inc(),
       (id, e) => this.dropLost(id, "a write was refused by the lease fence", e.epochs[e.characterIds.indexOf(id)]),
+      (e) => characters.isUnavailable(e),
     );
     this.gate = new OutOfWorldGate(this.queues, (id) => this.players.has(id));
     this.lastSaveAt = this.clock.now();

@@ -1,6 +1,6 @@
 /** Stored character records, and a bounded wait for queued promise chains, for unit tests that run the real World on fake storage. */
 import assert from "node:assert/strict";
-import type { CharacterRecord } from "../../entities/character-repository.js";
+import type { CharacterRecord } from "../../src/world/ports/character-store.js";
 import { SKILLS } from "../../src/domain/types.js";
 
 /** The content's starter kit as inventory rows (what a new character holds). */
@@ -25,7 +25,7 @@ export interface RecordOptions {
 /** A character at level 1 everywhere (constitution 10), with the given position, coins and items. */
 export function characterRecord(id: string, o: RecordOptions = {}): CharacterRecord {
   const at = o.at ?? { x: 0, z: 0 };
-  const c: Record<string, unknown> = {
+  const c: CharacterRecord["character"] & Record<string, unknown> = {
     id,
     accountId: o.accountId ?? `account-${id}`,
     name: id,
@@ -39,7 +39,7 @@ export function characterRecord(id: string, o: RecordOptions = {}): CharacterRec
     goalsPaused: false,
   };
   for (const s of SKILLS) c[`${s}Xp`] = s === "constitution" ? 1154 : 0;
-  return { character: c as CharacterRecord["character"], inventory: o.inventory ?? [], equipment: {}, bank: o.bank ?? [] };
+  return { character: c, inventory: o.inventory ?? [], equipment: {}, bank: o.bank ?? [] };
 }
 
 /** Let queued promise chains run until `cond` holds (bounded: fails rather than spinning forever). */

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
-import { CharacterRepository } from "../../entities/character-repository.js";
+import { CharacterRepository } from "../../src/storage/characters/repository.js";
 import { type TradeContext, type TradeHoldings, type Trade } from "../../src/domain/trade/trade.js";
 import { acceptTrade, createTrade, respondToRequest, setOfferCoins, setOfferItem } from "../../src/domain/trade/transitions.js";
 import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.js";

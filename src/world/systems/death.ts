@@ -4,14 +4,14 @@
  * once the dropped items are on the ground (docs/persistence.md "Deaths", docs/persistence.md).
  */
 import { randomUUID } from "node:crypto";
-import type { CharacterRepository } from "../../../entities/character-repository.js";
+import type { CharacterStore } from "../ports/character-store.js";
 import type { GameContent } from "../../content/load.js";
 import { planDeath, type ItemCount } from "../../domain/death.js";
 import { inventoryToSlots } from "../../domain/inventory.js";
 import { prayersOff } from "../../domain/prayer.js";
 import type { Tile } from "../../domain/types.js";
 import type { Logger } from "../../logger.js";
-import { isLeaseLost, type LeaseFence } from "../../storage/fence.js";
+import { isLeaseLost, type LeaseFence } from "../ports/lease-fence.js";
 import type { WorldClock } from "../clock.js";
 import type { GroundItem, Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
@@ -45,7 +45,7 @@ export interface DeathsDeps {
   npcs: ReadonlyMap<string, Npc>;
   playerGrid: SpatialGrid<Player>;
   queues: PlayerQueues;
-  characters: CharacterRepository;
+  characters: CharacterStore;
   content: GameContent;
   logger: Logger;
   clock: WorldClock;

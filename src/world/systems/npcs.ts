@@ -2,7 +2,7 @@
  * NPCs: spawning, aggression within their aggro radius, chasing and hitting their target, wandering
  * near their spawn, dying (loot for the killer) and respawning.
  */
-import type { CharacterRepository } from "../../../entities/character-repository.js";
+import type { CharacterStore } from "../ports/character-store.js";
 import type { GameContent } from "../../content/load.js";
 import { applyDamage, maxHealth, npcCombatant, rollAttack } from "../../domain/combat.js";
 import { rollLoot } from "../../domain/loot.js";
@@ -35,7 +35,7 @@ export interface NpcsDeps {
   ground: Ground;
   progress: Progress;
   queues: PlayerQueues;
-  characters: CharacterRepository;
+  characters: CharacterStore;
 }
 
 export class Npcs implements NpcKiller {

@@ -5,13 +5,11 @@
  * waits for one. Settlements hold a character's items (`holdItems`) while they run. Players whose
  * only change is progress are saved many to one statement (docs/persistence.md "Batched saves").
  */
-import { PROGRESS_BATCH_MAX } from "../../../entities/character-progress.js";
-import type { CharacterRepository } from "../../../entities/character-repository.js";
-import { PileGoneError, type TransactionStep } from "../../../entities/world-repository.js";
 import type { Inventory } from "../../domain/inventory.js";
-import type { Logger } from "../../logger.js";
-import { isLeaseLost } from "../../storage/fence.js";
-import { isStorageUnavailable, storageFailureLog } from "../../storage/unavailable.js";
+import { storageFailureLog, type Logger } from "../../logger.js";
+import { PROGRESS_BATCH_MAX, type CharacterStore, type TransactionStep } from "../ports/character-store.js";
+import { isLeaseLost } from "../ports/lease-fence.js";
+import { PileGoneError } from "../ports/world-state-store.js";
 import { ItemSafety } from "../item-safety.js";
 import { refuse, refuseWith, type Refusal } from "../refusals.js";
 import type { PlayerQueues } from "../persistence.js";
@@ -32,7 +30,7 @@ function isRefusal(r: ItemChange | Refusal): r is Refusal {
 export interface SavingDeps {
   players: ReadonlyMap<string, Player>;
   queues: PlayerQueues;
-  characters: CharacterRepository;
+  characters: CharacterStore;
   logger: Logger;
   /** Background database work for batched saves (WorldDeps.backgroundWork). */
   backgroundWork?: <T>(work: () => Promise<T>) => Promise<T>;
@@ -51,12 +49,6 @@ export interface SavingDeps {
  * otherwise). docs/persistence.md "Leaving".
  */
 export const LEAVE_SAVE_BACKOFF_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000];
-
-/** A failure worth trying again: storage unavailable, or a serialization failure or deadlock. */
-function isTransient(e: unknown): boolean {
-  const code = (e as { code?: string })?.code ?? (e as { cause?: { code?: string } })?.cause?.code;
-  return isStorageUnavailable(e) || code === "40001" || code === "40P01";
-}
 
 export class Saving {
   /** Characters whose items are held by a settlement (count): a player joining meanwhile is locked. */
@@ -127,7 +119,7 @@ export class Saving {
       for (const p of players) this.alone.add(p);
       this.d.onBatchFailure?.(players.length);
       const context = { players: players.length, firstPlayerId: players[0]?.id };
-      if (isStorageUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
+      if (this.d.characters.isUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
       else this.d.logger.error({ err: e, ...context }, "batched progress save failed; its players will be saved one at a time");
     }
   }
@@ -159,7 +151,7 @@ export class Saving {
           await this.d.characters.save(p.snapshot(true));
           break;
         } catch (e) {
-          if (isLeaseLost(e) || !isTransient(e) || this.stopping || attempt >= waits.length) throw e;
+          if (isLeaseLost(e) || !this.d.characters.isTransient(e) || this.stopping || attempt >= waits.length) throw e;
           this.d.logger.warn({ playerId: p.id, attempt: attempt + 1, err: e }, "leave save failed; trying again");
           await new Promise((resolve) => setTimeout(resolve, waits[attempt]));
         }
@@ -175,7 +167,7 @@ export class Saving {
 
   /**
    * Save players that left at shutdown (docs/persistence.md "Shutdown"): `batch` players a
-   * transaction (`CharacterRepository.saveLeaving`: progress, coins, items and the close of their
+   * transaction (`CharacterStore.saveLeaving`: progress, coins, items and the close of their
    * logins, a few statements for the whole batch), `parallel` transactions at once on the pool.
    * Ordering as in `saveProgressBatch`: a player whose queue is idle gets a job now that ends when its
    * batch was written, so whatever else of it is queued later comes after; a player with storage
@@ -232,7 +224,7 @@ export class Saving {
     } catch (e) {
       b.written();
       const context = { players: b.players.length, firstPlayerId: b.players[0]?.id };
-      if (isStorageUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
+      if (this.d.characters.isUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
       else this.d.logger.error({ err: e, ...context }, "batched leave save failed; its players will be saved one at a time");
       return b.players.map((p) => this.saveOnLeave(p, reason).catch(() => undefined));
     }

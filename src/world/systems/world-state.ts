@@ -6,7 +6,8 @@
  * `restore` loads it all at start-up. Without a store (tests of the simulation) nothing persists.
  * Times are stored as wall-clock instants and turned back into ticks of the new process at load.
  */
-import type { ChunkData, ChunkRow, PileRow, TransactionStep, WorldRepository } from "../../../entities/world-repository.js";
+import type { TransactionStep } from "../ports/character-store.js";
+import type { ChunkData, ChunkRow, PileRow, WorldStateStore } from "../ports/world-state-store.js";
 import type { Logger } from "../../logger.js";
 import type { WorldClock } from "../clock.js";
 import type { GroundItem, ResourceInstance } from "../objects.js";
@@ -17,7 +18,7 @@ export const CHUNK_TILES = 32;
 export const WORLD_STATE_FLUSH_SECONDS = 5;
 
 export interface WorldStateDeps {
-  store?: WorldRepository;
+  store?: WorldStateStore;
   clock: WorldClock;
   /** Milliseconds per tick (ticks to wall-clock instants and back). */
   tickMs: number;

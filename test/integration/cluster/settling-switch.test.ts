@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CharacterRepository } from "../../../entities/character-repository.js";
+import { CharacterRepository } from "../../../src/storage/characters/repository.js";
 import type { Principal } from "../../../src/auth/service.js";
 import { CharacterClaims } from "../../../src/cluster/claims.js";
 import { LeaseStore } from "../../../src/cluster/leases.js";

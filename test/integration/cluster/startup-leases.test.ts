@@ -5,7 +5,7 @@
  * with or without REDIS_URL.
  */
 import assert from "node:assert/strict";
-import { CharacterRepository } from "../../../entities/character-repository.js";
+import { CharacterRepository } from "../../../src/storage/characters/repository.js";
 import { requireClusterDatabase, startClusterProcess, stopCluster, type ClusterProcess } from "../../helpers/cluster.js";
 import { useTestRedis } from "../../helpers/redis.js";
 import { postgresStorage, resetStorage } from "../../helpers/storage.js";

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { PROGRESS_BATCH_MAX, type CharacterProgress } from "../../../entities/character-progress.js";
-import { CharacterRepository, type ProgressSnapshot } from "../../../entities/character-repository.js";
+import { PROGRESS_BATCH_MAX, type CharacterProgress } from "../../../src/storage/characters/progress.js";
+import { CharacterRepository, type ProgressSnapshot } from "../../../src/storage/characters/repository.js";
 import { AccountEntity, CharacterEntity } from "../../../entities/index.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { SKILLS } from "../../../src/domain/types.js";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CharacterRepository, type ProgressSnapshot } from "../../../entities/character-repository.js";
+import { CharacterRepository, type ProgressSnapshot } from "../../../src/storage/characters/repository.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { resetStorage, storageKinds } from "../../helpers/storage.js";
 

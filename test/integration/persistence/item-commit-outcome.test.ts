@@ -9,8 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CharacterRepository } from "../../../entities/character-repository.js";
-import { WorldRepository } from "../../../entities/world-repository.js";
+import { CharacterRepository } from "../../../src/storage/characters/repository.js";
+import { WorldRepository } from "../../../src/storage/world-state.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { createLogger } from "../../../src/logger.js";
 import type { Storage } from "../../../src/storage/orm.js";

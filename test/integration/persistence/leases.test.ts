@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CharacterRepository } from "../../../entities/character-repository.js";
+import { CharacterRepository } from "../../../src/storage/characters/repository.js";
 import { LeaseStore } from "../../../src/cluster/leases.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { resetStorage, storageKinds } from "../../helpers/storage.js";

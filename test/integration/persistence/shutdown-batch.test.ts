@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { LEAVE_BATCH_MAX } from "../../../entities/character-batch.js";
-import { CharacterRepository, type ProgressSnapshot } from "../../../entities/character-repository.js";
+import { LEAVE_BATCH_MAX } from "../../../src/storage/characters/leave-batch.js";
+import { CharacterRepository, type ProgressSnapshot } from "../../../src/storage/characters/repository.js";
 import { AccountEntity, CharacterEntity, PlayerLoginEntity } from "../../../entities/index.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { inventoryFromSlots } from "../../../src/domain/inventory.js";

@@ -3,7 +3,7 @@
  * one closed login — whatever transport it uses, and the server closes.
  */
 import assert from "node:assert/strict";
-import type { ProgressSnapshot } from "../../../entities/character-repository.js";
+import type { ProgressSnapshot } from "../../../src/storage/characters/repository.js";
 import { closeAll, RawPlayer, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 

@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CharacterRepository, type ProgressSnapshot } from "../../../entities/character-repository.js";
-import { PileGoneError, WorldRepository, type PileRow } from "../../../entities/world-repository.js";
+import { CharacterRepository, type ProgressSnapshot } from "../../../src/storage/characters/repository.js";
+import { PileGoneError, WorldRepository, type PileRow } from "../../../src/storage/world-state.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { createLogger } from "../../../src/logger.js";
 import type { Storage } from "../../../src/storage/orm.js";

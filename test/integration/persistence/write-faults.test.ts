@@ -15,7 +15,7 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CharacterRepository } from "../../../entities/character-repository.js";
+import { CharacterRepository } from "../../../src/storage/characters/repository.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { createLogger } from "../../../src/logger.js";
 import type { Storage } from "../../../src/storage/orm.js";

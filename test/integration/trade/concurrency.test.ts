@@ -14,7 +14,7 @@ import { matchMaker } from "@colyseus/core";
 import { LockMode } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { CharacterEntity, InventoryItemEntity } from "../../../entities/index.js";
-import { syncItemDefinitions } from "../../../entities/item-definitions.js";
+import { syncItemDefinitions } from "../../../src/storage/item-definitions.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import type { ItemLookup } from "../../../src/domain/inventory.js";
 import type { GameServer } from "../../../src/server.js";

@@ -4,7 +4,7 @@
  * shown, its time is the clock it is given, and the audit goes to the per-process PGlite storage.
  */
 import assert from "node:assert/strict";
-import type { CharacterRepository } from "../../../entities/character-repository.js";
+import type { CharacterRepository } from "../../../src/storage/characters/repository.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import type { Trade, TradeParams } from "../../../src/domain/trade/trade.js";
 import { createTrade, respondToRequest } from "../../../src/domain/trade/transitions.js";

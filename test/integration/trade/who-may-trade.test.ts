@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CharacterRepository } from "../../../entities/character-repository.js";
+import { CharacterRepository } from "../../../src/storage/characters/repository.js";
 import type { GameServer } from "../../../src/server.js";
 import { STARTER } from "../../helpers/records.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";

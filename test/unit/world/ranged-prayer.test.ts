@@ -7,35 +7,15 @@
  * recharge at the altar and switch off on death.
  */
 import assert from "node:assert/strict";
-import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../../entities/character-repository.js";
+import type { CharacterRecord } from "../../../src/world/ports/character-store.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { xpForLevel } from "../../../src/domain/xp.js";
 import { createLogger } from "../../../src/logger.js";
 import { handleAction, handleInventoryUse } from "../../../src/world/actions.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { World } from "../../../src/world/world.js";
+import { FakeCharacterStore } from "../../helpers/fake-store.js";
 import { characterRecord, until } from "../../helpers/records.js";
-
-class FakeRepo {
-  saves: ProgressSnapshot[] = [];
-  gate: Promise<void> | undefined;
-  async save(s: ProgressSnapshot) {
-    await this.gate;
-    this.saves.push(structuredClone(s));
-  }
-  async saveProgress(rows: ProgressSnapshot[]) {
-    this.saves.push(...structuredClone(rows));
-    return rows.length;
-  }
-  async recordDeath() {
-    return "death-1";
-  }
-  async resolveDeath() {
-    return true;
-  }
-  async recordKill() {}
-  async recordLogout() {}
-}
 
 class FakeConnection implements Connection {
   static n = 0;
@@ -50,7 +30,7 @@ class FakeConnection implements Connection {
 
 describe("ranged combat and prayers in the world (fake storage, fake clock)", () => {
   let content: GameContent;
-  let repo: FakeRepo;
+  let repo: FakeCharacterStore;
   let clock: { t: number };
   let world: World;
   let draws: number[];
@@ -59,12 +39,12 @@ describe("ranged combat and prayers in the world (fake storage, fake clock)", ()
     content = await loadContent("world/manifests");
   });
   beforeEach(() => {
-    repo = new FakeRepo();
+    repo = new FakeCharacterStore();
     clock = { t: 1_000_000 };
     draws = [];
     world = new World({
       content,
-      characters: repo as unknown as CharacterRepository,
+      characters: repo,
       logger: createLogger("silent"),
       saveIntervalSeconds: 600,
       checkAdminCode: () => "wrong",

@@ -6,11 +6,11 @@
  * its read (the agent flag) are never lost. Fake storage, real World.
  */
 import assert from "node:assert/strict";
-import type { DeathItems } from "../../../entities/activity.js";
-import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../../entities/character-repository.js";
+import type { CharacterRecord } from "../../../src/world/ports/character-store.js";
 import type { Principal } from "../../../src/auth/service.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { emptyInventory, inventoryToSlots } from "../../../src/domain/inventory.js";
+import { FakeCharacterStore } from "../../helpers/fake-store.js";
 import { characterRecord, STARTER } from "../../helpers/records.js";
 import { createLogger } from "../../../src/logger.js";
 import type { Connection } from "../../../src/world/player.js";
@@ -20,67 +20,6 @@ import { World } from "../../../src/world/world.js";
 /** A stored character of an account, with no coins and the given bank and items. */
 const record = (id: string, accountId: string, bank: CharacterRecord["bank"] = [], inventory: CharacterRecord["inventory"] = []) =>
   characterRecord(id, { accountId, coins: 0, bank, inventory });
-
-/**
- * Stored characters in memory. A read copies the rows when it starts (what a database read sees);
- * `loadGate`, `saveGate` and `deathGate` hold a read, a save or a death transaction open.
- */
-class FakeCharacters {
-  /** Characters by id; an open death's dropped items, by character id. */
-  readonly rows = new Map<string, CharacterRecord>();
-  readonly openDeaths = new Map<string, { itemId: string; quantity: number }[]>();
-  readonly calls: string[] = [];
-  loadGate: Promise<void> | undefined;
-  saveGate: Promise<void> | undefined;
-  deathGate: Promise<void> | undefined;
-  async load(id: string) {
-    this.calls.push(`load ${id}`);
-    const row = this.rows.get(id);
-    const read = row ? structuredClone(row) : null;
-    await this.loadGate;
-    return read;
-  }
-  async listByAccount(accountId: string) {
-    return [...this.rows.values()].filter((r) => r.character.accountId === accountId).map((r) => r.character);
-  }
-  async recoverOpenDeath(id: string) {
-    this.calls.push(`recover ${id}`);
-    const dropped = this.openDeaths.get(id);
-    if (!dropped) return { restored: 0, overflow: [], at: { x: 0, z: 0 } };
-    this.openDeaths.delete(id);
-    const r = this.rows.get(id)!;
-    this.rows.set(id, { ...r, bank: [...r.bank, ...dropped] });
-    return { restored: dropped.length, overflow: [], at: { x: 0, z: 0 } };
-  }
-  async save(s: ProgressSnapshot) {
-    await this.saveGate;
-    this.write(s);
-  }
-  async saveProgress(rows: ProgressSnapshot[]) {
-    await this.saveGate;
-    for (const s of rows) this.write(s);
-    return { updated: rows.length, fenced: [] };
-  }
-  async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
-    await this.deathGate;
-    if (this.openDeaths.has(death.characterId)) return null;
-    this.openDeaths.set(death.characterId, death.items.dropped);
-    this.write(after);
-    return `death:${death.characterId}`;
-  }
-  /** Close the lock if it is still open (the world then puts the dropped items on the ground). */
-  async resolveDeath(deathId: string) {
-    return this.openDeaths.delete(deathId.slice("death:".length));
-  }
-  async recordKill() {}
-  async recordLogout() {}
-  private write(s: ProgressSnapshot) {
-    const r = this.rows.get(s.characterId)!;
-    const character = { ...r.character, positionX: s.x, positionZ: s.z, health: s.health, ...(s.coins !== undefined ? { coins: s.coins } : {}) };
-    const items = s.items ? { inventory: s.items.inventory, equipment: s.items.equipment, bank: s.items.bank ?? r.bank } : {};
-    this.rows.set(s.characterId, structuredClone({ ...r, ...items, character }));
-  }
-}
 
 /** Let queued promise chains run (bounded: fails rather than spinning forever). */
 async function until(cond: () => boolean, what: string, turns = 1_000) {
@@ -96,23 +35,23 @@ const principal = (accountId: string): Principal => ({ accountId, roles: [], ano
 
 describe("world/CharacterResolver resolveCharacter and open deaths", () => {
   let content: GameContent;
-  let chars: FakeCharacters;
+  let chars: FakeCharacterStore;
   let world: World;
   let runtime: CharacterResolver;
   before(async () => {
     content = await loadContent("world/manifests");
   });
   beforeEach(() => {
-    chars = new FakeCharacters();
+    chars = new FakeCharacterStore();
     const logger = createLogger("silent");
-    world = new World({ content, characters: chars as unknown as CharacterRepository, logger, saveIntervalSeconds: 60, checkAdminCode: () => "wrong" });
+    world = new World({ content, characters: chars, logger, saveIntervalSeconds: 60, checkAdminCode: () => "wrong" });
     runtime = new CharacterResolver({
       world,
-      characters: chars as unknown as CharacterRepository,
+      characters: chars,
       createCharacter: async () => assert.fail("no character should be created"),
     });
     chars.rows.set("c1", record("c1", "acc-1"));
-    chars.openDeaths.set("c1", [{ itemId: "shrimp", quantity: 2 }]);
+    chars.openDeath("c1", [{ itemId: "shrimp", quantity: 2 }]);
   });
 
   it("another account's character: refused before anything is recovered", async () => {
@@ -153,7 +92,7 @@ describe("world/CharacterResolver resolveCharacter and open deaths", () => {
   describe("the record a join builds its player from is read in the character's storage queue", () => {
     const enterAs = (id: string) => (r: CharacterRecord) => world.join(r, conn(id), 4009);
     beforeEach(() => {
-      chars.openDeaths.clear();
+      chars.deaths = [];
       chars.rows.set("c1", record("c1", "acc-1", [], STARTER));
     });
 

@@ -14,8 +14,7 @@
  * - death drops past the stack cap become a second pile, never a loss.
  */
 import assert from "node:assert/strict";
-import type { DeathItems } from "../../../entities/activity.js";
-import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../../entities/character-repository.js";
+import type { CharacterRecord } from "../../../src/world/ports/character-store.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { inventoryFromSlots } from "../../../src/domain/inventory.js";
 import { MAX_STACK } from "../../../src/domain/types.js";
@@ -24,46 +23,8 @@ import { handleMove } from "../../../src/world/actions.js";
 import type { Connection } from "../../../src/world/player.js";
 import { EventRouter } from "../../../rooms/world/event-table.js";
 import { COMBAT_LOGOUT_SECONDS, REFUSAL, World } from "../../../src/world/world.js";
+import { FakeCharacterStore } from "../../helpers/fake-store.js";
 import { characterRecord, STARTER, until } from "../../helpers/records.js";
-
-/** Storage in memory: stored records by id, saves, deaths (a gate holds writes open). */
-class FakeRepo {
-  records = new Map<string, CharacterRecord>();
-  saves: ProgressSnapshot[] = [];
-  deaths: { id: string; characterId: string; items: DeathItems; after: ProgressSnapshot; resolved: boolean }[] = [];
-  logouts: { loginId: string; reason: string }[] = [];
-  gate: Promise<void> | undefined;
-  async load(id: string) {
-    const r = this.records.get(id);
-    return r ? structuredClone(r) : null;
-  }
-  async save(s: ProgressSnapshot) {
-    await this.gate;
-    this.saves.push(structuredClone(s));
-  }
-  async saveProgress(rows: ProgressSnapshot[]) {
-    await this.gate;
-    this.saves.push(...structuredClone(rows));
-    return { updated: rows.length, fenced: [] };
-  }
-  async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
-    await this.gate;
-    if (this.deaths.some((d) => d.characterId === death.characterId && !d.resolved)) return null;
-    const id = `death-${this.deaths.length + 1}`;
-    this.deaths.push({ id, characterId: death.characterId, items: structuredClone(death.items), after: structuredClone(after), resolved: false });
-    return id;
-  }
-  async resolveDeath(id: string) {
-    const d = this.deaths.find((x) => x.id === id);
-    const closed = !!d && !d.resolved;
-    if (d) d.resolved = true;
-    return closed;
-  }
-  async recordKill() {}
-  async recordLogout(loginId: string, reason: string) {
-    this.logouts.push({ loginId, reason });
-  }
-}
 
 class FakeConnection implements Connection {
   static n = 0;
@@ -78,7 +39,7 @@ class FakeConnection implements Connection {
 
 describe("world rules (fake storage, fake clock)", () => {
   let content: GameContent;
-  let repo: FakeRepo;
+  let repo: FakeCharacterStore;
   let clock: { t: number };
   let world: World;
   let rng: () => number;
@@ -87,12 +48,12 @@ describe("world rules (fake storage, fake clock)", () => {
     content = await loadContent("world/manifests");
   });
   beforeEach(() => {
-    repo = new FakeRepo();
+    repo = new FakeCharacterStore();
     clock = { t: 1_000_000 };
     rng = () => 0.5;
     world = new World({
       content,
-      characters: repo as unknown as CharacterRepository,
+      characters: repo,
       logger: createLogger("silent"),
       saveIntervalSeconds: 60,
       checkAdminCode: () => "wrong",
@@ -103,7 +64,7 @@ describe("world rules (fake storage, fake clock)", () => {
 
   const join = (id: string, at = { x: 0, z: 0 }, inventory: CharacterRecord["inventory"] = STARTER) => {
     const rec = characterRecord(id, { at, inventory });
-    repo.records.set(id, rec);
+    repo.rows.set(id, rec);
     const conn = new FakeConnection();
     const { player } = world.join(structuredClone(rec), conn, 4009);
     return { player, conn };

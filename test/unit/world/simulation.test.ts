@@ -5,10 +5,10 @@
  * transactions, death locking and visibility radius.
  */
 import assert from "node:assert/strict";
-import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../../entities/character-repository.js";
-import type { DeathItems } from "../../../entities/activity.js";
+import type { CharacterRecord, ProgressSnapshot } from "../../../src/world/ports/character-store.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { MAX_STACK } from "../../../src/domain/types.js";
+import { FakeCharacterStore } from "../../helpers/fake-store.js";
 import { characterRecord, STARTER, until } from "../../helpers/records.js";
 import { chebyshev } from "../../../src/domain/movement.js";
 import { PATH_NODES_PER_TICK, pathNodeLimit } from "../../../src/domain/pathing.js";
@@ -16,82 +16,6 @@ import { createLogger } from "../../../src/logger.js";
 import { handleAction, handleInventoryUse, handleMove } from "../../../src/world/actions.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { GROUND_ITEM_PRIVATE_TICKS, RECONNECT_SECONDS, VIEW_LEAVE_MARGIN, VIEW_RADIUS, World } from "../../../src/world/world.js";
-
-/** Records what the world asked storage to do; saves can be held open with a gate. */
-class FakeRepo {
-  saves: ProgressSnapshot[] = [];
-  deaths: { id: string; characterId: string; items: DeathItems; after: ProgressSnapshot; resolved: boolean }[] = [];
-  logouts: { loginId: string; reason: string }[] = [];
-  kills: { characterId: string; npcId: string }[] = [];
-  gate: Promise<void> | undefined;
-  failSaves = false;
-  failDeath = false;
-
-  async save(s: ProgressSnapshot) {
-    await this.gate;
-    if (this.failSaves) throw new Error("storage down");
-    this.saves.push(structuredClone(s));
-  }
-  /** Batched progress saves, each also in `saves`. */
-  batches: ProgressSnapshot[][] = [];
-  async saveProgress(rows: ProgressSnapshot[]) {
-    await this.gate;
-    if (this.failSaves) throw new Error("storage down");
-    this.batches.push(structuredClone(rows));
-    this.saves.push(...structuredClone(rows));
-    return { updated: rows.length, fenced: [] };
-  }
-  /** Shutdown batches (`saveLeaving`), each save also in `saves` and each closed login in `logouts`. */
-  leaveBatches: string[][] = [];
-  async saveLeaving(rows: { snapshot: ProgressSnapshot; loginId?: string }[], reason: string) {
-    await this.gate;
-    if (this.failSaves) throw new Error("storage down");
-    this.leaveBatches.push(rows.map((r) => r.snapshot.characterId));
-    this.saves.push(...structuredClone(rows.map((r) => r.snapshot)));
-    for (const r of rows) if (r.loginId) this.logouts.push({ loginId: r.loginId, reason });
-    return { written: rows.length, fenced: [] as string[], busy: [] as string[] };
-  }
-  async recordDeath(death: { characterId: string; items: DeathItems }, after: ProgressSnapshot): Promise<string | null> {
-    await this.gate;
-    if (this.failDeath) throw new Error("storage down");
-    if (this.deaths.some((d) => d.characterId === death.characterId && !d.resolved)) return null;
-    const id = `death-${this.deaths.length + 1}`;
-    this.deaths.push({ id, characterId: death.characterId, items: structuredClone(death.items), after: structuredClone(after), resolved: false });
-    return id;
-  }
-  /** Whether a death was recorded (the read-back after a failed `recordDeath`). */
-  async deathRecorded(deathId: string) {
-    return this.deaths.some((d) => d.id === deathId);
-  }
-  /** Resolve attempts that fail before one succeeds. */
-  failResolves = 0;
-  resolveResults: (boolean | "failed")[] = [];
-  async resolveDeath(id: string) {
-    await this.gate;
-    if (this.failResolves > 0) {
-      this.failResolves--;
-      this.resolveResults.push("failed");
-      throw new Error("storage down");
-    }
-    const d = this.deaths.find((x) => x.id === id);
-    const closed = !!d && !d.resolved;
-    if (d) d.resolved = true;
-    this.resolveResults.push(closed);
-    return closed;
-  }
-  /** What `recoverOpenDeath` does to the lock: close it if open (the items go to the bank). */
-  recoverOpenDeath(characterId: string) {
-    const d = this.deaths.find((x) => x.characterId === characterId && !x.resolved);
-    if (d) d.resolved = true;
-    return d ? d.items.dropped.length : 0;
-  }
-  async recordKill(characterId: string, npcId: string) {
-    this.kills.push({ characterId, npcId });
-  }
-  async recordLogout(loginId: string, reason: string) {
-    this.logouts.push({ loginId, reason });
-  }
-}
 
 /** A connection that keeps what it was sent. */
 class FakeConnection implements Connection {
@@ -117,7 +41,7 @@ const record = (id: string, at: { x: number; z: number } = { x: 0, z: 0 }, inven
 
 describe("world/World simulation (fake storage, fake clock)", () => {
   let content: GameContent;
-  let repo: FakeRepo;
+  let repo: FakeCharacterStore;
   let clock: { t: number };
   let world: World;
 
@@ -126,11 +50,11 @@ describe("world/World simulation (fake storage, fake clock)", () => {
   });
 
   beforeEach(() => {
-    repo = new FakeRepo();
+    repo = new FakeCharacterStore();
     clock = { t: 1_000_000 };
     world = new World({
       content,
-      characters: repo as unknown as CharacterRepository,
+      characters: repo,
       logger: createLogger("silent"),
       saveIntervalSeconds: 60,
       checkAdminCode: (c) => (c === "code" ? "ok" : "wrong"),
@@ -204,7 +128,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const c = Object.create(content) as GameContent;
       const wall = (x: number, z: number) => chebyshev({ x, z }, { x: 60, z: 60 }) === 3;
       Object.defineProperty(c, "isBlocked", { value: (x: number, z: number) => wall(x, z) || content.isBlocked(x, z) });
-      world = new World({ content: c, characters: repo as unknown as CharacterRepository, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
+      world = new World({ content: c, characters: repo, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
     };
 
     it("a move into an enclosed area is refused at once, with no search, and the player is told", () => {
@@ -237,7 +161,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const c = Object.create(content) as GameContent;
       const cup = (x: number, z: number) => (x === 90 && z >= 20 && z <= 100) || ((z === 20 || z === 100) && x >= 40 && x <= 90);
       Object.defineProperty(c, "isBlocked", { value: (x: number, z: number) => cup(x, z) || content.isBlocked(x, z) });
-      world = new World({ content: c, characters: repo as unknown as CharacterRepository, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
+      world = new World({ content: c, characters: repo, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
       // Every search's expansions, whoever asks for it.
       const total = { expanded: 0 };
       const pathTo = world.movement.pathTo.bind(world.movement);
@@ -584,7 +508,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       await until(() => conn.systemLines().some((l) => /you are dead/.test(l)), "respawn message");
       await until(() => repo.resolveResults.length === 1, "first resolve attempt");
       // The player leaves and joins again while the lock is open: recovery gives the items to the bank.
-      assert.equal(repo.recoverOpenDeath(player.id), 3);
+      assert.equal((await repo.recoverOpenDeath(player.id)).restored, 3);
       for (let i = 0; i < 40 && repo.resolveResults.length < 2; i++) {
         world.step();
         await new Promise((r) => setImmediate(r));
@@ -761,7 +685,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const walled = Object.create(content, { isBlocked: { value: (x: number, z: number) => walls.has(`${x},${z}`) || content.isBlocked(x, z) } });
       world = new World({
         content: walled,
-        characters: repo as unknown as CharacterRepository,
+        characters: repo,
         logger: createLogger("silent"),
         saveIntervalSeconds: 60,
         checkAdminCode: () => "wrong",
@@ -787,7 +711,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       let n = 0;
       world = new World({
         content,
-        characters: repo as unknown as CharacterRepository,
+        characters: repo,
         logger: createLogger("silent"),
         saveIntervalSeconds: 60,
         checkAdminCode: () => "wrong",

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../../entities/character-repository.js";
+import type { CharacterRecord } from "../../../src/world/ports/character-store.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import type { SkillUnlock } from "../../../src/content/schemas.js";
 import { maxHitOf } from "../../../src/domain/combat.js";
@@ -18,14 +18,8 @@ import { handleAction, handleInventoryUse } from "../../../src/world/actions.js"
 import type { Connection } from "../../../src/world/player.js";
 import { combatantOf } from "../../../src/world/systems/combat.js";
 import { World } from "../../../src/world/world.js";
+import { FakeCharacterStore } from "../../helpers/fake-store.js";
 import { characterRecord } from "../../helpers/records.js";
-
-const noStorage = {
-  save: async (_: ProgressSnapshot) => undefined,
-  saveProgress: async (rows: ProgressSnapshot[]) => rows.length,
-  recordKill: async () => undefined,
-  recordLogout: async () => undefined,
-};
 
 class Conn implements Connection {
   static n = 0;
@@ -56,7 +50,7 @@ describe("every skill unlock holds (skill-unlocks.json)", () => {
     draw = 0.5;
     world = new World({
       content,
-      characters: noStorage as unknown as CharacterRepository,
+      characters: new FakeCharacterStore(false),
       logger: createLogger("silent"),
       saveIntervalSeconds: 600,
       checkAdminCode: () => "wrong",

@@ -1,52 +1,37 @@
 /**
- * Storage of one world's modifications (docs/persistence.md "World state"): ground piles, one row
+ * Storage of one world's modifications (docs/persistence.md "World state"), the world's
+ * `WorldStateStore` (src/world/ports/world-state-store.ts): ground piles, one row
  * each, written and deleted inside the transactions of the item moves that make and take them
  * (`putPiles`, `takePile` are steps of those transactions); and the batched state of resource nodes
  * and fires, one `world_chunks` row per chunk with a JSON payload. Several worlds share a database:
  * every query is scoped to `world`.
  */
 import type { SqlEntityManager } from "@mikro-orm/sql";
-import type { Orm } from "../src/storage/orm.js";
+import type { StoreTransaction, TransactionStep } from "../world/ports/character-store.js";
+import { PileGoneError, type ChunkData, type ChunkRow, type PileRow, type WorldStateStore } from "../world/ports/world-state-store.js";
+import type { Orm } from "./orm.js";
 
-/** Work run inside another unit's open transaction (a step of a save, a death's resolve, a recovery). */
-export type TransactionStep = (em: SqlEntityManager) => Promise<void>;
+export { PileGoneError, type ChunkData, type ChunkRow, type PileRow, type TransactionStep };
 
-/** A stored ground pile. */
-export interface PileRow {
-  id: string;
-  itemId: string;
-  quantity: number;
-  x: number;
-  z: number;
-  /** Only this character sees the pile before `publicAt`. */
-  ownerId?: string;
-  publicAt: Date;
-  expiresAt: Date;
+/** Transactions a step may run in: storage's own, opened by `runStep`. */
+const openTransactions = new WeakMap<StoreTransaction, SqlEntityManager>();
+
+/** Run `step` (made by a `WorldRepository`) inside the open transaction of `em`. */
+export async function runStep(step: TransactionStep, em: SqlEntityManager): Promise<void> {
+  openTransactions.set(em, em);
+  await step(em);
 }
 
-/** What a chunk stores: nodes that differ from their spawned state, and burning fires (times in epoch ms). */
-export interface ChunkData {
-  /** A depleted node (`respawnAt`) or one with fewer successes left than a fresh one (`remaining`). */
-  nodes?: { id: string; respawnAt?: number; remaining?: number }[];
-  fires?: { x: number; z: number; expiresAt: number }[];
-}
-
-export interface ChunkRow {
-  chunkX: number;
-  chunkZ: number;
-  data: ChunkData;
-}
-
-/** Thrown inside a pickup's transaction when its pile is no longer stored: the transaction rolls back. */
-export class PileGoneError extends Error {
-  constructor(readonly pileId: string) {
-    super(`ground pile ${pileId} is no longer stored`);
-  }
+/** The entity manager of the transaction a step runs in (`runStep`); anything else is a bug. */
+function inTransaction(tx: StoreTransaction): SqlEntityManager {
+  const em = openTransactions.get(tx);
+  if (!em) throw new TypeError("a transaction step runs only inside a storage transaction (runStep)");
+  return em;
 }
 
 const PILE_COLUMNS = "id, world, item_id, quantity, x, z, owner_id, public_at, expires_at";
 
-export class WorldRepository {
+export class WorldRepository implements WorldStateStore {
   constructor(
     private readonly orm: Orm,
     /** The world number every row belongs to. */
@@ -59,7 +44,8 @@ export class WorldRepository {
 
   /** A transaction step that stores new piles (the drop, the resolved death, the recovery that made them). */
   putPiles(piles: readonly PileRow[]): TransactionStep {
-    return async (em) => {
+    return async (tx) => {
+      const em = inTransaction(tx);
       if (piles.length === 0) return;
       const params: unknown[] = [];
       for (const g of piles)
@@ -71,7 +57,8 @@ export class WorldRepository {
 
   /** A transaction step that deletes the pile a pickup takes; throws `PileGoneError` (rolling back) when it is not stored. */
   takePile(id: string): TransactionStep {
-    return async (em) => {
+    return async (tx) => {
+      const em = inTransaction(tx);
       const rows = await this.run<{ id: string }[]>(em, `delete from ground_piles where id = ? and world = ? returning id`, [id, this.world]);
       if (rows.length !== 1) throw new PileGoneError(id);
     };
@@ -92,7 +79,7 @@ export class WorldRepository {
 
   /** Store piles in a transaction of their own (new items that were in nobody's storage: an NPC's loot). */
   async insertPiles(piles: readonly PileRow[]): Promise<void> {
-    await this.orm.em.fork().transactional((em) => this.putPiles(piles)(em as SqlEntityManager));
+    await this.orm.em.fork().transactional((em) => runStep(this.putPiles(piles), em));
   }
 
   /** Delete piles that despawned (one statement). */

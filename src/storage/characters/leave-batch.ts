@@ -10,28 +10,14 @@
  * character whose lease changed hands is left out, nothing of it written.
  */
 import type { SqlEntityManager } from "@mikro-orm/sql";
-import type { Orm } from "../src/storage/orm.js";
-import { progressStatements, type ProgressSnapshot } from "./character-progress.js";
+import type { LeaveBatchResult, LeaveSave, ProgressSnapshot } from "../../world/ports/character-store.js";
+import type { Orm } from "../orm.js";
+import { progressStatements } from "./progress.js";
 
-/**
- * What a shutdown batch did: characters written, those the fence refused (nothing written for
- * them), and those whose row another transaction held (not written: the caller saves them alone).
- */
-export interface LeaveBatchResult {
-  written: number;
-  fenced: string[];
-  busy: string[];
-}
+export type { LeaveBatchResult, LeaveSave };
 
 /** Characters one shutdown batch writes at most (the item rows of 250 characters: a few thousand). */
 export const LEAVE_BATCH_MAX = 250;
-
-/** What the shutdown save writes for one character. */
-export interface LeaveSave {
-  snapshot: ProgressSnapshot;
-  /** The login to close, if any. */
-  loginId?: string;
-}
 
 type Tx = SqlEntityManager;
 

@@ -7,60 +7,19 @@
  * save paths or by neither.
  */
 import type { EntityMetadata, EntityProperty } from "@mikro-orm/core";
-import type { LeaseFence } from "../src/storage/fence.js";
-import type { Orm } from "../src/storage/orm.js";
-import { CharacterEntity, type StoredGoal } from "./character.js";
+import { CharacterEntity } from "../../../entities/character.js";
+import {
+  PROGRESS_BATCH_MAX,
+  type CharacterProgress,
+  type ItemRows,
+  type ProgressBatchResult,
+  type ProgressSnapshot,
+  type SkillColumns,
+} from "../../world/ports/character-store.js";
+import type { LeaseFence } from "../fence.js";
+import type { Orm } from "../orm.js";
 
-/** Skill columns as stored: `<skill>Level` and `<skill>Xp`. */
-export type SkillColumns = Record<string, { level: number; xp: number }>;
-
-/** The progress of a character: what a save always writes (items and coins aside). */
-export interface CharacterProgress {
-  characterId: string;
-  x: number;
-  y: number;
-  z: number;
-  health: number;
-  combatLevel: number;
-  skills: SkillColumns;
-  /** Absent: left as stored. */
-  goal?: StoredGoal | null;
-  /** Absent: left as stored. */
-  goalsPaused?: boolean;
-  /** Prayer points and active prayer ids (docs/combat.md#prayers). Absent: left as stored. */
-  prayer?: { points: number; active: readonly string[] };
-  /**
-   * The lease the player was loaded under: the write commits only while the character's lease is
-   * still this one (docs/cluster.md "The fence"). Absent: no lease to check (a world without claims).
-   */
-  fence?: LeaseFence;
-}
-
-/** What a batched progress save did: rows written, and characters refused by the fence (nothing written for them). */
-export interface ProgressBatchResult {
-  updated: number;
-  fenced: string[];
-}
-
-/** The stored item rows of one character. */
-export interface ItemRows {
-  inventory: { slot: number; itemId: string; quantity: number }[];
-  equipment: Record<string, { itemId: string; quantity: number }>;
-  bank: { itemId: string; quantity: number }[];
-}
-
-/** What a save writes: progress, and items and coins only when present. */
-export interface ProgressSnapshot extends CharacterProgress {
-  coins?: number;
-  items?: Omit<ItemRows, "bank"> & { bank?: ItemRows["bank"] };
-}
-
-/**
- * Characters one batched statement writes at most (`Saving.saveDirty` cuts its batch into chunks of
- * this size). About 35 values a character: a statement of some 9,000 values, short enough to hold
- * its row locks only briefly and to leave the other background slots to other saves.
- */
-export const PROGRESS_BATCH_MAX = 250;
+export { PROGRESS_BATCH_MAX, type CharacterProgress, type ItemRows, type ProgressBatchResult, type ProgressSnapshot, type SkillColumns };
 
 /** The character row's properties a save of `s` sets (by property name), `lastSeenAt` being `now`. */
 export function progressData(s: CharacterProgress, now: Date): Record<string, unknown> {
@@ -144,7 +103,7 @@ export function newTally() {
 /**
  * The `UPDATE … FROM (VALUES …)` statements that write `rows` as the per-player save would (one per
  * set of properties), `coins` included where a row has it (the shutdown save,
- * `entities/character-batch.ts`). Throws on a character twice.
+ * `src/storage/characters/leave-batch.ts`). Throws on a character twice.
  */
 export function progressStatements(orm: Orm, rows: readonly (CharacterProgress & { coins?: number })[]): { sql: string; params: unknown[] }[] {
   const meta = orm.getMetadata().get(CharacterEntity);

@@ -6,35 +6,36 @@
 import { randomUUID } from "node:crypto";
 import { LockMode } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/sql";
-import { isUniqueViolation } from "../src/storage/errors.js";
-import { HOLD_LEASE_SQL, LeaseLostError, type LeaseFence } from "../src/storage/fence.js";
-import type { Orm } from "../src/storage/orm.js";
-import { AccountEntity } from "./account.js";
-import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "./character.js";
-import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity, type DeathItems } from "./activity.js";
-import {
-  progressData,
-  writeProgressBatch,
-  type CharacterProgress,
-  type ItemRows,
-  type ProgressBatchResult,
-  type ProgressSnapshot,
-  type SkillColumns,
-} from "./character-progress.js";
-import { writeLeaveBatch, type LeaveBatchResult, type LeaveSave } from "./character-batch.js";
-import type { TransactionStep } from "./world-repository.js";
+import { AccountEntity } from "../../../entities/account.js";
+import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity } from "../../../entities/activity.js";
+import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "../../../entities/character.js";
+import type {
+  CharacterRecord as StoredRecord,
+  CharacterStore,
+  DeathRecovery,
+  LeaveBatchResult,
+  LeaveSave,
+  NewDeath,
+  ProgressBatchResult,
+  ProgressSnapshot,
+  CharacterProgress,
+  ItemRows,
+  SkillColumns,
+} from "../../world/ports/character-store.js";
+import { isUniqueViolation } from "../errors.js";
+import { HOLD_LEASE_SQL, LeaseLostError, type LeaseFence } from "../fence.js";
+import type { Orm } from "../orm.js";
+import { isStorageUnavailable } from "../unavailable.js";
+import { runStep, type TransactionStep } from "../world-state.js";
+import { bankDropped } from "./death-bank.js";
+import { writeLeaveBatch } from "./leave-batch.js";
+import { progressData, writeProgressBatch } from "./progress.js";
 
-export type { CharacterProgress, ItemRows, ProgressBatchResult, ProgressSnapshot, SkillColumns };
+export type { CharacterProgress, DeathRecovery, ItemRows, ProgressBatchResult, ProgressSnapshot, SkillColumns };
 
-export interface CharacterRecord extends ItemRows {
+/** A character record as storage reads it: the whole stored row. */
+export interface CharacterRecord extends StoredRecord {
   character: Character;
-  /**
-   * `performance.now()` when `load` began reading, so the world can refuse a join built from a
-   * record read before an out-of-world change (rename, delete) finished.
-   */
-  loadedAt?: number;
-  /** The lease it was loaded under (set by the claim): every write of the player checks it (docs/cluster.md "The fence"). */
-  fence?: LeaseFence;
 }
 
 export interface NewCharacter {
@@ -59,17 +60,6 @@ export class AccountFullError extends Error {
   }
 }
 
-/** What `recoverOpenDeath` did: stacks restored, and what the bank could not hold (it stays owed). */
-export interface DeathRecovery {
-  restored: number;
-  /** Items past the bank's stack cap, for the caller to put on the ground at `at` (docs/persistence.md "Deaths"). */
-  overflow: { itemId: string; quantity: number }[];
-  at: { x: number; z: number };
-}
-
-/** Largest quantity of one item in one stack (a bank row included): PostgreSQL's int4. */
-const STACK_CAP = 2_147_483_647;
-
 /** Thrown when a character name is taken (case-insensitive). */
 export class NameTakenError extends Error {
   constructor(name: string) {
@@ -77,7 +67,11 @@ export class NameTakenError extends Error {
   }
 }
 
-export class CharacterRepository {
+/**
+ * The world's `CharacterStore` (src/world/ports/character-store.ts) on PostgreSQL, and the
+ * character queries of the REST services (create, find, list, names).
+ */
+export class CharacterRepository implements CharacterStore {
   constructor(private readonly orm: Orm) {}
 
   private fork(): SqlEntityManager {
@@ -170,7 +164,7 @@ export class CharacterRepository {
   async save(s: ProgressSnapshot, groundStep?: TransactionStep): Promise<void> {
     await this.fork().transactional(async (em) => {
       await this.writeSnapshot(em, s);
-      if (groundStep) await groundStep(em);
+      if (groundStep) await runStep(groundStep, em);
     });
   }
 
@@ -210,7 +204,7 @@ export class CharacterRepository {
     await this.holdLease(em, s.characterId, s.fence);
     const character = await em.findOne(CharacterEntity, { id: s.characterId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!character) return;
-    // The same properties as the batched save (entities/character-progress.ts).
+    // The same properties as the batched save (src/storage/characters/progress.ts).
     const data = progressData(s, new Date());
     if (s.coins !== undefined) data.coins = s.coins;
     em.assign(character, data as never);
@@ -289,10 +283,7 @@ export class CharacterRepository {
    * Take the death lock and write the post-death state atomically. Returns false (changing
    * nothing) when a death is already open for the character.
    */
-  async recordDeath(
-    death: { id?: string; characterId: string; x: number; z: number; killedBy?: string; items: DeathItems },
-    after: ProgressSnapshot,
-  ): Promise<string | null> {
+  async recordDeath(death: NewDeath, after: ProgressSnapshot): Promise<string | null> {
     try {
       return await this.fork().transactional(async (em) => {
         await this.holdLease(em, death.characterId, after.fence);
@@ -343,7 +334,7 @@ export class CharacterRepository {
       if (fence) await this.holdLease(em, fence.characterId, fence);
       const n = await em.nativeUpdate(PlayerDeathEntity, { id: deathId, resolvedAt: null }, { resolvedAt: new Date(), resolution: "ground" });
       if (n > 0) {
-        if (groundStep) await groundStep(em);
+        if (groundStep) await runStep(groundStep, em);
         return true;
       }
       return (await em.findOne(PlayerDeathEntity, { id: deathId }))?.resolution === "ground";
@@ -365,29 +356,26 @@ export class CharacterRepository {
       const open = await em.findOne(PlayerDeathEntity, { characterId, resolvedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!open) return { restored: 0, overflow: [], at: { x: 0, z: 0 } };
       const dropped = open.items?.dropped ?? [];
-      const overflow: DeathRecovery["overflow"] = [];
-      const run = (sql: string, params: unknown[]) => em.getConnection().execute<{ quantity: number }[]>(sql, params, "all", em.getTransactionContext());
-      for (const d of dropped) {
-        const [row] = await run(`select quantity from bank_items where character_id = ? and item_id = ? for update`, [characterId, d.itemId]);
-        const room = STACK_CAP - Number(row?.quantity ?? 0);
-        const put = Math.max(0, Math.min(room, d.quantity));
-        if (put > 0) {
-          await run(
-            `insert into bank_items (character_id, item_id, quantity) values (?, ?, ?)
-             on conflict (character_id, item_id) do update set quantity = bank_items.quantity + excluded.quantity`,
-            [characterId, d.itemId, put],
-          );
-        }
-        if (d.quantity > put) overflow.push({ itemId: d.itemId, quantity: d.quantity - put });
-      }
+      const overflow = await bankDropped(em, characterId, dropped);
       open.resolvedAt = new Date();
       open.resolution = "bank";
       await em.flush();
       const recovery = { restored: dropped.length, overflow, at: { x: open.positionX, z: open.positionZ } };
       const step = overflow.length > 0 ? overflowStep?.(recovery) : undefined;
-      if (step) await step(em);
+      if (step) await runStep(step, em);
       return recovery;
     });
+  }
+
+  /** Whether `e` says storage can't answer now (src/storage/unavailable.ts). */
+  isUnavailable(e: unknown): boolean {
+    return isStorageUnavailable(e);
+  }
+
+  /** Whether a failed write is worth trying again: storage unavailable, or a serialization failure (40001) or deadlock (40P01). */
+  isTransient(e: unknown): boolean {
+    const code = (e as { code?: string })?.code ?? (e as { cause?: { code?: string } })?.cause?.code;
+    return isStorageUnavailable(e) || code === "40001" || code === "40P01";
   }
 
   async kills(characterId: string) {

@@ -1,7 +1,7 @@
 /** Keeps the item_definitions table equal to the item manifest (upsert at start-up). */
 import type { MikroORM } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/sql";
-import { ItemDefinitionEntity } from "./world.js";
+import { ItemDefinitionEntity } from "../../entities/world.js";
 
 /** The fields of a manifest item that storage mirrors. */
 export interface ItemDefinitionSource {

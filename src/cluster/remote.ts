@@ -20,9 +20,8 @@ import type { Logger } from "../logger.js";
 import { ServerBusyError } from "../net/admission.js";
 import { WorldError } from "../world/errors.js";
 import { BusError, type ClusterBus } from "./bus.js";
-import type { RemoteRelease } from "./claims.js";
+import type { ProcessWorlds, RemoteRelease } from "./claims.js";
 import type { LeaseHolder, LeaseStore } from "./leases.js";
-import type { LocalWorlds } from "./worlds.js";
 
 /** How long a request to another process waits for its answer. */
 export const REMOTE_TIMEOUT_MS = 3_000;
@@ -66,7 +65,7 @@ type Payload<M extends RemoteMethod> = z.infer<(typeof REMOTE_SCHEMAS)[M]>;
 /** What the holder side needs of this process. */
 export interface ServeWorldsDeps {
   bus: ClusterBus;
-  worlds: LocalWorlds;
+  worlds: ProcessWorlds;
   /** Is this principal one of the two traders of local trade room `roomId`? Undefined: no such room here. */
   tradeAdmits: (roomId: string, principal: Principal, requested: string | undefined) => Promise<boolean | undefined>;
   logger: Logger;

@@ -8,13 +8,13 @@
 import type { StoredGoal } from "../../entities/character.js";
 import type { PlayerSync } from "../events.js";
 import type { LivePlayerSummary, Surroundings, WorldMap, WorldPort, WorldSnapshot } from "../world/port.js";
+import type { ProcessWorlds } from "./claims.js";
 import type { LeaseStore } from "./leases.js";
 import type { RemoteWorlds } from "./remote.js";
-import type { LocalWorlds } from "./worlds.js";
 
 export class WorldsPort implements WorldPort {
   constructor(
-    private readonly worlds: LocalWorlds,
+    private readonly worlds: ProcessWorlds,
     /** Leases: a character another process plays is not out of the world (`whileOutOfWorld`). */
     private readonly leases?: LeaseStore,
     /** Other processes' worlds (none: this process alone). */

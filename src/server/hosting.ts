@@ -20,10 +20,10 @@ import type { CharacterService } from "../services/characters.js";
 import type { SocialService } from "../services/social.js";
 import type { Storage } from "../storage/orm.js";
 import type { AdminCodeCheck } from "../world/deps.js";
-import type { ClusterBus } from "./bus.js";
-import { LeaseStore } from "./leases.js";
-import { BusRemoteRelease, RemoteWorlds, serveWorlds } from "./remote.js";
-import { WorldsPort } from "./worlds-port.js";
+import type { ClusterBus } from "../cluster/bus.js";
+import { LeaseStore } from "../cluster/leases.js";
+import { BusRemoteRelease, RemoteWorlds, serveWorlds } from "../cluster/remote.js";
+import { WorldsPort } from "../cluster/worlds-port.js";
 import { hostWorlds, type LocalWorlds } from "./worlds.js";
 
 export interface HostingDeps {

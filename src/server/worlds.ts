@@ -18,8 +18,8 @@ import { TradeService } from "../trade/service.js";
 import { CharacterResolver, type CharacterFactory } from "../world/character-resolver.js";
 import type { AdminCodeCheck, SocialPort } from "../world/deps.js";
 import { World } from "../world/world.js";
-import { CharacterClaims, type RemoteRelease } from "./claims.js";
-import type { LeaseStore } from "./leases.js";
+import { CharacterClaims, type ProcessWorlds, type RemoteRelease } from "../cluster/claims.js";
+import type { LeaseStore } from "../cluster/leases.js";
 
 /** One hosted world and what serves it. */
 export interface HostedWorld {
@@ -110,7 +110,7 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
   return new LocalWorlds(hosted, claims);
 }
 
-export class LocalWorlds {
+export class LocalWorlds implements ProcessWorlds {
   /** The default world: 1 when hosted, else the lowest (a join without a world goes there). */
   readonly default: HostedWorld;
 

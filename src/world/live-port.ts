@@ -3,7 +3,7 @@ import type { StoredGoal } from "../../entities/character.js";
 import type { WorldClock } from "./clock.js";
 import type { GroundItem, Npc, ResourceInstance } from "./objects.js";
 import { chatMessage } from "./messages.js";
-import type { PlayerQueues } from "./persistence.js";
+import type { PlayerQueues } from "./player-queues.js";
 import type { Player } from "./player.js";
 import type { LivePlayerSummary, LiveWorldPort, Surroundings, WorldMap, WorldSnapshot } from "./port.js";
 import type { Movement } from "./systems/movement.js";

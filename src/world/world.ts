@@ -15,7 +15,7 @@ import type { GroundItem, Npc, PublicView, ResourceInstance, ViewFields } from "
 import { SpatialGrid } from "./grid.js";
 import { LivePort } from "./live-port.js";
 import { OutOfWorldGate } from "./out-of-world.js";
-import { PlayerQueues } from "./persistence.js";
+import { PlayerQueues } from "./player-queues.js";
 import { Player, type Connection } from "./player.js";
 import { refuse, type Refusal, type RefusalCode } from "./refusals.js";
 import { Combat, inCombat } from "./systems/combat.js";

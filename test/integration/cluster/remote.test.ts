@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { BusError } from "../../../src/cluster/bus.js";
 import { CLOSE_CODES } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 

@@ -17,7 +17,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CLIENT_EVENTS, CLIENT_EVENT_NAMES, MAX_MESSAGES_PER_SECOND, schemaRefusal, TRADE_EVENTS, type ClientEventName } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, RawPlayer, SdkPlayer, type Received } from "../../helpers/clients.js";
 import {
   accepted,
@@ -36,7 +36,7 @@ import {
 import { pgliteStorage } from "../../helpers/storage.js";
 import { loadConfig } from "../../../src/config.js";
 import { TEST_ENV } from "../../helpers/server.js";
-import { startServer } from "../../../src/server.js";
+import { startServer } from "../../../src/server/server.js";
 
 type Transport = "json" | "sdk";
 type Fuzzed = SdkPlayer | RawPlayer;

@@ -9,7 +9,7 @@ import { connect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import { CLOSE_CODES, type ChatMessage } from "../../../src/events.js";
 import { createLogger } from "../../../src/logger.js";
-import { startServer, type GameServer } from "../../../src/server.js";
+import { startServer, type GameServer } from "../../../src/server/server.js";
 import { RECONNECT_SECONDS } from "../../../src/world/world.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer, testConfig } from "../../helpers/server.js";

@@ -5,7 +5,7 @@
  * offers, stale revisions, INVENTORY_FULL on the offer screen). Each waits for the answering event.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";
 import { pgliteStorage, resetStorage } from "../../helpers/storage.js";

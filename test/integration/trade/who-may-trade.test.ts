@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { CharacterRepository } from "../../../entities/character-repository.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { STARTER } from "../../helpers/records.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { pgliteStorage, postgresStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";

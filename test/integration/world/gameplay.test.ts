@@ -5,7 +5,7 @@
  * and equipping and unequipping with a full inventory. Every wait is on an event or a patch.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import type { SocialPort } from "../../../src/world/world.js";
 import { admin, becomeAdmin, closeAll, invCount, lastSync, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { Client } from "@colyseus/sdk";
 import { CLOSE_CODES, type ChatMessage } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { admin, becomeAdmin, closeAll, eventually, invCount, lastSync, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 

@@ -38,7 +38,7 @@ export interface ClaimedWorld {
 }
 
 /**
- * The worlds this process hosts, as the cluster sees them: what `WorldsPort` and the holder side of
+ * The worlds this process hosts, as the cluster sees them: what `ClusterWorldAccess` and the holder side of
  * the bus (`serveWorlds`) use. The composition root builds them (`LocalWorlds`, src/server/worlds.ts).
  */
 export interface ProcessWorlds {

@@ -41,7 +41,7 @@ import { agentServiceFor, createApiModules } from "../http/routes/index.js";
 import { Admission } from "../net/admission.js";
 import { DbWorkLimiter } from "../storage/limiter.js";
 import type { HostedWorld, LocalWorlds } from "./worlds.js";
-import type { WorldsPort } from "../cluster/worlds-port.js";
+import type { ClusterWorldAccess } from "../cluster/world-access.js";
 import { hostClusterWorlds } from "./hosting.js";
 import { locateWorld } from "../cluster/routing.js";
 import { worldsRoutes } from "../http/routes/worlds.js";
@@ -72,7 +72,7 @@ export interface GameServer {
   world: World;
   worlds: LocalWorlds;
   /** What routes see of every world. */
-  worldPort: WorldsPort;
+  worldAccess: ClusterWorldAccess;
   /** Authentication and blocks of every WebSocket path. */
   gate: SocketGate;
   /** Stored characters (the repository the world saves through). */
@@ -201,7 +201,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
     tradeAdmits: async (roomId, principal, requested) => tradeRoom(roomId)?.admits(principal, requested),
   });
-  const { leases, worlds, worldPort } = hosting;
+  const { leases, worlds, worldAccess } = hosting;
   const { world, trades } = worlds.default;
   // The room types, bound to what their rooms use (defined with Colyseus in stage 6); each world's
   // room gets its own world's dependencies through its creation permit (src/server/worlds.ts).
@@ -241,8 +241,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     admission: () => ({ join: admission.joins, creation: admission.creations }),
   });
   // MCP at /mcp (docs/agents.md): each session a player joined through the /ws adapter in process.
-  const agents = agentServiceFor({ storage, content, world: worldPort, characters: characterService, auth, config });
-  const socialChanged = (ids: string[]) => worldPort.socialChanged(ids);
+  const agents = agentServiceFor({ storage, content, world: worldAccess, characters: characterService, auth, config });
+  const socialChanged = (ids: string[]) => worldAccess.socialChanged(ids);
   const mcp = mcpEndpoint({ auth, limits, cors, adapter, content, tickMs: config.tickMs, agents, social, socialChanged, logger });
   const { app } = createApp({
     config,
@@ -282,9 +282,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
-      ...createApiModules({ storage, content, auth, world: worldPort, characters: characterService, social, config, admission }),
+      ...createApiModules({ storage, content, auth, world: worldAccess, characters: characterService, social, config, admission }),
       worldsRoutes(config),
-      adminRoutes({ orm: storage.orm, auth, limits, world: worldPort }),
+      adminRoutes({ orm: storage.orm, auth, limits, world: worldAccess }),
       contentApiDocs,
     ],
   });
@@ -363,7 +363,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     storage,
     world,
     worlds,
-    worldPort,
+    worldAccess,
     gate,
     characters,
     trades,

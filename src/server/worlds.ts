@@ -52,7 +52,7 @@ export interface HostWorldsDeps {
   trade: { pendingTimeoutMs: number; inactivityTimeoutMs: number };
   backgroundWork: <T>(work: () => Promise<T>) => Promise<T>;
   checkAdminCode: (code: string, address: string | undefined) => Promise<AdminCodeCheck>;
-  /** Private chat to a character in another world (src/cluster/worlds-port.ts). */
+  /** Private chat to a character in another world (src/cluster/world-access.ts). */
   otherWorlds: () => {
     isOnline(id: string): Promise<boolean>;
     deliverPrivateMessage(id: string, from: { id?: string; name: string }, text: string): Promise<boolean>;

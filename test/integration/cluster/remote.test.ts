@@ -76,6 +76,6 @@ describe("cluster: requests about characters, holder side and failures", functio
     assert.equal(row!.goals_paused, false, "nothing written");
     const message = await api("POST", `/api/agents/${reg.body.agentId}/message`, p.token, { text: "hello?" });
     assert.equal(message.status, 409, "offline: not delivered");
-    assert.equal(await server.worldPort.isOnline(id), false);
+    assert.equal(await server.worldAccess.isOnline(id), false);
   });
 });

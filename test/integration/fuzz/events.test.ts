@@ -117,7 +117,7 @@ describe("fuzz: client events over both transports", function () {
   /** What must not change: stored rows (via storage), the private sync and the public view. */
   const snapshot = async (p: Fuzzed) => ({
     stored: await storedCharacter(server.storage, p.id),
-    sync: plain(server.world.port.livePlayerSync(p.id)),
+    sync: plain(server.world.access.livePlayerSync(p.id)),
     view: plain(server.world.publicView("players", p.id)),
   });
 
@@ -320,12 +320,12 @@ describe("fuzz: client events over both transports", function () {
       const p = transport === "json" ? await RawPlayer.connect(server) : await SdkPlayer.join(server);
       try {
         const before = await storedCharacter(server.storage, p.id);
-        const sync = plain(server.world.port.livePlayerSync(p.id));
+        const sync = plain(server.world.access.livePlayerSync(p.id));
         frame(p);
         assert.equal((await p.log.waitClose()).code, code);
         // Once the world has let the player go (or kept it dropped), its stored state is what it was.
         assert.deepEqual(await storedCharacter(server.storage, p.id), before, "stored state unchanged");
-        const live = server.world.port.livePlayerSync(p.id);
+        const live = server.world.access.livePlayerSync(p.id);
         if (live) assert.deepEqual(plain(live), sync, "live state unchanged");
         const seat = await nextSeat(transport);
         await refusedRun(

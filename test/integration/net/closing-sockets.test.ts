@@ -161,7 +161,7 @@ describe("world sockets: connections the server let go of", function () {
     const s = await openStubborn(t.token);
     const id = s.events().find((e) => e.event === "player:sync")!.data.id as string;
     // What an agent-token revocation does: close the connection and remove the player.
-    server.world.port.disconnect(id, CLOSE_CODES.REVOKED, "agent token revoked");
+    server.world.access.disconnect(id, CLOSE_CODES.REVOKED, "agent token revoked");
     await s.until(() => s.closeCode !== undefined, "the server's close frame");
     assert.equal(s.closeCode, CLOSE_CODES.REVOKED);
     assert.equal(server.world.player(id), undefined, "the player is gone");

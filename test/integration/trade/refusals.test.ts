@@ -136,7 +136,7 @@ describe("trade: refusals (docs/trading.md)", function () {
         .getConnection()
         .execute("insert into ignore_entries (account_id, ignored_character_id, created_at) values (?, ?, now())", [b.accountId, a.id]);
       assert.ok(server.world.deps.social, "the world's social port is wired");
-      server.world.port.socialChanged([b.id, a.id]);
+      server.world.access.socialChanged([b.id, a.id]);
       await expectError(a, "tradeRequest", { targetPlayerId: b.id }, "PLAYER_BUSY");
       await marker(b);
       assert.equal(count(b, "tradeIncoming"), 0);

@@ -124,7 +124,7 @@ describe("trade: who may trade (agents, one account's characters)", function () 
     const [tx, tr] = nearBank(t.server);
     await teleport(x, tx.x, tx.z);
     await teleport(r, tr.x, tr.z);
-    await world.port.flush(r.id);
+    await world.access.flush(r.id);
     const ids = [x.id, r.id];
     const before = await totals(orm, ids);
 

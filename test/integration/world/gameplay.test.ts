@@ -128,7 +128,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
         server.storage.orm.em.fork().getConnection().execute("insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())", [x, y, x, y]);
       await befriend(a.id, b.id);
       await befriend(c.id, b.id);
-      server.world.port.socialChanged([a.id, b.id, c.id]);
+      server.world.access.socialChanged([a.id, b.id, c.id]);
       await ignore(b, a);
       const mb = b.log.mark();
       const decided = nextIgnoreCheck(b.id, a.id);
@@ -271,7 +271,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       await expectSystem(p, "player:action", { action: "unequip", targetId: "weapon" }, /aren't wearing anything there/);
       await expectSystem(p, "player:action", { action: "unequip", targetId: "tail" }, /no equipment slot/);
       // Saved with the next save: the dagger is in the inventory, not worn.
-      await server.world.port.flush(p.id);
+      await server.world.access.flush(p.id);
       const row = await server.characters.load(p.id);
       assert.deepEqual(row!.equipment, {});
       assert.ok(row!.inventory.some((i) => i.itemId === "bronze_dagger"));

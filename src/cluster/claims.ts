@@ -39,7 +39,7 @@ export interface ClaimedWorld {
 
 /**
  * The worlds this process hosts, as the cluster sees them: what `ClusterWorldAccess` and the holder side of
- * the bus (`serveWorlds`) use. The composition root builds them (`LocalWorlds`, src/server/worlds.ts).
+ * the bus (`serveWorlds`) use. The composition root builds them (`LocalWorlds`, src/server/hosted-worlds.ts).
  */
 export interface ProcessWorlds {
   /** The default world: 1 when hosted, else the lowest. */

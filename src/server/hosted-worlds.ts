@@ -27,7 +27,7 @@ export interface HostedWorld {
   world: World;
   trades: TradeService;
   resolver: CharacterResolver;
-  events: EventRouter;
+  router: EventRouter;
 }
 
 export interface HostWorldsDeps {
@@ -105,7 +105,7 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
       tickMs: d.tickMs,
       metrics: d.metrics,
     });
-    hosted.set(n, { number: n, world, trades, resolver, events: new EventRouter({ world, trades }, logger) });
+    hosted.set(n, { number: n, world, trades, resolver, router: new EventRouter({ world, trades }, logger) });
   }
   return new LocalWorlds(hosted, claims);
 }

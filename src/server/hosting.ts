@@ -24,7 +24,7 @@ import type { ClusterBus } from "../cluster/bus.js";
 import { LeaseStore } from "../cluster/leases.js";
 import { BusRemoteRelease, RemoteWorlds, serveWorlds } from "../cluster/remote.js";
 import { ClusterWorldAccess } from "../cluster/world-access.js";
-import { hostWorlds, type LocalWorlds } from "./worlds.js";
+import { hostWorlds, type LocalWorlds } from "./hosted-worlds.js";
 
 export interface HostingDeps {
   config: Config;

@@ -40,7 +40,7 @@ import { SocialService } from "../services/social.js";
 import { agentServiceFor, createApiModules } from "../http/routes/index.js";
 import { Admission } from "../net/admission.js";
 import { DbWorkLimiter } from "../storage/limiter.js";
-import type { HostedWorld, LocalWorlds } from "./worlds.js";
+import type { HostedWorld, LocalWorlds } from "./hosted-worlds.js";
 import type { ClusterWorldAccess } from "../cluster/world-access.js";
 import { hostClusterWorlds } from "./hosting.js";
 import { locateWorld } from "../cluster/routing.js";
@@ -204,7 +204,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const { leases, worlds, worldAccess } = hosting;
   const { world, trades } = worlds.default;
   // The room types, bound to what their rooms use (defined with Colyseus in stage 6); each world's
-  // room gets its own world's dependencies through its creation permit (src/server/worlds.ts).
+  // room gets its own world's dependencies through its creation permit (src/server/hosted-worlds.ts).
   const WorldRoomType = worldRoomType({
     gate,
     admission,
@@ -218,7 +218,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     gate,
     resolver: h.resolver,
     characters,
-    events: h.events,
+    router: h.router,
     adapter,
     admission,
     tickMs: config.tickMs,

@@ -307,11 +307,7 @@ export class WorldRoom extends Room implements JsonWorld {
     if (player) this.receive(link, player, event, payload);
   }
 
-  /**
-   * Every event from either transport, from the player's live connection: rate limit, then the event
-   * table. One verb a layer (docs/architecture.md "The flow of one message"): a connection receives,
-   * the event table routes, a feature's handler handles, the domain applies.
-   */
+  /** Every event from either transport, from the player's live connection: rate limit, then the event table (which routes it). */
   private receive(link: ClientLink, player: Player, event: string, payload: unknown) {
     this.deps.metrics?.messageIn(event);
     if (link.flood.count()) return this.tooMany(link);

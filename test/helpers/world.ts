@@ -13,7 +13,10 @@ export const OPEN_SPOT = { x: 100, z: 110 };
 
 const noStorage = { save: async () => undefined, saveLeaving: async () => 0, recordKill: async () => undefined, recordLogout: async () => undefined };
 
-export function worldWithoutStorage(content: GameContent, o: { now: () => number; rng?: () => number; saveIntervalSeconds?: number; groundItemLifetimeTicks?: number; metrics?: Metrics }): World {
+export function worldWithoutStorage(
+  content: GameContent,
+  o: { now: () => number; rng?: () => number; saveIntervalSeconds?: number; groundItemLifetimeTicks?: number; metrics?: Metrics },
+): World {
   return new World({
     content,
     characters: noStorage as unknown as CharacterRepository,

@@ -16,7 +16,7 @@ import type { Metrics } from "../metrics.js";
 import type { Storage } from "../storage/orm.js";
 import { TradeService } from "../trade/service.js";
 import { CharacterResolver, type CharacterFactory } from "../world/character-resolver.js";
-import type { AdminCodeCheck, SocialPort } from "../world/deps.js";
+import type { AdminCodeCheck, SocialRelations } from "../world/deps.js";
 import { World } from "../world/world.js";
 import { CharacterClaims, type ProcessWorlds, type RemoteRelease } from "../cluster/claims.js";
 import type { LeaseStore } from "../cluster/leases.js";
@@ -37,7 +37,7 @@ export interface HostWorldsDeps {
   storage: Storage;
   characters: CharacterRepository;
   createCharacter: CharacterFactory;
-  social: SocialPort;
+  social: SocialRelations;
   logger: Logger;
   metrics: Metrics;
   leases: LeaseStore;

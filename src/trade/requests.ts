@@ -13,7 +13,7 @@ import type { Tile } from "../domain/types.js";
 import type { Metrics } from "../metrics.js";
 import type { Logger } from "../logger.js";
 import type { Player } from "../world/player.js";
-import type { SocialPort, World } from "../world/world.js";
+import type { SocialRelations, World } from "../world/world.js";
 import { CANCEL_MESSAGES } from "./room-api.js";
 
 /** A pair's requests are forgotten this long after the last one (the cooldown is shorter). */
@@ -21,7 +21,7 @@ const PAIR_MEMORY_MS = 10_000;
 
 export interface TradeRequestsDeps {
   world: World;
-  social?: SocialPort;
+  social?: SocialRelations;
   params: TradeParams;
   metrics?: Metrics;
   /** How often pending requests are checked for time-outs and interruptions. */

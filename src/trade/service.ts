@@ -28,7 +28,7 @@ import type { Metrics } from "../metrics.js";
 import { isLeaseLost } from "../storage/fence.js";
 import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
-import type { SocialPort, TradeHooks, World } from "../world/world.js";
+import type { SocialRelations, TradeHooks, World } from "../world/world.js";
 import { auditCancelled } from "./audit.js";
 import { inLiveTrade, TradeRequests } from "./requests.js";
 import type { SettleOutcome, TradeEnv, TradeRoomHandle } from "./room-api.js";
@@ -63,7 +63,7 @@ export interface TradeServiceDeps {
   worldNumber?: number;
   orm: Orm;
   characters: CharacterRepository;
-  social?: SocialPort;
+  social?: SocialRelations;
   params: TradeParams;
   logger: Logger;
   tickMs: number;

@@ -39,7 +39,7 @@ export type { ViewFields } from "./objects.js";
 export { REFUSAL, type RefusalCode } from "./refusals.js";
 export { chatMessage } from "./messages.js";
 export type { TradeHooks } from "./world-events.js";
-export type { AdminCodeCheck, SocialPort, WorldDeps } from "./deps.js";
+export type { AdminCodeCheck, SocialRelations, WorldDeps } from "./deps.js";
 
 /** Seconds a dropped connection's player stays in the world awaiting reconnection. */
 export const RECONNECT_SECONDS = 20;

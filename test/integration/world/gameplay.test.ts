@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { GameServer } from "../../../src/server/server.js";
-import type { SocialPort } from "../../../src/world/world.js";
+import type { SocialRelations } from "../../../src/world/world.js";
 import { admin, becomeAdmin, closeAll, invCount, lastSync, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import type { ChatMessage, PlayerSync } from "../../../src/events.js";
@@ -78,7 +78,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
   describe("ignore lists in chat", () => {
     /** Resolves with the world's answer to "does `target` ignore `sender`?" the next time it asks. */
     const nextIgnoreCheck = (target: string, sender: string) => {
-      const social = server.world.deps.social as SocialPort;
+      const social = server.world.deps.social as SocialRelations;
       const original = social.isIgnoring.bind(social);
       return new Promise<boolean>((resolve) => {
         social.isIgnoring = async (t, s) => {

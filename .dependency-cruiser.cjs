@@ -1,8 +1,49 @@
-// Layer check (dependency-cruiser), run by `npm run lint`. The layers are described in
-// docs/architecture.md "Layer rules"; each rule below names the one it enforces.
+// Layer check (dependency-cruiser), run by `npm run lint` (alone: `npm run lint:layers`). The floors
+// and the rules are described in docs/architecture.md "Layers"; each rule below names the one it enforces.
+
+/**
+ * The floors, lowest first. A module may import its own floor and the floors below it, never one
+ * above (one `<floor>-not-up` rule each, generated below). Files of no floor (scripts/, build
+ * tools) are outside the layers.
+ */
+const FLOORS = [
+  { name: "domain", comment: "the game rules, pure", path: ["^src/domain/"] },
+  { name: "foundation", comment: "settings, configuration, logger, process lifecycle", path: ["^src/settings/", "^src/(config|logger|lifecycle)\\.ts$"] },
+  { name: "payloads", comment: "the protocol's payload schemas (player:sync, world:update, trade events)", path: ["^src/protocol/"] },
+  { name: "contract", comment: "the event table: every event, both directions, with its schema; limits; close codes", path: ["^src/events\\.ts$"] },
+  {
+    name: "resources",
+    comment: "metrics registry, storage (ORM, migrations, entities, repositories) and game content",
+    path: ["^src/metrics\\.ts$", "^src/storage/", "^entities/", "^src/content/"],
+  },
+  { name: "auth", comment: "tokens, principals, client addresses and blocks", path: ["^src/auth/"] },
+  { name: "world", comment: "the live simulation", path: ["^src/world/"] },
+  { name: "features", comment: "trading and the REST-side services, on top of the world", path: ["^src/trade/", "^src/services/"] },
+  { name: "sockets", comment: "WebSocket transport: upgrades, the /ws adapter, socket gate, admission", path: ["^src/net/"] },
+  { name: "cluster", comment: "bus, leases, Redis, the other processes' worlds", path: ["^src/cluster/"] },
+  {
+    name: "delivery",
+    comment: "what clients talk to: the HTTP app and routes, the Colyseus rooms and their state classes",
+    path: ["^src/http/", "^rooms/", "^schema/"],
+  },
+  { name: "agents", comment: "the MCP endpoint, a client of HTTP and the /ws adapter in process", path: ["^src/mcp/"] },
+  { name: "composition", comment: "the wiring: builds every object and the hosted worlds; the entry point", path: ["^src/server/", "^src/main\\.ts$"] },
+];
+
+const floorRules = FLOORS.slice(0, -1).map((floor, i) => ({
+  name: `${floor.name}-not-up`,
+  comment: `${floor.comment}: imports nothing of a higher floor (${FLOORS.slice(i + 1)
+    .map((f) => f.name)
+    .join(", ")}).`,
+  severity: "error",
+  from: { path: floor.path },
+  to: { path: FLOORS.slice(i + 1).flatMap((f) => f.path) },
+}));
+
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
   forbidden: [
+    ...floorRules,
     {
       name: "domain-is-pure",
       comment: "src/domain holds the game rules: it imports only src/domain and zod (no Node built-ins, no other package, no other layer).",
@@ -27,10 +68,33 @@ module.exports = {
     {
       name: "net-not-http",
       comment:
-        "src/net (sockets) and src/http (Express) are sibling transports: src/net uses no code of src/http. A type-only import is allowed (an object built by the composition root and passed in).",
+        "src/net (sockets) and src/http (Express) are transports on different floors: src/net imports nothing of src/http, not even a type (it declares what it needs, e.g. OriginPolicy).",
       severity: "error",
       from: { path: "^src/net/" },
-      to: { path: "^src/http/", dependencyTypesNot: ["type-only"] },
+      to: { path: "^src/http/" },
+    },
+    {
+      name: "cluster-not-rooms",
+      comment: "src/cluster keeps the bus, leases and Redis; building the worlds and their rooms is the composition root's (src/server/).",
+      severity: "error",
+      from: { path: "^src/cluster/" },
+      to: { path: ["^rooms/", "^schema/"] },
+    },
+    {
+      name: "content-not-http",
+      comment: "src/content loads and checks the game content; its HTTP routes live in src/http (content.ts).",
+      severity: "error",
+      from: { path: "^src/content/" },
+      to: { path: ["^src/http/", "^node_modules/(@types/)?express/"] },
+    },
+    {
+      name: "orm-only-in-storage",
+      comment:
+        "Only storage imports the ORM (@mikro-orm/*): src/storage (setup, migrations, repositories), entities/ (the entity definitions' decorators) and the build scripts. " +
+        "Known exceptions while storage moves behind its port (issue 23): the social queries (src/services/social*.ts) and the trade audit (src/trade/audit.ts).",
+      severity: "error",
+      from: { pathNot: ["^src/storage/", "^entities/", "^scripts/", "^src/services/social(-queries)?\\.ts$", "^src/trade/audit\\.ts$"] },
+      to: { path: "^node_modules/@mikro-orm/" },
     },
     {
       name: "domain-used",

@@ -47,8 +47,8 @@ export interface WorldRoomDeps {
   resolver: CharacterResolver;
   /** Play sessions in storage (opened on join). */
   characters: Pick<CharacterRepository, "recordLogin">;
-  /** The event table's dispatcher. */
-  events: EventRouter;
+  /** The event table's router (validates an event, then its handler handles it). */
+  router: EventRouter;
   /** The `/ws` adapter: the room registers as its world (by number) while it exists. */
   adapter: Pick<Adapter, "serve">;
   /** Admission control of joins (src/net/admission.ts); joins are unbounded without it. */
@@ -125,12 +125,12 @@ export class WorldRoom extends Room implements JsonWorld {
     for (const event of CLIENT_EVENT_NAMES) {
       this.onMessage(event, (client: Client, payload: unknown) => {
         const link = this.links.get(client.sessionId);
-        if (link) this.dispatch(link, event, payload);
+        if (link) this.receiveSdk(link, event, payload);
       });
     }
     this.onMessage("*", (client: Client, type: string | number) => {
       const link = this.links.get(client.sessionId);
-      if (link) this.dispatch(link, String(type), undefined);
+      if (link) this.receiveSdk(link, String(type), undefined);
     });
     this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViewers(true)));
     this.stopServingJson = this.deps.adapter.serve(deps.worldNumber, this);
@@ -198,7 +198,7 @@ export class WorldRoom extends Room implements JsonWorld {
       else this.world.refuse(player, "INVALID_MESSAGE");
       return;
     }
-    this.route(link, player, typeof frame?.event === "string" ? frame.event : "", frame?.data);
+    this.receive(link, player, typeof frame?.event === "string" ? frame.event : "", frame?.data);
   }
 
   /** The plain-WebSocket connection closed. */
@@ -301,17 +301,17 @@ export class WorldRoom extends Room implements JsonWorld {
 
   // ------------------------------------------------------------------ events
 
-  /** An SDK message: routed only while the link is its player's live connection. */
-  private dispatch(link: ClientLink, event: string, payload: unknown) {
+  /** An SDK message: received only while the link is its player's live connection. */
+  private receiveSdk(link: ClientLink, event: string, payload: unknown) {
     const player = this.world.connectedPlayer(link.playerId, link.id);
-    if (player) this.route(link, player, event, payload);
+    if (player) this.receive(link, player, event, payload);
   }
 
-  /** Every event from either transport, from the player's live connection: rate limit, then the event table. */
-  private route(link: ClientLink, player: Player, event: string, payload: unknown) {
+  /** Every event from either transport, from the player's live connection: rate limit, then the event table (which routes it). */
+  private receive(link: ClientLink, player: Player, event: string, payload: unknown) {
     this.deps.metrics?.messageIn(event);
     if (link.flood.count()) return this.tooMany(link);
-    this.deps.events.route(player, event, payload);
+    this.deps.router.route(player, event, payload);
   }
 
   private tooMany(link: ClientLink) {

@@ -14,7 +14,7 @@
 import path from "node:path";
 import express from "express";
 import { ConfigError, loadBuildEnv, type BuildEnv } from "../src/config.js";
-import { createManifestRouter, createStaticRouter } from "../src/content/http.js";
+import { createManifestRouter, createStaticRouter } from "../src/http/content.js";
 
 let env: BuildEnv;
 try {

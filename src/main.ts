@@ -5,7 +5,7 @@
  * exits 1; a start-up failure prints one `start-up error:` line per problem and exits 1.
  */
 import { ConfigError, loadConfig, type Config } from "./config.js";
-import { startServer } from "./server.js";
+import { startServer } from "./server/server.js";
 import { createLogger } from "./logger.js";
 import { runProcess, startupErrorLines } from "./lifecycle.js";
 

@@ -1,6 +1,6 @@
 /**
  * The event table: every client event's payload schema (from the protocol, `src/events.ts`) beside
- * the handler that runs it and the way its refusals are told. Both transports dispatch from it:
+ * the handler that runs it and the way its refusals are told. Both transports are routed by it:
  * the world room hands every SDK message and every `/ws` frame to `EventRouter.route`.
  *
  * Outline of one event: known name? → schema → dead players refused (`PLAYER_DEAD`) → handler.
@@ -62,7 +62,7 @@ export const EVENT_TABLE: EventTable = {
   tradeCancel: trade("tradeCancel", (t, p, d) => t.tradeCancel(p, d)),
 };
 
-/** Dispatches client events from either transport through the table. */
+/** Routes client events from either transport through the table. */
 export class EventRouter {
   constructor(
     private readonly ctx: EventContext,

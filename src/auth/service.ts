@@ -7,7 +7,7 @@ import { insertAccount } from "../storage/accounts.js";
 import type { Orm } from "../storage/orm.js";
 import { AccountEntity, AgentMappingEntity } from "../../entities/index.js";
 import type { Config } from "../config.js";
-import { isLoopback } from "../net/address.js";
+import { isLoopback } from "./address.js";
 import { newId, ProviderVerifier, signServerToken, tokenAlgorithm, TokenError, verifyServerToken } from "./tokens.js";
 
 /** Who is calling. */

@@ -37,6 +37,23 @@ export interface ClaimedWorld {
   world: World;
 }
 
+/**
+ * The worlds this process hosts, as the cluster sees them: what `ClusterWorldAccess` and the holder side of
+ * the bus (`serveWorlds`) use. The composition root builds them (`LocalWorlds`, src/server/hosted-worlds.ts).
+ */
+export interface ProcessWorlds {
+  /** The default world: 1 when hosted, else the lowest. */
+  readonly default: ClaimedWorld;
+  readonly claims: CharacterClaims;
+  get(n: number): ClaimedWorld | undefined;
+  /** Every hosted world, ascending. */
+  all(): ClaimedWorld[];
+  /** The world the character is in (connected, or dropped and awaiting reconnection), if any here. */
+  holding(characterId: string): ClaimedWorld | undefined;
+  /** Connected players of every hosted world. */
+  playersOnline(): number;
+}
+
 export interface ClaimsDeps {
   leases: LeaseStore;
   /** This process's worlds. */

@@ -12,7 +12,7 @@ import type { Store } from "express-rate-limit";
 import type { Redis } from "ioredis";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
-import type { Blocklist } from "../net/address.js";
+import type { Blocklist } from "../auth/address.js";
 import type { MatchMakerDriver } from "../net/colyseus.js";
 import { ClusterBus } from "./bus.js";
 import { ResilientRedisDriver } from "./driver.js";

@@ -3,7 +3,7 @@
  *
  * - The holder side (`serveWorlds`): the process holding a character's lease answers requests about
  *   it from its own worlds — `character.release` (let it go for a join elsewhere), the `world.*`
- *   methods of `WorldPort` (isOnline, livePlayer, applyGoal, deliverPrivateMessage, …),
+ *   methods of `WorldAccess` (isOnline, livePlayer, applyGoal, deliverPrivateMessage, …),
  *   `trade.admits` (may this principal watch a trade room of this process) — and applies the
  *   `world.socialChanged` broadcast. Every payload is checked with zod before it is used.
  * - The asking side: `RemoteWorlds` finds the holder of a character (its lease: the owner is the
@@ -20,9 +20,8 @@ import type { Logger } from "../logger.js";
 import { ServerBusyError } from "../net/admission.js";
 import { WorldError } from "../world/errors.js";
 import { BusError, type ClusterBus } from "./bus.js";
-import type { RemoteRelease } from "./claims.js";
+import type { ProcessWorlds, RemoteRelease } from "./claims.js";
 import type { LeaseHolder, LeaseStore } from "./leases.js";
-import type { LocalWorlds } from "./worlds.js";
 
 /** How long a request to another process waits for its answer. */
 export const REMOTE_TIMEOUT_MS = 3_000;
@@ -66,7 +65,7 @@ type Payload<M extends RemoteMethod> = z.infer<(typeof REMOTE_SCHEMAS)[M]>;
 /** What the holder side needs of this process. */
 export interface ServeWorldsDeps {
   bus: ClusterBus;
-  worlds: LocalWorlds;
+  worlds: ProcessWorlds;
   /** Is this principal one of the two traders of local trade room `roomId`? Undefined: no such room here. */
   tradeAdmits: (roomId: string, principal: Principal, requested: string | undefined) => Promise<boolean | undefined>;
   logger: Logger;
@@ -75,23 +74,23 @@ export interface ServeWorldsDeps {
 /** Answer the requests of other processes about the characters in this process's worlds. Returns the unsubscribe of the broadcast. */
 export async function serveWorlds(d: ServeWorldsDeps): Promise<() => Promise<void>> {
   const { bus, worlds } = d;
-  const port = (characterId: string) => worlds.holding(characterId)?.world.port;
+  const local = (characterId: string) => worlds.holding(characterId)?.world.access;
   const on = <M extends RemoteMethod>(method: M, fn: (p: Payload<M>) => unknown) =>
     bus.handle(method, REMOTE_SCHEMAS[method] as unknown as z.ZodType<Payload<M>>, fn);
   on("character.release", (p) => worlds.claims.letGo(p.characterId));
   on("world.isOnline", (p) => worlds.all().some((h) => h.world.isOnline(p.characterId)));
-  on("world.isInWorld", (p) => port(p.characterId) !== undefined);
-  on("world.livePlayer", (p) => port(p.characterId)?.livePlayer(p.characterId) ?? null);
-  on("world.livePlayerSync", (p) => port(p.characterId)?.livePlayerSync(p.characterId) ?? null);
-  on("world.surroundings", (p) => port(p.characterId)?.surroundings(p.characterId, p.radius) ?? null);
-  on("world.applyGoal", (p) => port(p.characterId)?.applyGoal(p.characterId, p.goal, p.goalsPaused) ?? false);
-  on("world.deliverPrivateMessage", (p) => port(p.characterId)?.deliverPrivateMessage(p.characterId, p.from, p.text) ?? false);
-  on("world.disconnect", (p) => port(p.characterId)?.disconnect(p.characterId, p.code, p.reason));
+  on("world.isInWorld", (p) => local(p.characterId) !== undefined);
+  on("world.livePlayer", (p) => local(p.characterId)?.livePlayer(p.characterId) ?? null);
+  on("world.livePlayerSync", (p) => local(p.characterId)?.livePlayerSync(p.characterId) ?? null);
+  on("world.surroundings", (p) => local(p.characterId)?.surroundings(p.characterId, p.radius) ?? null);
+  on("world.applyGoal", (p) => local(p.characterId)?.applyGoal(p.characterId, p.goal, p.goalsPaused) ?? false);
+  on("world.deliverPrivateMessage", (p) => local(p.characterId)?.deliverPrivateMessage(p.characterId, p.from, p.text) ?? false);
+  on("world.disconnect", (p) => local(p.characterId)?.disconnect(p.characterId, p.code, p.reason));
   on("world.setAgentFlag", (p) => {
-    for (const h of worlds.all()) h.world.port.setAgentFlag(p.characterId, p.isAgent);
+    for (const h of worlds.all()) h.world.access.setAgentFlag(p.characterId, p.isAgent);
   });
   on("world.flush", async (p) => {
-    await port(p.characterId)?.flush(p.characterId);
+    await local(p.characterId)?.flush(p.characterId);
   });
   on("trade.admits", async (p) => {
     const principal: Principal = { accountId: p.accountId, characterId: p.characterId, roles: [], anonymous: false, via: "server" };
@@ -100,7 +99,7 @@ export async function serveWorlds(d: ServeWorldsDeps): Promise<() => Promise<voi
   });
   // Told by another process (this one applied it already when it published).
   return bus.subscribe(SOCIAL_TOPIC, z.object({ characterIds: z.array(id).max(10_000) }), (msg, from) => {
-    if (from !== bus.processId) worlds.default.world.port.socialChanged(msg.characterIds);
+    if (from !== bus.processId) worlds.default.world.access.socialChanged(msg.characterIds);
   });
 }
 

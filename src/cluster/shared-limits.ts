@@ -16,7 +16,7 @@ import type { Redis } from "ioredis";
 import { RedisStore, type RedisReply } from "rate-limit-redis";
 import { z } from "zod";
 import type { Logger } from "../logger.js";
-import type { Blocklist } from "../net/address.js";
+import type { Blocklist } from "../auth/address.js";
 import type { ClusterBus } from "./bus.js";
 import { isReady } from "./redis.js";
 

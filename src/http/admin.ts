@@ -9,7 +9,7 @@ import { z } from "zod";
 import { TradeAuditEntity } from "../../entities/index.js";
 import type { AuthService } from "../auth/service.js";
 import type { Orm } from "../storage/orm.js";
-import type { WorldPort } from "../world/port.js";
+import type { WorldAccess } from "../world/access.js";
 import type { Limits } from "./limits.js";
 import type { RouteModule } from "./app.js";
 import { ApiError } from "./errors.js";
@@ -57,7 +57,7 @@ const worldMapSchema = z
   })
   .openapi("WorldMap");
 
-export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Limits, "countAuthFailure">; world: Pick<WorldPort, "map"> }): RouteModule {
+export function adminRoutes(deps: { orm: Orm; auth: AuthService; limits: Pick<Limits, "countAuthFailure">; world: Pick<WorldAccess, "map"> }): RouteModule {
   return (api, router) => {
     api.route(
       router,

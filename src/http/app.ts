@@ -21,7 +21,7 @@ import type { Limits } from "./limits.js";
 import { guardedMatchmaking, type MatchmakingPolicy } from "./matchmaking.js";
 import type { Admission } from "../net/admission.js";
 import { accessLog } from "./access-log.js";
-import { asyncApiDocument } from "../protocol/asyncapi.js";
+import { asyncApiDocument } from "./asyncapi.js";
 
 /**
  * The package's version, read once from the nearest `package.json` above this module, so it is

@@ -10,9 +10,9 @@
 import type { Request, RequestHandler } from "express";
 import { rateLimit, ipKeyGenerator, MemoryStore, type Store } from "express-rate-limit";
 import { ApiError } from "./errors.js";
-import { addressKey, Blocklist } from "../net/address.js";
+import { addressKey, Blocklist } from "../auth/address.js";
 
-// The block list and the address key are shared with the WebSocket paths (src/net/address.ts).
+// The block list and the address key are shared with the WebSocket paths (src/auth/address.ts).
 export { addressKey, Blocklist };
 
 /** The rate-limit key of a request: its address (IPv6 grouped by /56), honouring TRUST_PROXY via req.ip. */

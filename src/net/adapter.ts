@@ -20,7 +20,7 @@ import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Admission } from "./admission.js";
 import { WorldError } from "../world/errors.js";
-import { clientAddress } from "./address.js";
+import { clientAddress } from "../auth/address.js";
 import { MAX_WS_PAYLOAD } from "./colyseus.js";
 import type { SocketGate } from "./socket-gate.js";
 

@@ -14,9 +14,8 @@ import { setTransport } from "@colyseus/core/Transport";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type { RequestHandler } from "express";
 import type { WebSocket } from "ws";
-import type { CorsPolicy } from "../http/cors.js";
 import type { Logger } from "../logger.js";
-import { clientAddress } from "./address.js";
+import { clientAddress } from "../auth/address.js";
 import type { SocketCap } from "./socket-cap.js";
 
 /** Largest WebSocket frame accepted from a client (bytes). Game messages are small. */
@@ -24,8 +23,18 @@ export const MAX_WS_PAYLOAD = 16 * 1024;
 
 export type UpgradeRoute = "colyseus" | "adapter" | "forbidden" | "not_found";
 
+/**
+ * The origin rule of every upgrade and of Colyseus's matchmaking answers: HTTP's CORS policy
+ * (`CorsPolicy`, src/http/cors.ts, built by the composition root), of which this layer uses only these two methods.
+ */
+export interface OriginPolicy {
+  allows(origin: string | undefined): boolean;
+  /** The CORS headers to answer `origin` with (none for an origin not allowed). */
+  headersFor(origin: string | undefined): Record<string, string>;
+}
+
 /** Decide where an upgrade request goes. */
-export function classifyUpgrade(req: IncomingMessage, cors: CorsPolicy): UpgradeRoute {
+export function classifyUpgrade(req: IncomingMessage, cors: OriginPolicy): UpgradeRoute {
   const origin = req.headers.origin;
   if (origin !== undefined && !cors.allows(origin)) return "forbidden";
   const path = (req.url ?? "/").split("?")[0];
@@ -108,7 +117,7 @@ export interface ColyseusHandle {
  */
 export async function setupColyseus(
   httpServer: HttpServer,
-  cors: CorsPolicy,
+  cors: OriginPolicy,
   onAdapterUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
   opts: ColyseusOptions = {},
 ): Promise<ColyseusHandle & { accept(): Promise<void> }> {

@@ -6,7 +6,7 @@
  * its IPv4 address, IPv6 counts per /56).
  */
 import type { Duplex } from "node:stream";
-import { addressKey } from "./address.js";
+import { addressKey } from "../auth/address.js";
 
 export class SocketCap {
   private readonly counts = new Map<string, number>();

@@ -7,7 +7,7 @@
 import { ServerError } from "@colyseus/core";
 import type { AuthService, Principal } from "../auth/service.js";
 import { TokenError } from "../auth/tokens.js";
-import { addressKey, type Blocklist } from "./address.js";
+import { addressKey, type Blocklist } from "../auth/address.js";
 
 export interface SocketGateDeps {
   auth: Pick<AuthService, "anonymousMode" | "issueAnonymous" | "authenticate">;

@@ -19,7 +19,7 @@ import { maxHealth } from "../domain/combat.js";
 import { INVENTORY_SIZE, type SkillName } from "../domain/types.js";
 import { agentMappingRows } from "../storage/agents.js";
 import type { Storage } from "../storage/orm.js";
-import type { Surroundings, WorldPort } from "../world/port.js";
+import type { Surroundings, WorldAccess } from "../world/access.js";
 import type { CharacterService, PlayerView } from "./characters.js";
 import { conflict, missing } from "./errors.js";
 import { availableGoals, buildGoal, pauseAfterGoal, type AvailableGoal, type GoalRequest } from "./goals.js";
@@ -40,7 +40,7 @@ export type TokenSigner = (
 export interface AgentServiceDeps {
   storage: Storage;
   content: GameContent;
-  world: WorldPort;
+  world: WorldAccess;
   characters: CharacterService;
   sign: TokenSigner;
   /** Where agents connect: the plain `/ws` socket and the Colyseus SDK endpoint. */

@@ -16,7 +16,7 @@ import { SKILLS, type SkillName } from "../domain/types.js";
 import { combatLevel, levelsOf, skillsFromXp, startingSkills, xpForLevel, type SkillProgress, type SkillSet } from "../domain/xp.js";
 import { isUniqueViolation } from "../storage/errors.js";
 import type { Storage } from "../storage/orm.js";
-import type { WorldPort } from "../world/port.js";
+import type { WorldAccess } from "../world/access.js";
 import { storedPart, type StoredPlayerSync } from "../protocol/player.js";
 import { invalid, missing, conflict, ServiceError, SERVICE_ERROR } from "./errors.js";
 
@@ -261,7 +261,7 @@ export class CharacterService {
    * in the world reads from memory too (newer than its row) but is not `online`.
    * @returns null when the character does not exist.
    */
-  async currentView(characterId: string, world: Pick<WorldPort, "isOnline" | "livePlayerSync">): Promise<PlayerView | null> {
+  async currentView(characterId: string, world: Pick<WorldAccess, "isOnline" | "livePlayerSync">): Promise<PlayerView | null> {
     const record = await this.repo.load(characterId);
     if (!record) return null;
     const live = await world.livePlayerSync(characterId);

@@ -12,7 +12,7 @@ import { cancelTrade, createTrade, respondToRequest, tickTrade } from "../domain
 import type { Tile } from "../domain/types.js";
 import type { Metrics } from "../metrics.js";
 import type { Player } from "../world/player.js";
-import type { SocialPort, World } from "../world/world.js";
+import type { SocialRelations, World } from "../world/world.js";
 import type { Traders } from "./traders.js";
 
 /** A pair's requests are forgotten this long after the last one (the cooldown is shorter). */
@@ -20,7 +20,7 @@ const PAIR_MEMORY_MS = 10_000;
 
 export interface TradeRequestsDeps {
   world: World;
-  social?: SocialPort;
+  social?: SocialRelations;
   params: TradeParams;
   metrics?: Metrics;
   /** The world's players as trades see them (events, marks), shared with the open trades. */

@@ -25,7 +25,7 @@ import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { Orm } from "../storage/orm.js";
 import type { Player } from "../world/player.js";
-import type { SocialPort, TradeHooks, World } from "../world/world.js";
+import type { SocialRelations, TradeHooks, World } from "../world/world.js";
 import { TradeRequests } from "./requests.js";
 import { dropTradeRoomPermit, permitTradeRoom, TradeSession, type TradeSessionDeps } from "./session.js";
 import { Traders } from "./traders.js";
@@ -80,7 +80,7 @@ export interface TradeServiceDeps {
   world: World;
   orm: Orm;
   characters: CharacterRepository;
-  social?: SocialPort;
+  social?: SocialRelations;
   params: TradeParams;
   logger: Logger;
   tickMs: number;

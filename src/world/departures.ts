@@ -6,7 +6,7 @@
 import type { Logger } from "../logger.js";
 import { CLOSE_CODES } from "../events.js";
 import type { SpatialGrid } from "./grid.js";
-import type { PlayerQueues } from "./persistence.js";
+import type { PlayerQueues } from "./player-queues.js";
 import type { Player } from "./player.js";
 import type { Movement } from "./systems/movement.js";
 import type { Saving } from "./systems/saving.js";

@@ -6,7 +6,7 @@ import type { CharacterStore } from "./ports/character-store.js";
 import type { WorldStateStore } from "./ports/world-state-store.js";
 
 /** Social relations the world consults for chat and trade requests. */
-export interface SocialPort {
+export interface SocialRelations {
   /** Does the account owning `targetCharacterId` ignore `senderCharacterId`? */
   isIgnoring(targetCharacterId: string, senderCharacterId: string): Promise<boolean>;
   areFriends(a: string, b: string): Promise<boolean>;
@@ -29,7 +29,7 @@ export interface WorldDeps {
   characters: CharacterStore;
   logger: Logger;
   saveIntervalSeconds: number;
-  social?: SocialPort;
+  social?: SocialRelations;
   /**
    * Check an in-game `/admin <code>` from a client address: `wrong` codes count as authentication
    * attempts of the address, and an address past the limit gets `blocked` without a check.

@@ -4,7 +4,7 @@
  */
 import type { CharacterRecord } from "./ports/character-store.js";
 import { WorldError } from "./errors.js";
-import type { PlayerQueues } from "./persistence.js";
+import type { PlayerQueues } from "./player-queues.js";
 
 export class OutOfWorldGate {
   /** Characters with an out-of-world change running (count), and when the last one ended. */

@@ -13,9 +13,9 @@ import { Departures } from "./departures.js";
 import type { WorldDeps } from "./deps.js";
 import type { GroundItem, Npc, PublicView, ResourceInstance, ViewFields } from "./objects.js";
 import { SpatialGrid } from "./grid.js";
-import { LivePort } from "./live-port.js";
+import { LocalAccess } from "./local-access.js";
 import { OutOfWorldGate } from "./out-of-world.js";
-import { PlayerQueues } from "./persistence.js";
+import { PlayerQueues } from "./player-queues.js";
 import { Player, type Connection } from "./player.js";
 import { refuse, type Refusal, type RefusalCode } from "./refusals.js";
 import { Combat, inCombat } from "./systems/combat.js";
@@ -39,7 +39,7 @@ export type { ViewFields } from "./objects.js";
 export { REFUSAL, type RefusalCode } from "./refusals.js";
 export { chatMessage } from "./messages.js";
 export type { TradeHooks } from "./world-events.js";
-export type { AdminCodeCheck, SocialPort, WorldDeps } from "./deps.js";
+export type { AdminCodeCheck, SocialRelations, WorldDeps } from "./deps.js";
 
 /** Seconds a dropped connection's player stays in the world awaiting reconnection. */
 export const RECONNECT_SECONDS = 20;
@@ -87,7 +87,7 @@ export class World {
   readonly prayers: Prayers;
   readonly gathering: Gathering;
   /** What REST may ask of the live world. */
-  readonly port: LivePort;
+  readonly access: LocalAccess;
   /** Players leaving: removed, dropped for a lost lease, everyone at shutdown. */
   private readonly departures: Departures;
 
@@ -131,7 +131,7 @@ export class World {
     const { events } = this;
     this.departures = new Departures({ players, playerGrid, events, movement, saving, queues, state, logger, worldNumber: deps.worldNumber ?? 1 });
     const socialChanged = (ids: string[]) => deps.social?.invalidate?.(ids);
-    this.port = new LivePort({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
+    this.access = new LocalAccess({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
     npcAi.spawn();
     this.gathering.spawn();
   }

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
-import type { GameServer } from "../../src/server.js";
+import type { GameServer } from "../../src/server/server.js";
 import { startTestServer, TEST_ENV } from "../helpers/server.js";
 import {
   buildClient,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import type { GameServer } from "../../src/server.js";
+import type { GameServer } from "../../src/server/server.js";
 import { sdkPlayer, tokenFor, type TestPlayer } from "../helpers/players.js";
 import { startTestServer, TEST_ENV } from "../helpers/server.js";
 

@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import { signServerToken } from "../../src/auth/tokens.js";
 import type { ChatMessage } from "../../src/events.js";
 import { frameText } from "../../src/net/adapter.js";
-import type { GameServer } from "../../src/server.js";
+import type { GameServer } from "../../src/server/server.js";
 import { TEST_ENV } from "./server.js";
 
 /** Default time a wait may take before the test fails with a description of what was missing. */

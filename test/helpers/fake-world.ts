@@ -1,10 +1,10 @@
 /**
- * An in-memory `WorldPort` for REST tests: the test decides who is online (with what live state)
+ * An in-memory `WorldAccess` for REST tests: the test decides who is online (with what live state)
  * and reads back every call the routes made.
  */
 import type { StoredGoal } from "../../entities/character.js";
 import type { PlayerSync } from "../../src/events.js";
-import type { LivePlayerSummary, Surroundings, WorldMap, WorldPort, WorldSnapshot } from "../../src/world/port.js";
+import type { LivePlayerSummary, Surroundings, WorldMap, WorldAccess, WorldSnapshot } from "../../src/world/access.js";
 
 export interface FakeWorldCall {
   method: string;
@@ -17,7 +17,7 @@ export interface FakeOnlinePlayer {
   surroundings?: Surroundings;
 }
 
-export class FakeWorld implements WorldPort {
+export class FakeWorld implements WorldAccess {
   readonly calls: FakeWorldCall[] = [];
   readonly online = new Map<string, FakeOnlinePlayer>();
   /** Characters in the world without a connection (dropped, awaiting reconnection). */

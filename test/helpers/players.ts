@@ -9,7 +9,7 @@ import WebSocket from "ws";
 import { signServerToken } from "../../src/auth/tokens.js";
 import { frameText } from "../../src/net/adapter.js";
 import { TEST_ENV } from "./server.js";
-import type { GameServer } from "../../src/server.js";
+import type { GameServer } from "../../src/server/server.js";
 
 export interface Received {
   event: string;

@@ -1,6 +1,6 @@
 /** Start the real server on a free port for a test, with an environment the test controls. */
 import { loadConfig, type Config } from "../../src/config.js";
-import { startServer, type GameServer } from "../../src/server.js";
+import { startServer, type GameServer } from "../../src/server/server.js";
 import { createLogger } from "../../src/logger.js";
 import { pgliteStorage } from "./storage.js";
 import type { Storage } from "../../src/storage/orm.js";

@@ -13,7 +13,7 @@ import { inventoryFromSlots, type ItemLookup } from "../../src/domain/inventory.
 import { MAX_STACK } from "../../src/domain/types.js";
 import type { Tile } from "../../src/domain/types.js";
 import type { Orm, Storage } from "../../src/storage/orm.js";
-import type { GameServer } from "../../src/server.js";
+import type { GameServer } from "../../src/server/server.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "./players.js";
 import { startTestServer } from "./server.js";
 import { resetStorage } from "./storage.js";

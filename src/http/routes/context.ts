@@ -26,7 +26,7 @@ import type { Admission } from "../../net/admission.js";
 import { ServiceError, SERVICE_ERROR } from "../../services/errors.js";
 import type { SocialService } from "../../services/social.js";
 import type { Storage } from "../../storage/orm.js";
-import type { WorldPort } from "../../world/port.js";
+import type { WorldAccess } from "../../world/access.js";
 import type { ApiBuilder, NoFields, RouteHandler, RouteSpec } from "../api.js";
 import { ApiError, forbidden, notFound, unauthorized } from "../errors.js";
 
@@ -37,7 +37,7 @@ export interface ApiDeps {
   storage: Storage;
   content: GameContent;
   auth: AuthService;
-  world: WorldPort;
+  world: WorldAccess;
   characters: CharacterService;
   social: SocialService;
   config: Config;

@@ -4,7 +4,7 @@
  * for an admin token: docs/http.md#world-snapshot). `/api/v1/world/areas` is served by the content router.
  */
 import { z } from "zod";
-import { dataResponses, WorldAreasResponseSchema } from "../../content/http.js";
+import { dataResponses, WorldAreasResponseSchema } from "../content.js";
 import type { RouteModule } from "../app.js";
 import { notFound } from "../errors.js";
 import { Access, admitCreation, CharacterName, defineRoute, Id, PlayerViewSchema, r, who, type ApiDeps } from "./context.js";

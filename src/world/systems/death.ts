@@ -16,7 +16,7 @@ import type { WorldClock } from "../clock.js";
 import type { GroundItem, Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
 import { system } from "../messages.js";
-import type { PlayerQueues } from "../persistence.js";
+import type { PlayerQueues } from "../player-queues.js";
 import { Player } from "../player.js";
 import type { Interrupt } from "../world-events.js";
 import type { Ground } from "./ground.js";

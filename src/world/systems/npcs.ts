@@ -13,7 +13,7 @@ import { COINS_ITEM_ID, MAX_STACK, type Tile } from "../../domain/types.js";
 import type { WorldClock } from "../clock.js";
 import type { Npc } from "../objects.js";
 import type { SpatialGrid } from "../grid.js";
-import type { PlayerQueues } from "../persistence.js";
+import type { PlayerQueues } from "../player-queues.js";
 import type { Player } from "../player.js";
 import { canFightBack, combatantOf, inCombat, type NpcKiller } from "./combat.js";
 import type { Deaths } from "./death.js";

@@ -12,7 +12,7 @@ import { isLeaseLost } from "../ports/lease-fence.js";
 import { PileGoneError } from "../ports/world-state-store.js";
 import { ItemSafety } from "../item-safety.js";
 import { refuse, refuseWith, type Refusal } from "../refusals.js";
-import type { PlayerQueues } from "../persistence.js";
+import type { PlayerQueues } from "../player-queues.js";
 import type { Player } from "../player.js";
 
 /** What an immediate item transaction writes (each field absent: unchanged). */

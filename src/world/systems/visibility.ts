@@ -34,7 +34,7 @@ import {
   type ViewFields,
 } from "../objects.js";
 import type { Player } from "../player.js";
-import type { Surroundings } from "../port.js";
+import type { Surroundings } from "../access.js";
 import { canSeeGroundItem } from "./ground.js";
 import { Tracker } from "./tracker.js";
 

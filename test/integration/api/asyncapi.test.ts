@@ -13,7 +13,7 @@ import specs from "@asyncapi/specs";
 import { z } from "zod";
 import { EVENT_TABLE } from "../../../rooms/world/event-table.js";
 import { JSON_ONLY_SERVER_EVENTS, SERVER_EVENT_SCHEMAS } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";
 

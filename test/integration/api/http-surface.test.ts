@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startTestServer, TEST_ENV } from "../../helpers/server.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import jwt from "jsonwebtoken";
 import { request as httpRequest } from "node:http";
 import { WebSocket } from "ws";

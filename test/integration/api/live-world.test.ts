@@ -10,7 +10,7 @@ import { matchMaker } from "@colyseus/core";
 import type { WebSocket } from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
 import { CLOSE_CODES } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import type { Connection } from "../../../src/world/player.js";
 import { restClient, uniqueName, type ApiHarness } from "../../helpers/api.js";
 import { admin, becomeAdmin, closeAll, eventually, invCount, lastSync, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";

@@ -5,7 +5,7 @@
  * served.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { startTestServer } from "../../helpers/server.js";
 
 /** A layer of Express 5's router (the fields this walk reads). */

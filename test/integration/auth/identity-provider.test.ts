@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { createHmac } from "node:crypto";
 import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, SignJWT, type CryptoKey } from "jose";
 import { startTestServer } from "../../helpers/server.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 
 const ISSUER = "https://idp.test";
 const AUDIENCE = "test-app-id";

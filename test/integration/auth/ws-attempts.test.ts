@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { CLOSE_CODES } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, lastSync, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer, TEST_ENV } from "../../helpers/server.js";
 

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { BusError } from "../../../src/cluster/bus.js";
 import { CLOSE_CODES } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 
@@ -76,6 +76,6 @@ describe("cluster: requests about characters, holder side and failures", functio
     assert.equal(row!.goals_paused, false, "nothing written");
     const message = await api("POST", `/api/agents/${reg.body.agentId}/message`, p.token, { text: "hello?" });
     assert.equal(message.status, 409, "offline: not delivered");
-    assert.equal(await server.worldPort.isOnline(id), false);
+    assert.equal(await server.worldAccess.isOnline(id), false);
   });
 });

@@ -13,7 +13,7 @@ import {
   WorldAreasResponseSchema,
   createDataRouter,
   createManifestRouter,
-} from "../../../src/content/http.js";
+} from "../../../src/http/content.js";
 import { loadContent } from "../../../src/content/load.js";
 
 const SHIPPED = fileURLToPath(new URL("../../../world/manifests", import.meta.url));

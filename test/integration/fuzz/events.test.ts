@@ -17,7 +17,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CLIENT_EVENTS, CLIENT_EVENT_NAMES, MAX_MESSAGES_PER_SECOND, schemaRefusal, TRADE_EVENTS, type ClientEventName } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, RawPlayer, SdkPlayer, type Received } from "../../helpers/clients.js";
 import {
   accepted,
@@ -36,7 +36,7 @@ import {
 import { pgliteStorage } from "../../helpers/storage.js";
 import { loadConfig } from "../../../src/config.js";
 import { TEST_ENV } from "../../helpers/server.js";
-import { startServer } from "../../../src/server.js";
+import { startServer } from "../../../src/server/server.js";
 
 type Transport = "json" | "sdk";
 type Fuzzed = SdkPlayer | RawPlayer;
@@ -117,7 +117,7 @@ describe("fuzz: client events over both transports", function () {
   /** What must not change: stored rows (via storage), the private sync and the public view. */
   const snapshot = async (p: Fuzzed) => ({
     stored: await storedCharacter(server.storage, p.id),
-    sync: plain(server.world.port.livePlayerSync(p.id)),
+    sync: plain(server.world.access.livePlayerSync(p.id)),
     view: plain(server.world.publicView("players", p.id)),
   });
 
@@ -320,12 +320,12 @@ describe("fuzz: client events over both transports", function () {
       const p = transport === "json" ? await RawPlayer.connect(server) : await SdkPlayer.join(server);
       try {
         const before = await storedCharacter(server.storage, p.id);
-        const sync = plain(server.world.port.livePlayerSync(p.id));
+        const sync = plain(server.world.access.livePlayerSync(p.id));
         frame(p);
         assert.equal((await p.log.waitClose()).code, code);
         // Once the world has let the player go (or kept it dropped), its stored state is what it was.
         assert.deepEqual(await storedCharacter(server.storage, p.id), before, "stored state unchanged");
-        const live = server.world.port.livePlayerSync(p.id);
+        const live = server.world.access.livePlayerSync(p.id);
         if (live) assert.deepEqual(plain(live), sync, "live state unchanged");
         const seat = await nextSeat(transport);
         await refusedRun(

@@ -19,7 +19,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { loadConfig } from "../../../src/config.js";
 import { ERROR_CODES } from "../../../src/http/errors.js";
-import { startServer, type GameServer } from "../../../src/server.js";
+import { startServer, type GameServer } from "../../../src/server/server.js";
 import { tokenFor } from "../../helpers/clients.js";
 import { check, FUZZ_SEED, hostileString, hostileValue, PROTO_KEYS, processFaults, recordingLogger, storedEverything } from "../../helpers/fuzz.js";
 import { TEST_ENV } from "../../helpers/server.js";

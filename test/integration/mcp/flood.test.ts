@@ -5,7 +5,7 @@
  * for the account is refused (429) while the block lasts.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { eventually, tokenFor } from "../../helpers/clients.js";
 import { McpAgent } from "../../helpers/mcp.js";
 import { startTestServer } from "../../helpers/server.js";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { loadConfig } from "../../../src/config.js";
 import { MCP_TOOLS } from "../../../src/mcp/mcp-server.js";
-import { startServer, type GameServer } from "../../../src/server.js";
+import { startServer, type GameServer } from "../../../src/server/server.js";
 import { tokenFor } from "../../helpers/clients.js";
 import { accepted, almostValid, check, hostileString, hostileValue, plain, processFaults, recordingLogger, storedCharacter } from "../../helpers/fuzz.js";
 import { McpAgent } from "../../helpers/mcp.js";

@@ -4,7 +4,7 @@
  * refused) and chat heard by a `/ws` player — the MCP session is an ordinary player of the world.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, RawPlayer, tokenFor } from "../../helpers/clients.js";
 import { McpAgent } from "../../helpers/mcp.js";
 import { startTestServer } from "../../helpers/server.js";

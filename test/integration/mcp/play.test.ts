@@ -5,7 +5,7 @@
  * GOALS_PAUSED and its running action interrupted, then playing again after resume.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { restClient } from "../../helpers/api.js";
 import { tokenFor } from "../../helpers/clients.js";
 import { McpAgent, type ToolAnswer } from "../../helpers/mcp.js";

@@ -3,7 +3,7 @@
  * process: the same tools as `/mcp`, a walk that ends reached, resources and a subscription.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { eventually, tokenFor } from "../../helpers/clients.js";
 import { McpAgent } from "../../helpers/mcp.js";
 import { startTestServer } from "../../helpers/server.js";

@@ -14,7 +14,7 @@ import WebSocket from "ws";
 import { createLogger } from "../../../src/logger.js";
 import { frameText } from "../../../src/net/adapter.js";
 import type { Release } from "../../../src/net/admission.js";
-import { startServer, type GameServer } from "../../../src/server.js";
+import { startServer, type GameServer } from "../../../src/server/server.js";
 import { openStorage, type Storage } from "../../../src/storage/orm.js";
 import { jsonPlayer, sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/players.js";
 import { testConfig } from "../../helpers/server.js";

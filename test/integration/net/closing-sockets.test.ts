@@ -9,7 +9,7 @@ import { connect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import { CLOSE_CODES, type ChatMessage } from "../../../src/events.js";
 import { createLogger } from "../../../src/logger.js";
-import { startServer, type GameServer } from "../../../src/server.js";
+import { startServer, type GameServer } from "../../../src/server/server.js";
 import { RECONNECT_SECONDS } from "../../../src/world/world.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer, testConfig } from "../../helpers/server.js";
@@ -161,7 +161,7 @@ describe("world sockets: connections the server let go of", function () {
     const s = await openStubborn(t.token);
     const id = s.events().find((e) => e.event === "player:sync")!.data.id as string;
     // What an agent-token revocation does: close the connection and remove the player.
-    server.world.port.disconnect(id, CLOSE_CODES.REVOKED, "agent token revoked");
+    server.world.access.disconnect(id, CLOSE_CODES.REVOKED, "agent token revoked");
     await s.until(() => s.closeCode !== undefined, "the server's close frame");
     assert.equal(s.closeCode, CLOSE_CODES.REVOKED);
     assert.equal(server.world.player(id), undefined, "the player is gone");

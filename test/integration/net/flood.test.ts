@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
 import { CLOSE_CODES, MAX_MESSAGES_PER_SECOND, type ChatMessage } from "../../../src/events.js";
 import { frameText } from "../../../src/net/adapter.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor, WAIT_MS } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 

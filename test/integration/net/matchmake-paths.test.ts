@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { matchMaker } from "@colyseus/core";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { colyseusPath, matchmakePath } from "../../../src/http/matchmaking.js";
 import { startTestServer } from "../../helpers/server.js";
 import { tokenFor } from "../../helpers/players.js";

@@ -9,7 +9,7 @@ import { matchMaker } from "@colyseus/core";
 import { Client } from "@colyseus/sdk";
 import type { WebSocket } from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { startTestServer } from "../../helpers/server.js";
 import { jsonPlayer, sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/players.js";
 import { acceptTwice, audits, openTrade, slotOf, totals, until } from "../../helpers/trade.js";

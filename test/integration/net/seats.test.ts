@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
 import { Client } from "@colyseus/sdk";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { startTestServer } from "../../helpers/server.js";
 import { sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/players.js";
 import { until } from "../../helpers/trade.js";

@@ -10,7 +10,7 @@ import { matchMaker } from "@colyseus/core";
 import WebSocket from "ws";
 import { signServerToken } from "../../../src/auth/tokens.js";
 import { createLogger } from "../../../src/logger.js";
-import { startServer, type GameServer } from "../../../src/server.js";
+import { startServer, type GameServer } from "../../../src/server/server.js";
 import { closeAll, eventually, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer, testConfig } from "../../helpers/server.js";
 import { pgliteStorage } from "../../helpers/storage.js";

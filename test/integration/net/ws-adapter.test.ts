@@ -9,7 +9,7 @@ import WebSocket from "ws";
 import { signServerToken } from "../../../src/auth/tokens.js";
 import { CLOSE_CODES, type WorldUpdate } from "../../../src/events.js";
 import { frameText } from "../../../src/net/adapter.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 

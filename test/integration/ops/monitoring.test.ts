@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { createLogger } from "../../../src/logger.js";
-import { startServer, type GameServer } from "../../../src/server.js";
+import { startServer, type GameServer } from "../../../src/server/server.js";
 import { METRIC_NAMES } from "../../../src/metrics.js";
 import { sdkPlayer, jsonPlayer, tokenFor, type TestPlayer } from "../../helpers/players.js";
 import { axeForCoins, requestTrade, roomGone } from "../../helpers/trade.js";

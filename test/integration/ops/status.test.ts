@@ -13,7 +13,7 @@ import { CorsPolicy } from "../../../src/http/cors.js";
 import { Blocklist, createLimits } from "../../../src/http/limits.js";
 import { createLogger } from "../../../src/logger.js";
 import { openStorage, type Storage } from "../../../src/storage/orm.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { startTestServer, testConfig } from "../../helpers/server.js";
 import { pgliteStorage } from "../../helpers/storage.js";
 

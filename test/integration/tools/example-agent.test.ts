@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { runAgent, type AgentEvent } from "../../../examples/agent/agent.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { GATHER_INTERVAL_TICKS } from "../../../src/world/world.js";
 import { restClient, uniqueName } from "../../helpers/api.js";
 import { EventLog, SdkPlayer } from "../../helpers/clients.js";

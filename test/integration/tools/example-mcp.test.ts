@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { runMcpExample } from "../../../examples/mcp/agents.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { startTestServer } from "../../helpers/server.js";
 
 describe("example: scripted MCP agents", function () {

@@ -10,7 +10,7 @@ import type { Room } from "@colyseus/sdk";
 import { worldBot } from "../../../loadtest/colyseus/bot.js";
 import { botToken, botTokens } from "../../../loadtest/colyseus/tokens.js";
 import { verifyServerToken } from "../../../src/auth/tokens.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { eventually } from "../../helpers/clients.js";
 import { startTestServer, TEST_ENV } from "../../helpers/server.js";
 import { pgliteStorage, resetStorage } from "../../helpers/storage.js";

@@ -14,7 +14,7 @@
  * 4. Nothing committed, and the reload of the players fails (storage goes away): the same eviction.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import type { Orm } from "../../../src/storage/orm.js";
 import { TRADE_RELOAD_CLOSE_CODE } from "../../../src/trade/settle-players.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";

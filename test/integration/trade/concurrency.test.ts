@@ -17,7 +17,7 @@ import { CharacterEntity, InventoryItemEntity } from "../../../entities/index.js
 import { syncItemDefinitions } from "../../../src/storage/item-definitions.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import type { ItemLookup } from "../../../src/domain/inventory.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import type { Orm, Storage } from "../../../src/storage/orm.js";
 import { settleTrade, type SettlementResult } from "../../../src/trade/settlement.js";
 import type { TestPlayer } from "../../helpers/players.js";

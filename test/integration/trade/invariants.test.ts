@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
 import { Bot, tradeOnce, type Offer, type TradeResult } from "../../../loadtest/trade/bot.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { tokenFor } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";

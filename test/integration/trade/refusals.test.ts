@@ -5,7 +5,7 @@
  * offers, stale revisions, INVENTORY_FULL on the offer screen). Each waits for the answering event.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";
 import { pgliteStorage, resetStorage } from "../../helpers/storage.js";
@@ -136,7 +136,7 @@ describe("trade: refusals (docs/trading.md)", function () {
         .getConnection()
         .execute("insert into ignore_entries (account_id, ignored_character_id, created_at) values (?, ?, now())", [b.accountId, a.id]);
       assert.ok(server.world.deps.social, "the world's social port is wired");
-      server.world.port.socialChanged([b.id, a.id]);
+      server.world.access.socialChanged([b.id, a.id]);
       await expectError(a, "tradeRequest", { targetPlayerId: b.id }, "PLAYER_BUSY");
       await marker(b);
       assert.equal(count(b, "tradeIncoming"), 0);

@@ -9,7 +9,7 @@
  * runs in-process on its own storage whose `lock_timeout` is 400 ms, so retries come quickly.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { openStorage, type Storage } from "../../../src/storage/orm.js";
 import type { TestPlayer } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { tempWorld, type Child } from "../../helpers/process.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { CharacterRepository } from "../../../src/storage/characters/repository.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { STARTER } from "../../helpers/records.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { pgliteStorage, postgresStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
@@ -124,7 +124,7 @@ describe("trade: who may trade (agents, one account's characters)", function () 
     const [tx, tr] = nearBank(t.server);
     await teleport(x, tx.x, tx.z);
     await teleport(r, tr.x, tr.z);
-    await world.port.flush(r.id);
+    await world.access.flush(r.id);
     const ids = [x.id, r.id];
     const before = await totals(orm, ids);
 

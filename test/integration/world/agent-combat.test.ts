@@ -4,7 +4,7 @@
  * once, but a character in combat stays in the world, still fought, until the fight is over.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";
 import { becomeAdmin, teleport, until } from "../../helpers/trade.js";

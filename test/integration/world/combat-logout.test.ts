@@ -4,7 +4,7 @@
  * SDK consented leave and through a closed `/ws` socket.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
 import { startTestServer } from "../../helpers/server.js";
 import { becomeAdmin, teleport, until } from "../../helpers/trade.js";

@@ -5,8 +5,8 @@
  * and equipping and unequipping with a full inventory. Every wait is on an event or a patch.
  */
 import assert from "node:assert/strict";
-import type { GameServer } from "../../../src/server.js";
-import type { SocialPort } from "../../../src/world/world.js";
+import type { GameServer } from "../../../src/server/server.js";
+import type { SocialRelations } from "../../../src/world/world.js";
 import { admin, becomeAdmin, closeAll, invCount, lastSync, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import type { ChatMessage, PlayerSync } from "../../../src/events.js";
@@ -78,7 +78,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
   describe("ignore lists in chat", () => {
     /** Resolves with the world's answer to "does `target` ignore `sender`?" the next time it asks. */
     const nextIgnoreCheck = (target: string, sender: string) => {
-      const social = server.world.deps.social as SocialPort;
+      const social = server.world.deps.social as SocialRelations;
       const original = social.isIgnoring.bind(social);
       return new Promise<boolean>((resolve) => {
         social.isIgnoring = async (t, s) => {
@@ -128,7 +128,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
         server.storage.orm.em.fork().getConnection().execute("insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())", [x, y, x, y]);
       await befriend(a.id, b.id);
       await befriend(c.id, b.id);
-      server.world.port.socialChanged([a.id, b.id, c.id]);
+      server.world.access.socialChanged([a.id, b.id, c.id]);
       await ignore(b, a);
       const mb = b.log.mark();
       const decided = nextIgnoreCheck(b.id, a.id);
@@ -271,7 +271,7 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       await expectSystem(p, "player:action", { action: "unequip", targetId: "weapon" }, /aren't wearing anything there/);
       await expectSystem(p, "player:action", { action: "unequip", targetId: "tail" }, /no equipment slot/);
       // Saved with the next save: the dagger is in the inventory, not worn.
-      await server.world.port.flush(p.id);
+      await server.world.access.flush(p.id);
       const row = await server.characters.load(p.id);
       assert.deepEqual(row!.equipment, {});
       assert.ok(row!.inventory.some((i) => i.itemId === "bronze_dagger"));

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { CharacterEntity } from "../../../entities/character.js";
 import { xpForLevel } from "../../../src/domain/xp.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { admin, becomeAdmin, closeAll, eventually, lastSync, RawPlayer, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 

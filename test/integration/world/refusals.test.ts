@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { ChatMessage } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { closeAll, RawPlayer, SdkPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 

@@ -9,7 +9,7 @@ import type { WebSocket } from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
 import { SKILLS } from "../../../src/domain/types.js";
 import { CLOSE_CODES, type ChatMessage, type PlayerSync } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { VIEW_RADIUS } from "../../../src/world/world.js";
 import { admin, becomeAdmin, closeAll, eventually, invCount, lastSync, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";

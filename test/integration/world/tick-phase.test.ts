@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { tickPhaseMs } from "../../../src/world/tick-grid.js";
 import { startTestServer } from "../../helpers/server.js";
 

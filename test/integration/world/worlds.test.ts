@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { Client } from "@colyseus/sdk";
 import { CLOSE_CODES, type ChatMessage } from "../../../src/events.js";
-import type { GameServer } from "../../../src/server.js";
+import type { GameServer } from "../../../src/server/server.js";
 import { admin, becomeAdmin, closeAll, eventually, invCount, lastSync, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 
@@ -206,7 +206,7 @@ describe("worlds: several in one process", function () {
     const b = await raw({ world: 2 });
     const stranger = await join({ world: 1 });
     await sql("insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())", [a.id, b.id, a.id, b.id]);
-    server.worldPort.socialChanged([a.id, b.id]);
+    server.worldAccess.socialChanged([a.id, b.id]);
     const ma = a.log.mark();
     const mb = b.log.mark();
     a.send("player:chat", { text: "hello from world 1", to: b.id });
@@ -230,7 +230,7 @@ describe("worlds: several in one process", function () {
     for (const target of [b, c]) {
       await sql("insert into ignore_entries (account_id, ignored_character_id, created_at) values (?, ?, now())", [target.accountId, a.id]);
     }
-    server.worldPort.socialChanged([a.id, b.id, c.id]);
+    server.worldAccess.socialChanged([a.id, b.id, c.id]);
     const mc = c.log.mark();
     assert.equal(await codes(a, c.id), "PLAYER_OFFLINE", "an ignoring friend online in this world");
     assert.equal(await codes(a, b.id), "PLAYER_OFFLINE", "an ignoring friend online in world 2");

@@ -10,7 +10,7 @@ import { Redis } from "ioredis";
 import { ClusterBus } from "../../../src/cluster/bus.js";
 import { redisOptions } from "../../../src/cluster/redis.js";
 import { SharedBlocks, SharedRateLimitStore } from "../../../src/cluster/shared-limits.js";
-import { Blocklist } from "../../../src/net/address.js";
+import { Blocklist } from "../../../src/auth/address.js";
 import { eventually } from "../../helpers/clients.js";
 import { useTestRedis } from "../../helpers/redis.js";
 

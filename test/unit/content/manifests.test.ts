@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SKILLS } from "../../../src/domain/types.js";
-import { dataResponses, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "../../../src/content/http.js";
+import { dataResponses, SkillUnlocksResponseSchema, WorldAreasResponseSchema } from "../../../src/http/content.js";
 import { blockedTilesOf, tileKey } from "../../../src/content/game-content.js";
 import { ContentError, loadContent, loadContentLenient, type GameContent } from "../../../src/content/load.js";
 import { ITEM_FILES, MANIFEST_FILES, missingRequired } from "../../../src/content/manifests.js";

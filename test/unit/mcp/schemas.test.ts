@@ -16,7 +16,7 @@ import { MCP_TOOLS, sessionServer } from "../../../src/mcp/mcp-server.js";
 import { Jobs } from "../../../src/mcp/outcome.js";
 import { GameSession } from "../../../src/mcp/session.js";
 import type { ToolContext } from "../../../src/mcp/tools.js";
-import { asyncApiDocument, messageKey } from "../../../src/protocol/asyncapi.js";
+import { asyncApiDocument, messageKey } from "../../../src/http/asyncapi.js";
 import { shippedContent } from "../../helpers/api.js";
 import { validFor } from "../../helpers/fuzz.js";
 

@@ -8,7 +8,7 @@ import { createServer, request, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { addressKey, clientKey } from "../../../src/http/limits.js";
-import { clientAddress, isLoopback } from "../../../src/net/address.js";
+import { clientAddress, isLoopback } from "../../../src/auth/address.js";
 
 const req = (remoteAddress: string | undefined, xff?: string | string[]) =>
   ({ socket: { remoteAddress }, headers: xff === undefined ? {} : { "x-forwarded-for": xff } }) as unknown as IncomingMessage;

@@ -140,7 +140,7 @@ describe("world/CharacterResolver resolveCharacter and open deaths", () => {
       await until(() => chars.calls.includes("load c1"), "the join read the character");
       // The REST route: write the stored flag, then tell the world.
       chars.rows.get("c1")!.character.isAgent = true;
-      world.port.setAgentFlag("c1", true);
+      world.access.setAgentFlag("c1", true);
       open();
       const { player } = await joining;
       await world.queues.drain();

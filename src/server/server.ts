@@ -6,48 +6,48 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import express from "express";
 import type { AddressInfo } from "node:net";
-import type { Config } from "./config.js";
-import { configWarnings } from "./config.js";
-import { createLogger, type Logger } from "./logger.js";
-import { openStorage, type Storage } from "./storage/orm.js";
-import { AuthService } from "./auth/service.js";
-import { createApp } from "./http/app.js";
-import { CorsPolicy } from "./http/cors.js";
-import { Blocklist, createLimits } from "./http/limits.js";
-import { setupColyseus } from "./net/colyseus.js";
-import { SocketGate } from "./net/socket-gate.js";
-import type { GameContent } from "./content/load.js";
-import { prepareContent } from "./content/startup.js";
-import { contentApiDocs, createDataRouter, createManifestRouter } from "./content/http.js";
-import { syncItemDefinitions } from "./storage/item-definitions.js";
+import type { Config } from "../config.js";
+import { configWarnings } from "../config.js";
+import { createLogger, type Logger } from "../logger.js";
+import { openStorage, type Storage } from "../storage/orm.js";
+import { AuthService } from "../auth/service.js";
+import { createApp } from "../http/app.js";
+import { CorsPolicy } from "../http/cors.js";
+import { Blocklist, createLimits } from "../http/limits.js";
+import { setupColyseus } from "../net/colyseus.js";
+import { SocketGate } from "../net/socket-gate.js";
+import type { GameContent } from "../content/load.js";
+import { prepareContent } from "../content/startup.js";
+import { contentApiDocs, createDataRouter, createManifestRouter } from "../http/content.js";
+import { syncItemDefinitions } from "../storage/item-definitions.js";
 import { matchMaker } from "@colyseus/core";
-import { worldRoomType } from "../rooms/WorldRoom.js";
-import type { World } from "./world/world.js";
-import { ADAPTER_MAX_BUFFERED_BYTES, createAdapter, type AdapterOptions } from "./net/adapter.js";
-import { SocketCap } from "./net/socket-cap.js";
-import type { TradeService } from "./trade/service.js";
-import { TradeRoom, tradeRoomType } from "../rooms/TradeRoom.js";
-import type { CharacterRepository } from "./storage/characters/repository.js";
-import { adminRoutes, monitorRedirect, monitorRouter, MONITOR_PATH, OLD_MONITOR_PATH } from "./http/admin.js";
-import { playgroundRouters } from "./http/playground.js";
-import { Metrics, serveMetrics } from "./metrics.js";
-import { settlesWithin } from "./lifecycle.js";
-import { poolStats } from "./storage/orm.js";
-import { storageFailureLog } from "./storage/unavailable.js";
+import { worldRoomType } from "../../rooms/WorldRoom.js";
+import type { World } from "../world/world.js";
+import { ADAPTER_MAX_BUFFERED_BYTES, createAdapter, type AdapterOptions } from "../net/adapter.js";
+import { SocketCap } from "../net/socket-cap.js";
+import type { TradeService } from "../trade/service.js";
+import { TradeRoom, tradeRoomType } from "../../rooms/TradeRoom.js";
+import type { CharacterRepository } from "../storage/characters/repository.js";
+import { adminRoutes, monitorRedirect, monitorRouter, MONITOR_PATH, OLD_MONITOR_PATH } from "../http/admin.js";
+import { playgroundRouters } from "../http/playground.js";
+import { Metrics, serveMetrics } from "../metrics.js";
+import { settlesWithin } from "../lifecycle.js";
+import { poolStats } from "../storage/orm.js";
+import { storageFailureLog } from "../storage/unavailable.js";
 import { basename, resolve } from "node:path";
-import { CharacterService } from "./services/characters.js";
-import { SocialService } from "./services/social.js";
-import { agentServiceFor, createApiModules } from "./http/routes/index.js";
-import { Admission } from "./net/admission.js";
-import { DbWorkLimiter } from "./storage/limiter.js";
-import type { HostedWorld, LocalWorlds } from "./cluster/worlds.js";
-import type { WorldsPort } from "./cluster/worlds-port.js";
-import { hostClusterWorlds } from "./cluster/hosting.js";
-import { locateWorld } from "./cluster/routing.js";
-import { worldsRoutes } from "./http/routes/worlds.js";
-import { openCluster } from "./cluster/cluster.js";
-import { mcpEndpoint, type McpEndpoint } from "./mcp/http.js";
-import type { ClusterBus } from "./cluster/bus.js";
+import { CharacterService } from "../services/characters.js";
+import { SocialService } from "../services/social.js";
+import { agentServiceFor, createApiModules } from "../http/routes/index.js";
+import { Admission } from "../net/admission.js";
+import { DbWorkLimiter } from "../storage/limiter.js";
+import type { HostedWorld, LocalWorlds } from "./hosted-worlds.js";
+import type { ClusterWorldAccess } from "../cluster/world-access.js";
+import { hostClusterWorlds } from "./hosting.js";
+import { locateWorld } from "../cluster/routing.js";
+import { worldsRoutes } from "../http/routes/worlds.js";
+import { openCluster } from "../cluster/cluster.js";
+import { mcpEndpoint, type McpEndpoint } from "../mcp/http.js";
+import type { ClusterBus } from "../cluster/bus.js";
 
 /** Shutdown: how long saving every player may take (after the trades, at most 3 s). */
 const SHUTDOWN_SAVE_MS = 4_500;
@@ -72,7 +72,7 @@ export interface GameServer {
   world: World;
   worlds: LocalWorlds;
   /** What routes see of every world. */
-  worldPort: WorldsPort;
+  worldAccess: ClusterWorldAccess;
   /** Authentication and blocks of every WebSocket path. */
   gate: SocketGate;
   /** Stored characters (the repository the world saves through). */
@@ -201,10 +201,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
     tradeAdmits: async (roomId, principal, requested) => tradeRoom(roomId)?.admits(principal, requested),
   });
-  const { leases, worlds, worldPort } = hosting;
+  const { leases, worlds, worldAccess } = hosting;
   const { world, trades } = worlds.default;
   // The room types, bound to what their rooms use (defined with Colyseus in stage 6); each world's
-  // room gets its own world's dependencies through its creation permit (cluster/worlds.ts).
+  // room gets its own world's dependencies through its creation permit (src/server/hosted-worlds.ts).
   const WorldRoomType = worldRoomType({
     gate,
     admission,
@@ -218,7 +218,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     gate,
     resolver: h.resolver,
     characters,
-    events: h.events,
+    router: h.router,
     adapter,
     admission,
     tickMs: config.tickMs,
@@ -241,8 +241,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     admission: () => ({ join: admission.joins, creation: admission.creations }),
   });
   // MCP at /mcp (docs/agents.md): each session a player joined through the /ws adapter in process.
-  const agents = agentServiceFor({ storage, content, world: worldPort, characters: characterService, auth, config });
-  const socialChanged = (ids: string[]) => worldPort.socialChanged(ids);
+  const agents = agentServiceFor({ storage, content, world: worldAccess, characters: characterService, auth, config });
+  const socialChanged = (ids: string[]) => worldAccess.socialChanged(ids);
   const mcp = mcpEndpoint({ auth, limits, cors, adapter, content, tickMs: config.tickMs, agents, social, socialChanged, logger });
   const { app } = createApp({
     config,
@@ -282,9 +282,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ...(config.isProduction ? [] : await playgroundRouters()),
     ],
     modules: [
-      ...createApiModules({ storage, content, auth, world: worldPort, characters: characterService, social, config, admission }),
+      ...createApiModules({ storage, content, auth, world: worldAccess, characters: characterService, social, config, admission }),
       worldsRoutes(config),
-      adminRoutes({ orm: storage.orm, auth, limits, world: worldPort }),
+      adminRoutes({ orm: storage.orm, auth, limits, world: worldAccess }),
       contentApiDocs,
     ],
   });
@@ -366,7 +366,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     storage,
     world,
     worlds,
-    worldPort,
+    worldAccess,
     gate,
     characters,
     trades,

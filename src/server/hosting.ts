@@ -6,7 +6,7 @@
  *    the expired leases and those of the previous process of its world directory (never another
  *    live process's, with or without REDIS_URL), and the logins nobody plays;
  * 2. builds every hosted world (`hostWorlds`) with the cross-process release of a character
- *    (`BusRemoteRelease`) and the `WorldsPort` that reaches the other processes (`RemoteWorlds`);
+ *    (`BusRemoteRelease`) and the `ClusterWorldAccess` that reaches the other processes (`RemoteWorlds`);
  * 3. answers the other processes' requests about its characters and trade rooms (`serveWorlds`).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -20,11 +20,11 @@ import type { CharacterService } from "../services/characters.js";
 import type { SocialService } from "../services/social.js";
 import type { Storage } from "../storage/orm.js";
 import type { AdminCodeCheck } from "../world/deps.js";
-import type { ClusterBus } from "./bus.js";
-import { LeaseStore } from "./leases.js";
-import { BusRemoteRelease, RemoteWorlds, serveWorlds } from "./remote.js";
-import { WorldsPort } from "./worlds-port.js";
-import { hostWorlds, type LocalWorlds } from "./worlds.js";
+import type { ClusterBus } from "../cluster/bus.js";
+import { LeaseStore } from "../cluster/leases.js";
+import { BusRemoteRelease, RemoteWorlds, serveWorlds } from "../cluster/remote.js";
+import { ClusterWorldAccess } from "../cluster/world-access.js";
+import { hostWorlds, type LocalWorlds } from "./hosted-worlds.js";
 
 export interface HostingDeps {
   config: Config;
@@ -49,7 +49,7 @@ export const LEASE_OWNER_FILE = "lease-owner";
 export interface Hosting {
   leases: LeaseStore;
   worlds: LocalWorlds;
-  worldPort: WorldsPort;
+  worldAccess: ClusterWorldAccess;
   remote: RemoteWorlds;
   /** Stop answering broadcasts (the bus's handlers end with the bus). */
   stop(): Promise<void>;
@@ -99,10 +99,10 @@ export async function hostClusterWorlds(d: HostingDeps): Promise<Hosting> {
     trade: { pendingTimeoutMs: config.tradeRequestTimeoutMs, inactivityTimeoutMs: config.tradeInactivityTimeoutMs },
     backgroundWork: d.backgroundWork,
     checkAdminCode: d.checkAdminCode,
-    // Called only once the worlds run (a chat line), after worldPort below exists.
-    otherWorlds: () => worldPort,
+    // Called only once the worlds run (a chat line), after worldAccess below exists.
+    otherWorlds: () => worldAccess,
   });
-  const worldPort = new WorldsPort(worlds, leases, remote);
+  const worldAccess = new ClusterWorldAccess(worlds, leases, remote);
   const unsubscribe = await serveWorlds({ bus: d.bus, worlds, tradeAdmits: d.tradeAdmits, logger });
-  return { leases, worlds, worldPort, remote, stop: unsubscribe };
+  return { leases, worlds, worldAccess, remote, stop: unsubscribe };
 }

@@ -1,8 +1,9 @@
 /**
- * Client addresses and the blocks keyed by them, shared by HTTP (`src/http/limits.ts`) and the
- * WebSocket paths: the client address of an upgrade (the `/ws` adapter, the room-socket filter) by
- * the same rule as Express's `req.ip`, the key every limit counts an address under, and the block
- * list of flooding accounts and addresses.
+ * Who is calling, by address: client addresses and the blocks keyed by them, shared by both
+ * transports above this layer — HTTP (`src/http/limits.ts`) and the WebSocket paths (`src/net`: the
+ * client address of an upgrade for the `/ws` adapter and the room-socket filter, by the same rule
+ * as Express's `req.ip`) — and by the admin code's loopback check (`AuthService`): the key every
+ * limit counts an address under, and the block list of flooding accounts and addresses.
  */
 import type { IncomingMessage } from "node:http";
 import { ipKeyGenerator } from "express-rate-limit";
@@ -46,7 +47,7 @@ export const addressKey = (address: string | undefined): string => `ip:${ipKeyGe
 /** Temporary blocks by key (`ip:<addr>` or `account:<id>`). */
 export class Blocklist {
   private readonly until = new Map<string, number>();
-  /** Told of every block imposed here (src/cluster/shared-blocks.ts passes it on to the other processes). */
+  /** Told of every block imposed here (`SharedBlocks`, src/cluster/shared-limits.ts, passes it on to the other processes). */
   onShare?: (key: string, ms: number) => void;
   /** @param onBlock told of every block imposed (metrics), with the key's kind (`ip`, `account`). */
   constructor(

@@ -16,10 +16,10 @@ import type { Metrics } from "../metrics.js";
 import type { Storage } from "../storage/orm.js";
 import { TradeService } from "../trade/service.js";
 import { CharacterResolver, type CharacterFactory } from "../world/character-resolver.js";
-import type { AdminCodeCheck, SocialPort } from "../world/deps.js";
+import type { AdminCodeCheck, SocialRelations } from "../world/deps.js";
 import { World } from "../world/world.js";
-import { CharacterClaims, type RemoteRelease } from "./claims.js";
-import type { LeaseStore } from "./leases.js";
+import { CharacterClaims, type ProcessWorlds, type RemoteRelease } from "../cluster/claims.js";
+import type { LeaseStore } from "../cluster/leases.js";
 
 /** One hosted world and what serves it. */
 export interface HostedWorld {
@@ -27,7 +27,7 @@ export interface HostedWorld {
   world: World;
   trades: TradeService;
   resolver: CharacterResolver;
-  events: EventRouter;
+  router: EventRouter;
 }
 
 export interface HostWorldsDeps {
@@ -37,7 +37,7 @@ export interface HostWorldsDeps {
   storage: Storage;
   characters: CharacterRepository;
   createCharacter: CharacterFactory;
-  social: SocialPort;
+  social: SocialRelations;
   logger: Logger;
   metrics: Metrics;
   leases: LeaseStore;
@@ -52,7 +52,7 @@ export interface HostWorldsDeps {
   trade: { pendingTimeoutMs: number; inactivityTimeoutMs: number };
   backgroundWork: <T>(work: () => Promise<T>) => Promise<T>;
   checkAdminCode: (code: string, address: string | undefined) => Promise<AdminCodeCheck>;
-  /** Private chat to a character in another world (src/cluster/worlds-port.ts). */
+  /** Private chat to a character in another world (src/cluster/world-access.ts). */
   otherWorlds: () => {
     isOnline(id: string): Promise<boolean>;
     deliverPrivateMessage(id: string, from: { id?: string; name: string }, text: string): Promise<boolean>;
@@ -105,12 +105,12 @@ export function hostWorlds(d: HostWorldsDeps): LocalWorlds {
       tickMs: d.tickMs,
       metrics: d.metrics,
     });
-    hosted.set(n, { number: n, world, trades, resolver, events: new EventRouter({ world, trades }, logger) });
+    hosted.set(n, { number: n, world, trades, resolver, router: new EventRouter({ world, trades }, logger) });
   }
   return new LocalWorlds(hosted, claims);
 }
 
-export class LocalWorlds {
+export class LocalWorlds implements ProcessWorlds {
   /** The default world: 1 when hosted, else the lowest (a join without a world goes there). */
   readonly default: HostedWorld;
 

@@ -8,9 +8,9 @@ import path from "node:path";
 import { Router, type Request, type Response, type NextFunction } from "express";
 import { z } from "zod";
 import { SKILLS } from "../domain/types.js";
-import type { RouteModule } from "../http/app.js";
-import type { GameContent } from "./load.js";
-import { UNLOCK_TYPES } from "./schemas.js";
+import type { RouteModule } from "./app.js";
+import type { GameContent } from "../content/load.js";
+import { UNLOCK_TYPES } from "../content/schemas.js";
 
 /** docs/rest.md#http-api: manifests may be cached 300 seconds. */
 export const MANIFEST_CACHE_CONTROL = "public, max-age=300, must-revalidate";

@@ -1,8 +1,8 @@
 /**
- * What the rest of the server (REST routes, agents) may ask of the live worlds. `LiveWorldPort` is
- * one world of this process, synchronous (each `World` implements it, `world.port`); `WorldPort` is
+ * What the rest of the server (REST routes, agents) may ask of the live worlds. `LocalWorldAccess` is
+ * one world of this process, synchronous (each `World` implements it, `world.access`); `WorldAccess` is
  * what routes and services get: every world, asynchronous because the world that holds a character
- * may later be in another process (src/cluster/worlds-port.ts). Routes depend only on `WorldPort`.
+ * may later be in another process (src/cluster/world-access.ts). Routes depend only on `WorldAccess`.
  */
 import type { StoredGoal } from "../domain/goal-progress.js";
 import type { PlayerSync } from "../events.js";
@@ -43,7 +43,7 @@ export interface Surroundings {
   groundItems: { id: string; itemId: string; quantity: number; x: number; z: number; distance: number }[];
 }
 
-export interface LiveWorldPort {
+export interface LocalWorldAccess {
   /** Number of players connected. */
   playersOnline(): number;
   /** Has the character a live connection? */
@@ -98,7 +98,7 @@ type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (
  * Every world a character may be in, as routes and services see them. `playersOnline` counts this
  * process's worlds; `snapshot(world)` is one world's (the default world without a number).
  */
-export interface WorldPort extends Async<Omit<LiveWorldPort, "playersOnline" | "snapshot" | "map" | "socialChanged" | "whileOutOfWorld">> {
+export interface WorldAccess extends Async<Omit<LocalWorldAccess, "playersOnline" | "snapshot" | "map" | "socialChanged" | "whileOutOfWorld">> {
   playersOnline(): number;
   /** One world's snapshot; `world` defaults to the default world. Undefined for a world not hosted. */
   snapshot(world?: number): Promise<(WorldSnapshot & { world: number }) | undefined>;

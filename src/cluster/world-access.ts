@@ -1,5 +1,5 @@
 /**
- * The `WorldPort` routes and services get: every world of this process, found by the character
+ * The `WorldAccess` routes and services get: every world of this process, found by the character
  * (the world that holds it), and with a cluster (`RemoteWorlds`) the worlds of every other process:
  * a character not in a world here is asked of the process holding its lease, over the bus. A holder
  * that does not answer: 503 SERVER_BUSY (Retry-After) for what a route needs, "offline" for
@@ -7,23 +7,23 @@
  */
 import type { StoredGoal } from "../../entities/character.js";
 import type { PlayerSync } from "../events.js";
-import type { LivePlayerSummary, Surroundings, WorldMap, WorldPort, WorldSnapshot } from "../world/port.js";
+import type { LivePlayerSummary, Surroundings, WorldMap, WorldAccess, WorldSnapshot } from "../world/access.js";
+import type { ProcessWorlds } from "./claims.js";
 import type { LeaseStore } from "./leases.js";
 import type { RemoteWorlds } from "./remote.js";
-import type { LocalWorlds } from "./worlds.js";
 
-export class WorldsPort implements WorldPort {
+export class ClusterWorldAccess implements WorldAccess {
   constructor(
-    private readonly worlds: LocalWorlds,
+    private readonly worlds: ProcessWorlds,
     /** Leases: a character another process plays is not out of the world (`whileOutOfWorld`). */
     private readonly leases?: LeaseStore,
     /** Other processes' worlds (none: this process alone). */
     private readonly remote?: RemoteWorlds,
   ) {}
 
-  /** The live port of the world holding the character, if any. */
+  /** The local access of the world holding the character, if any. */
   private holder(characterId: string) {
-    return this.worlds.holding(characterId)?.world.port;
+    return this.worlds.holding(characterId)?.world.access;
   }
 
   playersOnline(): number {
@@ -48,7 +48,7 @@ export class WorldsPort implements WorldPort {
   async whileOutOfWorld<T>(characterId: string, work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
     const held = await this.leases?.holder(characterId);
     if (held && held.owner !== this.leases?.owner) return { ok: false };
-    const gates = this.worlds.all().map((h) => h.world.port);
+    const gates = this.worlds.all().map((h) => h.world.access);
     const inAll = (i: number): Promise<{ ok: true; value: T } | { ok: false }> =>
       i === gates.length
         ? work().then((value) => ({ ok: true as const, value }))
@@ -58,7 +58,7 @@ export class WorldsPort implements WorldPort {
 
   /** Applied in every world (after whatever each has queued for the character: a join in any of them ends with the new flag). */
   async setAgentFlag(characterId: string, isAgent: boolean): Promise<void> {
-    for (const h of this.worlds.all()) h.world.port.setAgentFlag(characterId, isAgent);
+    for (const h of this.worlds.all()) h.world.access.setAgentFlag(characterId, isAgent);
     await this.remote?.ask("world.setAgentFlag", { characterId, isAgent }, undefined);
   }
 
@@ -77,13 +77,13 @@ export class WorldsPort implements WorldPort {
   /** World `n`'s snapshot (the default world without a number); undefined for a world not hosted here. */
   snapshot(n?: number): Promise<(WorldSnapshot & { world: number }) | undefined> {
     const h = n === undefined ? this.worlds.default : this.worlds.get(n);
-    return Promise.resolve(h ? { ...h.world.port.snapshot(), world: h.number } : undefined);
+    return Promise.resolve(h ? { ...h.world.access.snapshot(), world: h.number } : undefined);
   }
 
   /** World `n`'s map (the default world without a number); undefined for a world not hosted here. */
   map(n?: number): Promise<(WorldMap & { world: number }) | undefined> {
     const h = n === undefined ? this.worlds.default : this.worlds.get(n);
-    return Promise.resolve(h ? { ...h.world.port.map(), world: h.number } : undefined);
+    return Promise.resolve(h ? { ...h.world.access.map(), world: h.number } : undefined);
   }
 
   async surroundings(characterId: string, radius: number): Promise<Surroundings | undefined> {
@@ -113,7 +113,7 @@ export class WorldsPort implements WorldPort {
 
   /** The social cache is shared by every world of a process: told once here, and broadcast to the other processes. */
   socialChanged(characterIds: string[]): void {
-    this.worlds.default.world.port.socialChanged(characterIds);
+    this.worlds.default.world.access.socialChanged(characterIds);
     this.remote?.socialChanged(characterIds);
   }
 

@@ -1,16 +1,16 @@
-/** The live world as REST sees it: the `WorldPort` implementation over the world's players. */
+/** One live world as REST sees it: the `LocalWorldAccess` implementation over the world's players (`world.access`). */
 import type { StoredGoal } from "../domain/goal-progress.js";
 import type { WorldClock } from "./clock.js";
 import type { GroundItem, Npc, ResourceInstance } from "./objects.js";
 import { chatMessage } from "./messages.js";
-import type { PlayerQueues } from "./persistence.js";
+import type { PlayerQueues } from "./player-queues.js";
 import type { Player } from "./player.js";
-import type { LivePlayerSummary, LiveWorldPort, Surroundings, WorldMap, WorldSnapshot } from "./port.js";
+import type { LivePlayerSummary, LocalWorldAccess, Surroundings, WorldMap, WorldSnapshot } from "./access.js";
 import type { Movement } from "./systems/movement.js";
 import type { Saving } from "./systems/saving.js";
 import type { Visibility } from "./systems/visibility.js";
 
-/** What the port asks of the world's membership (`World`). */
+/** What the access asks of the world's membership (`World`). */
 export interface Membership {
   playersOnline(): number;
   isOnline(characterId: string): boolean;
@@ -19,7 +19,7 @@ export interface Membership {
   leave(playerId: string, reason: string, connectionId?: string, force?: boolean): Promise<void>;
 }
 
-export interface LivePortDeps {
+export interface LocalAccessDeps {
   membership: Membership;
   players: ReadonlyMap<string, Player>;
   npcs: ReadonlyMap<string, Npc>;
@@ -34,8 +34,8 @@ export interface LivePortDeps {
   socialChanged?: (characterIds: string[]) => void;
 }
 
-export class LivePort implements LiveWorldPort {
-  constructor(private readonly d: LivePortDeps) {}
+export class LocalAccess implements LocalWorldAccess {
+  constructor(private readonly d: LocalAccessDeps) {}
 
   playersOnline(): number {
     return this.d.membership.playersOnline();

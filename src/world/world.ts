@@ -10,6 +10,7 @@ import type { GameContent } from "../content/load.js";
 import type { MoveTickReport, Regions } from "../domain/pathing.js";
 import { WorldClock } from "./clock.js";
 import { Departures } from "./departures.js";
+import { LeaseDoubt } from "./lease-doubt.js";
 import type { WorldDeps } from "./deps.js";
 import type { GroundItem, Npc, PublicView, ResourceInstance, ViewFields } from "./objects.js";
 import { SpatialGrid } from "./grid.js";
@@ -59,10 +60,7 @@ export class World {
   readonly regions: Regions;
   /** Seconds a dropped player waits for its client to reconnect (RECONNECT_SECONDS; tests shorten it). */
   reconnectSeconds = RECONNECT_SECONDS;
-  /** Since when (epoch ms) some players' leases have been in doubt (`leaseDoubt`). */
-  private doubtSince: number | undefined;
-  /** Set by `leaveAll` (shutdown): the world's room stops ticking. */
-  closing = false;
+  closing = false; // set by `leaveAll` (shutdown): the world's room stops ticking
   /** What the world tells the trade service and the room (`tradeInterrupted`, `playerRemoved`). */
   readonly events = new WorldEvents();
 
@@ -90,6 +88,7 @@ export class World {
   readonly access: LocalAccess;
   /** Players leaving: removed, dropped for a lost lease, everyone at shutdown. */
   private readonly departures: Departures;
+  private readonly leaseDoubt: LeaseDoubt; // (docs/cluster.md "The holder's own clock")
 
   constructor(readonly deps: WorldDeps) {
     const { content, characters, logger } = deps;
@@ -129,6 +128,7 @@ export class World {
     this.prayers = new Prayers({ players, content, clock });
     this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress, changed: (x, z) => state.changed(x, z) });
     const { events } = this;
+    this.leaseDoubt = new LeaseDoubt(logger, deps.leaseInDoubt);
     this.departures = new Departures({ players, playerGrid, events, movement, saving, queues, state, logger, worldNumber: deps.worldNumber ?? 1 });
     const socialChanged = (ids: string[]) => deps.social?.invalidate?.(ids);
     this.access = new LocalAccess({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
@@ -148,48 +148,29 @@ export class World {
 
   /**
    * Advance the world by one tick. Never awaits. Outline: planned moves get their paths; players
-   * leave (reconnection window over) or act and walk; NPCs; nodes respawn; fires and ground items
-   * expire; death locks are retried. The periodic save is `saveIfDue`, which the room runs after the patch.
+   * leave (reconnection window over) or act and walk, unless their lease is in doubt (`LeaseDoubt`);
+   * NPCs; nodes respawn; fires and ground items expire; death locks are retried. The periodic save
+   * is `saveIfDue`, which the room runs after the patch.
    */
   step(): void {
     this.clock.tick++;
     const now = this.clock.now();
-    const wall = Date.now();
-    let doubted = 0;
+    this.leaseDoubt.begin();
     this.movement.plan();
     for (const p of this.players.values()) {
       if (p.dropped && !p.dropped.seat && (p.leaving || now - p.dropped.at > this.reconnectSeconds * 1000) && !this.inCombat(p)) {
         void this.leave(p.id, p.leaving ?? "reconnect_timeout", undefined, true);
         continue;
       }
-      // A player whose lease is in doubt does not act until a renewal answers (docs/cluster.md "The holder's own clock").
-      if (p.leaseValidUntil !== undefined && p.leaseInDoubt(wall)) doubted++;
-      else if (!p.dead) this.stepPlayer(p);
+      if (!this.leaseDoubt.holds(p) && !p.dead) this.stepPlayer(p);
     }
-    this.leaseDoubt(doubted);
+    this.leaseDoubt.end();
     this.npcAi.tick();
     this.prayers.tick();
     this.gathering.tick();
     this.ground.tick();
     this.deaths.tick();
     this.worldState.tick();
-  }
-
-  /**
-   * Players whose lease is in doubt this tick: the claims are asked to renew at once, and the start
-   * and end of such a stretch are logged (players frozen meanwhile, docs/cluster.md "The holder's own clock").
-   */
-  private leaseDoubt(players: number): void {
-    if (players > 0) {
-      this.deps.leaseInDoubt?.();
-      if (this.doubtSince === undefined) {
-        this.doubtSince = Date.now();
-        this.deps.logger.warn({ players }, "character leases in doubt: those players wait for a renewal");
-      }
-    } else if (this.doubtSince !== undefined) {
-      this.deps.logger.warn({ ms: Date.now() - this.doubtSince }, "character leases in doubt: renewed or dropped");
-      this.doubtSince = undefined;
-    }
   }
 
   /** Start-up, before any player joins: load this world's stored piles, depleted nodes and fires. */
@@ -369,8 +350,7 @@ export class World {
     return this.players.get(id);
   }
 
-  // ------------------------------------------------------------------ shortcuts to the systems
-  // (for the rooms, the trade service and tests; the handlers and systems use the systems directly)
+  // ---------------- shortcuts to the systems (for the rooms, the trade service and tests; the handlers and systems use the systems directly)
 
   /** What the last tick's move searches did (diagnostics and tests). */
   get lastMoveTick(): MoveTickReport {

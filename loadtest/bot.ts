@@ -16,6 +16,7 @@
  */
 import { Client, type Room } from "@colyseus/sdk";
 import type { GameContent } from "../src/content/load.js";
+import { RUN_TILES_PER_TICK } from "../src/domain/movement.js";
 import { CLIENT_EVENTS } from "../src/events.js";
 
 export interface Tile {
@@ -246,6 +247,17 @@ export function randomTileNear(
     return { x, z };
   }
   return undefined;
+}
+
+/**
+ * Where a bot that ran from `from` towards `to` `elapsedMs` ago stands now, reckoned without the
+ * state (a walking bot does not decode it): `RUN_TILES_PER_TICK` tiles a tick along the straight
+ * line (diagonal steps first, as a path on the tile grid goes), stopping at `to`.
+ */
+export function standingAt(from: Tile, to: Tile, elapsedMs: number, tickMs: number): Tile {
+  const steps = Math.max(0, Math.floor(elapsedMs / tickMs)) * RUN_TILES_PER_TICK;
+  const toward = (a: number, b: number) => a + Math.sign(b - a) * Math.min(steps, Math.abs(b - a));
+  return { x: toward(from.x, to.x), z: toward(from.z, to.z) };
 }
 
 const LOST_AFTER_MS = 5_000;

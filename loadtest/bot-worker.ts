@@ -8,7 +8,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { retryAfterOf } from "../src/net/admission.js";
-import { BenchBot, ProbePair, randomTileNear, seededRng, standingAt, type BotTarget, type JoinOutcome, type Tile } from "./bot.js";
+import { BenchBot, randomTileNear, standingAt, type BotTarget, type JoinOutcome, type Tile } from "./bot.js";
+import { seededRng } from "./lib/random.js";
+import { ProbePair } from "./probe-pair.js";
 
 export type Role = "wander" | "idle" | "observer" | "mover";
 

@@ -43,6 +43,15 @@ export function cli(script: string): Cli {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Reject when `p` takes longer than `ms`. */
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    t = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(t));
+}
+
 /** A line on stdout behind the time of day (HH:MM:SS, UTC). */
 export const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
 

@@ -2,9 +2,11 @@
  * `--interest`: a group of `--near` bots near the spawn measured alone, then with the rest of the
  * bots far away (at least 60 tiles): what the far ones cost the near group (egress ratio).
  */
-import { seededRng, type TargetKind } from "../bot.js";
+import type { TargetKind } from "../bot.js";
+import { seededRng } from "../lib/random.js";
 import type { BotSpec, Role } from "../bot-worker.js";
-import { safeHomes, shuffle } from "../fleet.js";
+import { safeHomes } from "../fleet.js";
+import { shuffle } from "../lib/random.js";
 import { round2 } from "../lib/report.js";
 import { args, cli, JOIN_CONCURRENCY, probesFor, ROAM, workersFor } from "./options.js";
 import { joinPhase, measure, type Ctx, type ScenarioResult } from "./phases.js";

@@ -11,7 +11,7 @@ import { prepareCharacters, type JoinSummary } from "../fleet.js";
 import { sleep } from "../lib/cli.js";
 import { counterDiff, scrape } from "../lib/metrics.js";
 import { LOAD_JWT_SECRET } from "../lib/tokens.js";
-import type { ShutdownCheck } from "../shutdown-check.js";
+import type { ShutdownCheck } from "./shutdown-check.js";
 import { args, DURATION_S, PREPARE_CONCURRENCY, WARMUP_S } from "./options.js";
 import type { Measured, Run } from "./run.js";
 import { pollStatus } from "./status.js";

@@ -3,8 +3,9 @@
  * place and join the bots, measure a window, and with `--sigterm-joined` stop the game server with
  * every bot joined and check its shutdown save.
  */
-import { seededRng, type TargetKind } from "../bot.js";
-import { sigtermJoined, type ShutdownCheck } from "../shutdown-check.js";
+import type { TargetKind } from "../bot.js";
+import { seededRng } from "../lib/random.js";
+import { sigtermJoined, type ShutdownCheck } from "./shutdown-check.js";
 import { args, JOIN_CONCURRENCY, probesFor, workersFor } from "./options.js";
 import { joinPhase, measure, type Ctx, type ScenarioResult } from "./phases.js";
 import { Run } from "./run.js";

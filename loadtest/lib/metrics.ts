@@ -84,7 +84,7 @@ export function histogramQuantile(
   return undefined;
 }
 
-/** Tick figures of the span between two scrapes, in milliseconds (as the probe prints the baseline's). */
+/** Tick figures of a span, in milliseconds. */
 export interface TickStats {
   count: number;
   p50?: number;
@@ -92,14 +92,44 @@ export interface TickStats {
   max?: number;
 }
 
-/**
- * The world tick's duration over the span between two scrapes, from the game's
- * `realm_tick_duration_seconds` histogram (interpolated in its bucket, as PromQL does): p50 and p99
- * in milliseconds, and the upper bound of the p99's bucket (`bucketMs`, the figure's resolution).
- */
-export function tickFromMetrics(a: Scrape | undefined, b: Scrape | undefined): (TickStats & { bucketMs: number }) | undefined {
-  const p99 = histogramQuantile(a, b, "realm_tick_duration_seconds", 0.99);
-  const p50 = histogramQuantile(a, b, "realm_tick_duration_seconds", 0.5);
+/** The upper bound of the highest bucket of histogram `name` that grew between the scrapes (Infinity past the last bound). */
+export function histogramMax(a: Scrape | undefined, b: Scrape | undefined, name: string): number | undefined {
+  let max: number | undefined;
+  for (const [k, v] of b ?? []) {
+    if (!k.startsWith(`${name}_bucket{`)) continue;
+    const m = /le="([^"]+)"/.exec(k);
+    if (!m) continue;
+    const le = m[1] === "+Inf" ? Infinity : Number(m[1]);
+    // Buckets are cumulative: the lowest bucket holding every new sample bounds the largest.
+    if (v - (a?.get(k) ?? 0) === counterDiff(a, b, `${name}_count`) && (max === undefined || le < max)) max = le;
+  }
+  return max;
+}
+
+/** One histogram's figures over the span between two scrapes, in milliseconds (p50/p99 interpolated in their buckets, max a bucket bound). */
+function histogramMs(a: Scrape | undefined, b: Scrape | undefined, name: string): (TickStats & { bucketMs: number }) | undefined {
+  const p99 = histogramQuantile(a, b, name, 0.99);
+  const p50 = histogramQuantile(a, b, name, 0.5);
   if (!p99 || !p50) return undefined;
-  return { count: p99.count, p50: round1(p50.value * 1000), p99: round1(p99.value * 1000), bucketMs: p99.bucket * 1000 };
+  const max = histogramMax(a, b, name);
+  return {
+    count: p99.count,
+    p50: round1(p50.value * 1000),
+    p99: round1(p99.value * 1000),
+    max: max === undefined ? undefined : max * 1000,
+    bucketMs: p99.bucket * 1000,
+  };
+}
+
+/**
+ * The world tick over the span between two scrapes, from the game's own metrics (src/metrics.ts):
+ * its duration (`realm_tick_duration_seconds`) and the CPU time the process used during it
+ * (`realm_tick_cpu_seconds`, which leaves out waiting for a core). `bucketMs` is the upper bound
+ * of the bucket the duration's p99 fell in (the figure's resolution).
+ */
+export function tickFromMetrics(a: Scrape | undefined, b: Scrape | undefined): (TickStats & { bucketMs: number; cpu?: TickStats }) | undefined {
+  const wall = histogramMs(a, b, "realm_tick_duration_seconds");
+  if (!wall) return undefined;
+  const cpu = histogramMs(a, b, "realm_tick_cpu_seconds");
+  return { ...wall, cpu };
 }

@@ -27,8 +27,9 @@ export interface ProcFigures {
   cpuPeak: number;
   rssPeakMb: number;
   loopP99Ms: number;
-  /** From the process's `realm_tick_duration_seconds` histogram (interpolated in its bucket). */
+  /** From the process's `realm_tick_duration_seconds` and `realm_tick_cpu_seconds` histograms (interpolated in their buckets). */
   tickP99Ms?: number;
+  tickCpuP99Ms?: number;
   saveFailures: number;
   joinRefusals: Record<string, number>;
   errorLines: number;

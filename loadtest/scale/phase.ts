@@ -165,6 +165,7 @@ export class Phase {
         rssPeakMb: s.rssPeakMb,
         loopP99Ms: last?.window.p99 ?? NaN,
         tickP99Ms: tickFromMetrics(m0[i], m1[i])?.p99,
+        tickCpuP99Ms: tickFromMetrics(m0[i], m1[i])?.cpu?.p99,
         saveFailures: counterDiff(m0[i], m1[i], "realm_save_failures_total"),
         joinRefusals: byLabel(m0[i], m1[i], "realm_join_refusals_total", "code"),
         errorLines: p.errorCount - e0[i]!,

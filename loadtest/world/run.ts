@@ -21,11 +21,11 @@ export interface TickFigures {
   p50Ms?: number;
   p99Ms?: number;
   maxMs?: number;
-  /** Baseline: CPU time the process used during the tick (leaves out waiting for a core on a busy machine). */
+  /** CPU time the process used during the tick (leaves out waiting for a core on a busy machine). */
   cpuP99Ms?: number;
   count: number;
   source: string;
-  /** Game: the upper bound of the histogram bucket the p99 fell in (the figure's resolution). */
+  /** Game: the upper bound of the histogram bucket the p99 fell in (the figure's resolution; `maxMs` is a bucket bound too). */
   metricsBucketMs?: number;
 }
 
@@ -33,7 +33,7 @@ export function tickFigures(last: Probe | undefined, a: Scrape | undefined, b: S
   const probed: TickStats | undefined = last?.window.tick.count ? last.window.tick : undefined;
   if (probed) return { count: probed.count, p50Ms: probed.p50, p99Ms: probed.p99, maxMs: probed.max, cpuP99Ms: last?.window.tickCpu.p99, source: "probe" };
   const m = tickFromMetrics(a, b);
-  if (m) return { count: m.count, p50Ms: m.p50, p99Ms: m.p99, source: "metrics histogram", metricsBucketMs: m.bucketMs };
+  if (m) return { count: m.count, p50Ms: m.p50, p99Ms: m.p99, maxMs: m.max, cpuP99Ms: m.cpu?.p99, source: "metrics histogram", metricsBucketMs: m.bucketMs };
   return { count: 0, source: "none" };
 }
 

@@ -36,7 +36,10 @@ export async function ladder(phase: Phase, sizes: number[], bar: () => number, s
     console.log(
       `  [${label} ${total}] ${connected} connected; ` +
         m.procs
-          .map((p) => `${p.name}: cpu ${p.cpuAvg}% (peak ${p.cpuPeak}), rss ${p.rssPeakMb} MB, tick p99 ${p.tickP99Ms ?? "–"} ms (cpu ${p.tickCpuP99Ms ?? "–"}), loop p99 ${p.loopP99Ms} ms`)
+          .map(
+            (p) =>
+              `${p.name}: cpu ${p.cpuAvg}% (peak ${p.cpuPeak}), rss ${p.rssPeakMb} MB, tick p99 ${p.tickP99Ms ?? "–"} ms (cpu ${p.tickCpuP99Ms ?? "–"}), loop p99 ${p.loopP99Ms} ms`,
+          )
           .join("; ") +
         `; move→visible p50 ${m.moveVisible.p50Ms} / p99 ${m.moveVisible.p99Ms} ms over ${m.moveVisible.samples}` +
         (m.worlds.length > 1 ? ` (${m.worlds.map((w) => `w${w.world} ${w.p99Ms}`).join(", ")})` : "") +

@@ -5,7 +5,8 @@
  */
 import type { GameContent } from "../../src/content/load.js";
 import { sleep, withTimeout } from "../lib/cli.js";
-import { tradeOnce, type Bot } from "../trade/bot.js";
+import type { Bot } from "../trade/bot.js";
+import { tradeOnce } from "../trade/trade-once.js";
 import { ensureConnected, freeNear, learn, nearest, position, reconnect, seen, teleport, type SoakBot } from "./bots.js";
 import { hostilePayload, hostileRest } from "./hostile.js";
 import { pick, rng } from "./options.js";

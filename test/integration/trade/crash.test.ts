@@ -13,7 +13,8 @@
  * - slot and stack bounds hold; a restarted server serves every character what storage holds.
  */
 import assert from "node:assert/strict";
-import { Bot, tradeOnce, type TradeResult } from "../../../loadtest/trade/bot.js";
+import { Bot } from "../../../loadtest/trade/bot.js";
+import { tradeOnce, type TradeResult } from "../../../loadtest/trade/trade-once.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { loadContent } from "../../../src/content/load.js";
 import { tokenFor } from "../../helpers/players.js";

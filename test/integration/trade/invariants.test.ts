@@ -11,7 +11,8 @@
  */
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
-import { Bot, tradeOnce, type Offer, type TradeResult } from "../../../loadtest/trade/bot.js";
+import { Bot } from "../../../loadtest/trade/bot.js";
+import { tradeOnce, type Offer, type TradeResult } from "../../../loadtest/trade/trade-once.js";
 import type { GameServer } from "../../../src/server.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { tokenFor } from "../../helpers/players.js";

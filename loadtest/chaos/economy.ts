@@ -7,7 +7,7 @@
  */
 import { bank, dropAndPickUp, recoverLeftovers, trade } from "./activities.js";
 import type { ChaosBot, Instance } from "./bot.js";
-import type { Rng } from "./random.js";
+import type { Rng } from "../lib/random.js";
 
 /** The server refuses a trade request of the same pair within 3 s (`RATE_LIMITED`). */
 const PAIR_COOLDOWN_MS = 3_100;

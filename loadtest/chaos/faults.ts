@@ -9,8 +9,9 @@
  * At most one server process is stalled or down at a time, so the bots always have somewhere to go.
  */
 import { terminateConnections } from "./database.js";
-import type { OwnRedis, ServerProcess } from "./processes.js";
-import type { Rng } from "./random.js";
+import type { ServerProcess } from "../lib/cluster.js";
+import type { OwnRedis } from "../lib/redis.js";
+import type { Rng } from "../lib/random.js";
 
 export const FAULT_KINDS = ["stall", "kill", "redis", "pg"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { CharacterRepository } from "../../../entities/character-repository.js";
 import type { GameServer } from "../../../src/server.js";
 import { STARTER } from "../../helpers/records.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { pgliteStorage, postgresStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import {
   audits,

@@ -29,8 +29,7 @@ import { handleAction } from "../src/world/actions.js";
 import type { Player } from "../src/world/player.js";
 import { randomTileNear, type Tile } from "./bot.js";
 import { placement } from "./fleet.js";
-import { characterRecord } from "../test/helpers/records.js";
-import { worldWithoutStorage } from "../test/helpers/world.js";
+import { characterRecord, worldWithoutStorage } from "./lib/world.js";
 
 const { values: args } = parseArgs({
   options: {

@@ -9,7 +9,8 @@
  * builds one: it copies `world/manifests` into a temporary world directory and adds four one-tile
  * wall "buildings" that close a ring round (70, -70); the 5 × 5 tiles inside are free and enclosed
  * (checked with the server's own region map before the run). One server process is started with
- * `loadtest/probe.ts` (which times every world tick), one plain-WebSocket client joins, and the
+ * `loadtest/probe.ts` (CPU and event loop) and its metrics on (its ticks: `realm_tick_duration_seconds`
+ * and `realm_tick_cpu_seconds`, read in their buckets), one plain-WebSocket client joins, and the
  * same run alternates `--rounds` times between two windows of `--duration` seconds:
  *
  *   - quiet: the client stays idle (the baseline);
@@ -28,22 +29,22 @@
  * Storage: PGlite in the temporary world directory unless `--db` names a PostgreSQL database.
  * Everything stays on 127.0.0.1; the server is killed on exit.
  */
-import type { ChildProcess } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
-import { signServerToken } from "../src/auth/tokens.js";
 import { loadContent } from "../src/content/load.js";
 import { Regions } from "../src/domain/pathing.js";
 import { frameText } from "../src/net/adapter.js";
-import { collectProbes, ROOT, startLoadServer, type Probe, type TickStats } from "./server.js";
+import { cli as cliFor, sleep } from "./lib/cli.js";
+import { scrape, tickFromMetrics, type Scrape, type TickStats } from "./lib/metrics.js";
+import { collectProbes, probeImport, type Probe } from "./lib/probe-lines.js";
+import { childrenKilledOnExit, freePort, ROOT } from "./lib/processes.js";
+import { round2 } from "./lib/report.js";
+import { startLoadServer, type LoadServer } from "./lib/targets.js";
+import { LOAD_SECRETS, loadToken } from "./lib/tokens.js";
 
-const JWT_SECRET = "bench-secret-0123456789-abcdefghijklmnop";
-const ADMIN_CODE = "bench-admin-code-0123456789";
 /** The enclosure: a ring of walls at Chebyshev distance 3 from its centre. */
 const CENTRE = { x: 70, z: -70 };
 const TARGETS = [
@@ -68,30 +69,16 @@ const { values: args } = parseArgs({
     json: { type: "string" },
   },
 });
-const int = (v: string, min: number, max: number, name: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}`);
-  return n;
-};
-const ROUNDS = int(args.rounds!, 1, 20, "--rounds");
-const DURATION_S = int(args.duration!, 5, 600, "--duration");
-if (args.gate !== "both" && args.gate !== "cpu") throw new Error('--gate must be "both" or "cpu"');
-const WARMUP_S = int(args.warmup!, 1, 120, "--warmup");
-const TICK_MS = int(args["tick-ms"]!, 10, 1_000, "--tick-ms");
-const RATE = int(args.rate!, 1, 1_000, "--rate");
+const cli = cliFor("bench:pathing");
+const ROUNDS = cli.int(args.rounds, 1, 20, "--rounds");
+const DURATION_S = cli.int(args.duration, 5, 600, "--duration");
+cli.oneOf(args.gate, ["both", "cpu"], "--gate");
+const WARMUP_S = cli.int(args.warmup, 1, 120, "--warmup");
+const TICK_MS = cli.int(args["tick-ms"], 10, 1_000, "--tick-ms");
+const RATE = cli.int(args.rate, 1, 1_000, "--rate");
 const SERVER_ROOT = resolve(args["server-root"] ?? ROOT);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-let server: ChildProcess | undefined;
-const kill = () => {
-  if (server && server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
-};
-process.on("exit", kill);
-for (const sig of ["SIGINT", "SIGTERM"] as const)
-  process.on(sig, () => {
-    kill();
-    process.exit(130);
-  });
+const { children, killAll: kill } = childrenKilledOnExit();
 
 /** Copy the manifests and close a ring of walls round CENTRE; check that its inside is enclosed. */
 async function buildWorld(dir: string) {
@@ -126,21 +113,22 @@ async function buildWorld(dir: string) {
 
 async function startServer(world: string) {
   const probes: Probe[] = [];
+  const metricsPort = await freePort();
   const s = await startLoadServer({
     world,
     cwd: SERVER_ROOT,
-    nodeArgs: ["--import", "tsx", "--import", pathToFileURL(join(SERVER_ROOT, "loadtest/probe.ts")).href, "src/main.ts"],
-    env: { JWT_SECRET, ADMIN_CODE, TICK_MS: String(TICK_MS), DATABASE_URL: args.db },
+    nodeArgs: [...probeImport(SERVER_ROOT, false), "src/main.ts"],
+    env: { ...LOAD_SECRETS, TICK_MS: String(TICK_MS), DATABASE_URL: args.db, METRICS_PORT: String(metricsPort) },
     onLine: collectProbes(probes),
     readyMs: 120_000,
-    onSpawn: (proc) => (server = proc),
+    onSpawn: (proc) => children.add(proc),
   });
-  return { url: s.url, probes };
+  return { ...s, probes, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
 /** A plain-WebSocket client: counts the "can't reach" answers and its own position. */
 async function connectClient(url: string) {
-  const { token } = signServerToken(JWT_SECRET, { sub: randomUUID() });
+  const token = loadToken();
   const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`, { headers: { authorization: `Bearer ${token}` } });
   const state = { refusals: 0, synced: false, closed: undefined as number | undefined };
   ws.on("message", (raw) => {
@@ -158,10 +146,13 @@ async function connectClient(url: string) {
   return { ws, state };
 }
 
-/** Open a measurement window, wait, and return the probe's numbers for it. */
-async function measure(probes: Probe[], seconds: number) {
-  server!.kill("SIGUSR2");
+/** Open a measurement window, wait, and return the probe's numbers for it and the ticks from the metrics. */
+async function measure(server: LoadServer & { probes: Probe[]; metricsUrl: string }, seconds: number) {
+  const probes = server.probes;
+  server.proc.kill("SIGUSR2");
+  const m0: Scrape | undefined = await scrape(server.metricsUrl);
   await sleep(seconds * 1000);
+  const ticks = tickFromMetrics(m0, await scrape(server.metricsUrl));
   const count = probes.length;
   const deadline = Date.now() + 5_000;
   while (probes.length === count && Date.now() < deadline) await sleep(100);
@@ -177,7 +168,15 @@ async function measure(probes: Probe[], seconds: number) {
       stale: true,
     };
   const w = probes.at(-1)!.window;
-  return { seconds: w.seconds, cpuPercent: w.cpu, tick: w.tick, tickCpu: w.tickCpu, loopDelay: { p50: w.p50, p99: w.p99, max: w.max }, loopUtilisation: w.elu };
+  const tick: TickStats = ticks ? { count: ticks.count, p50: ticks.p50, p99: ticks.p99, max: ticks.max } : { count: 0 };
+  return {
+    seconds: w.seconds,
+    cpuPercent: w.cpu,
+    tick,
+    tickCpu: ticks?.cpu ?? { count: 0 },
+    loopDelay: { p50: w.p50, p99: w.p99, max: w.max },
+    loopUtilisation: w.elu,
+  };
 }
 
 async function main() {
@@ -220,13 +219,13 @@ async function main() {
       flooding = false;
       await sleep(WARMUP_S * 1000);
       console.log(`round ${round}/${ROUNDS}: quiet, measuring ${DURATION_S} s`);
-      quiet.push(await measure(s.probes, DURATION_S));
+      quiet.push(await measure(s, DURATION_S));
       flooding = true;
       await sleep(WARMUP_S * 1000);
       const sentBefore = sent;
       const refusedBefore = client.state.refusals;
       console.log(`round ${round}/${ROUNDS}: flood of ${RATE} moves/s to enclosed tiles, measuring ${DURATION_S} s`);
-      const w = await measure(s.probes, DURATION_S);
+      const w = await measure(s, DURATION_S);
       flood.push({ ...w, moves: { sent: sent - sentBefore, refusedCantReach: client.state.refusals - refusedBefore } });
       if (client.state.closed !== undefined) throw new Error(`the client was closed (${client.state.closed}) during the flood`);
     }
@@ -236,7 +235,6 @@ async function main() {
       const v = [...xs].sort((a, b) => a - b);
       return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
     };
-    const round2 = (n: number) => Math.round(n * 100) / 100;
     const summary = (ws: Window[]) => ({
       tickP99Ms: round2(median(ws.map((w) => w.tick.p99 ?? 0))),
       tickCpuP99Ms: round2(median(ws.map((w) => w.tickCpu.p99 ?? 0))),

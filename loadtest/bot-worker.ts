@@ -8,7 +8,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadContent, type GameContent } from "../src/content/load.js";
 import { retryAfterOf } from "../src/net/admission.js";
-import { BenchBot, ProbePair, randomTileNear, seededRng, type BotTarget, type JoinOutcome, type Tile } from "./bot.js";
+import { BenchBot, randomTileNear, standingAt, type BotTarget, type JoinOutcome, type Tile } from "./bot.js";
+import { seededRng } from "./lib/random.js";
+import { ProbePair } from "./probe-pair.js";
 
 export type Role = "wander" | "idle" | "observer" | "mover";
 
@@ -48,6 +50,10 @@ export interface JoinCommand {
 export interface GoCommand {
   cmd: "go";
   roam: number;
+  /** Each move within `roam` tiles of where the bot stands (reckoned, `standingAt`) instead of its home (bench:world --wander). */
+  drift?: boolean;
+  /** The server's tick (to reckon where a drifting bot stands). */
+  tickMs?: number;
   moveEveryMs: number;
   chatChance: number;
 }
@@ -207,10 +213,17 @@ function go(c: GoCommand) {
     if (spec.role !== "wander") continue;
     const rng = seededRng(spec.n + 1);
     let at: Tile | undefined;
+    // Drifting: where the bot stood at its last move, and when.
+    let from = spec.home;
+    let movedAt = 0;
     bot.every(c.moveEveryMs, rng, () => {
-      const to = randomTileNear(spec.home, c.roam, content!, rng, at);
+      const now = Date.now();
+      const centre = c.drift && at ? standingAt(from, at, now - movedAt, c.tickMs ?? 600) : spec.home;
+      const to = randomTileNear(centre, c.roam, content!, rng, at);
       if (to) {
         bot.move(to);
+        from = centre;
+        movedAt = now;
         at = to;
       }
       if (c.chatChance > 0 && rng() < c.chatChance) bot.chat(`hello from bot ${spec.n}`);

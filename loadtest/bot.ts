@@ -9,14 +9,16 @@
  * state (the probes' observers, or all with `decode: true`) decode it: a bot that does not throws
  * away state frames unread, so the bots' CPU stays low beside the server's on a small machine.
  *
- * Roles: a `wander` bot runs to a random free tile within `roam` tiles of home once every
- * `moveEveryMs`; an `idle` bot joins and stays; an `observer` stands still and a `mover` walks a
+ * Roles: a `wander` bot runs to a random free tile within `roam` tiles of home (or, drifting, of
+ * where it stands: `standingAt`) once every `moveEveryMs`; an `idle` bot joins and stays; an `observer` stands still and a `mover` walks a
  * tile or two next to it: together they are a probe pair, timing a move until another client sees
- * it (`ProbePair`).
+ * it (probe-pair.ts).
  */
 import { Client, type Room } from "@colyseus/sdk";
 import type { GameContent } from "../src/content/load.js";
+import { RUN_TILES_PER_TICK } from "../src/domain/movement.js";
 import { CLIENT_EVENTS } from "../src/events.js";
+import { withTimeout } from "./lib/cli.js";
 
 export interface Tile {
   x: number;
@@ -248,96 +250,13 @@ export function randomTileNear(
   return undefined;
 }
 
-const LOST_AFTER_MS = 5_000;
-
 /**
- * A probe: the mover walks to a free tile one or two tiles from where the observer sees it (and
- * within 2 tiles of the observer's spot), only while the observer sees it standing; the latency is
- * from `room.send("player:move")` to the first state patch in which the observer sees the mover's
- * position change. Both bots live in the same process, so one clock times both ends.
+ * Where a bot that ran from `from` towards `to` `elapsedMs` ago stands now, reckoned without the
+ * state (a walking bot does not decode it): `RUN_TILES_PER_TICK` tiles a tick along the straight
+ * line (diagonal steps first, as a path on the tile grid goes), stopping at `to`.
  */
-export class ProbePair {
-  latencies: number[] = [];
-  lost = 0;
-  /** Ticks of the mover's timer on which the observer did not see the mover at all. */
-  unseen = 0;
-  private pending: { from: Tile; at: number } | undefined;
-
-  constructor(
-    readonly observer: BenchBot,
-    readonly mover: BenchBot,
-    readonly spot: Tile,
-    private readonly content: Pick<GameContent, "isBlocked" | "inBounds">,
-    private readonly rng: () => number,
-  ) {
-    observer.onStateChange = () => this.onPatch();
-  }
-
-  private onPatch() {
-    const p = this.pending;
-    if (!p) return;
-    const m = this.observer.seen(this.mover.id);
-    if (m && (m.x !== p.from.x || m.z !== p.from.z)) {
-      this.latencies.push(performance.now() - p.at);
-      this.pending = undefined;
-    }
-  }
-
-  start(everyMs: number) {
-    this.mover.every(everyMs, this.rng, () => this.step());
-  }
-
-  private step() {
-    if (this.pending) {
-      if (performance.now() - this.pending.at < LOST_AFTER_MS) return;
-      this.lost++;
-      this.pending = undefined;
-    }
-    const m = this.observer.seen(this.mover.id);
-    if (!m) {
-      this.unseen++;
-      return;
-    }
-    if (m.moving) return;
-    const from = { x: m.x, z: m.z };
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const x = from.x + Math.floor(this.rng() * 5) - 2;
-      const z = from.z + Math.floor(this.rng() * 5) - 2;
-      if ((x === from.x && z === from.z) || Math.max(Math.abs(x - this.spot.x), Math.abs(z - this.spot.z)) > 2) continue;
-      if (!this.content.inBounds(x, z) || this.content.isBlocked(x, z)) continue;
-      this.pending = { from, at: performance.now() };
-      this.mover.move({ x, z });
-      return;
-    }
-  }
-
-  takeLatencies(): { latencies: number[]; lost: number; unseen: number } {
-    const out = { latencies: this.latencies, lost: this.lost, unseen: this.unseen };
-    this.latencies = [];
-    this.lost = 0;
-    this.unseen = 0;
-    this.pending = undefined;
-    return out;
-  }
-}
-
-/** Reject when `p` takes longer than `ms`. */
-export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let t: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    t = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(t));
-}
-
-/** A small seeded generator (mulberry32) so runs place bots the same way. */
-export function seededRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+export function standingAt(from: Tile, to: Tile, elapsedMs: number, tickMs: number): Tile {
+  const steps = Math.max(0, Math.floor(elapsedMs / tickMs)) * RUN_TILES_PER_TICK;
+  const toward = (a: number, b: number) => a + Math.sign(b - a) * Math.min(steps, Math.abs(b - a));
+  return { x: toward(from.x, to.x), z: toward(from.z, to.z) };
 }

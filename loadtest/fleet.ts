@@ -9,26 +9,9 @@ import { join } from "node:path";
 import type { GameContent } from "../src/content/load.js";
 import type { Tile } from "./bot.js";
 import type { BotSpec, Command, JoinReport, WorkerMessage } from "./bot-worker.js";
-import { round1 } from "./sampler.js";
-import { ROOT } from "./server.js";
-
-/**
- * The child processes a benchmark started (servers, bot processes): all SIGKILLed when the script
- * exits or is interrupted (exit code 130), so nothing is left running after a failed run.
- */
-export function childrenKilledOnExit(): { children: Set<ChildProcess>; killAll: () => void } {
-  const children = new Set<ChildProcess>();
-  const killAll = () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-  };
-  process.on("exit", killAll);
-  for (const sig of ["SIGINT", "SIGTERM"] as const)
-    process.on(sig, () => {
-      killAll();
-      process.exit(130);
-    });
-  return { children, killAll };
-}
+import { ROOT } from "./lib/processes.js";
+import { shuffle } from "./lib/random.js";
+import { pct, round1 } from "./lib/report.js";
 
 /** One bot process (`bot-worker.ts`); `children` learns it at once so the script can kill it on exit. */
 export class BotWorker {
@@ -70,12 +53,6 @@ export function share(list: BotSpec[], workers: number): BotSpec[][] {
   let i = 0;
   for (const s of list) out[s.pair !== undefined ? s.pair % workers : i++ % workers]!.push(s);
   return out;
-}
-
-/** The `p`th percentile (nearest rank) of sorted numbers; NaN when there are none. */
-export function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
 export interface JoinSummary {
@@ -167,15 +144,6 @@ export function safeHomes(content: GameContent, roam: number, keep: (t: Tile) =>
   return out;
 }
 
-export function shuffle<T>(list: T[], rng: () => number): T[] {
-  const a = [...list];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
-}
-
 const dist = (a: Tile, b: Tile) => Math.max(Math.abs(a.x - b.x), Math.abs(a.z - b.z));
 
 /** Places players gather: the two banks, then points in the wilds (each moved to the nearest safe home). */
@@ -198,6 +166,8 @@ export function hotspots(homes: Tile[], count: number): Tile[] {
 export interface Placement {
   /** Home of the i-th bot; every prefix keeps about the hotspot share. */
   homes: Tile[];
+  /** The hotspots (none in a crowd). */
+  hot: Tile[];
   /** Where probe pair p stands. */
   pairSpot: (p: number) => Tile;
   description: string;
@@ -217,7 +187,7 @@ export function placement(
 ): Placement {
   const spawn = content.spawn;
   if (scenario === "crowd")
-    return { homes: Array.from({ length: max }, () => spawn), pairSpot: () => spawn, description: `everyone at the spawn (${spawn.x}, ${spawn.z})` };
+    return { homes: Array.from({ length: max }, () => spawn), hot: [], pairSpot: () => spawn, description: `everyone at the spawn (${spawn.x}, ${spawn.z})` };
   const all = safeHomes(content, o.roam);
   const hot = o.hotspots ? hotspots(all, o.hotspots) : [];
   const inHot = hot.length ? Math.round(max * o.hotspotShare) : 0;
@@ -229,6 +199,7 @@ export function placement(
   const open = shuffle(all, rng);
   return {
     homes,
+    hot,
     pairSpot: (p) => (p % 2 === 0 && hot.length ? hot[(p / 2) % hot.length]! : open[p % open.length]!),
     description: `${Math.round(o.hotspotShare * 100)} % of the bots in ${hot.length} hotspots (${hot.map((t) => `${t.x},${t.z}`).join("; ")}), the rest over ${all.length} homes across the map`,
   };

@@ -10,6 +10,7 @@
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { pct as nearestRank, round1 } from "./lib/report.js";
 
 const { values } = parseArgs({
   options: {
@@ -29,10 +30,13 @@ async function token(): Promise<string> {
   return ((await r.json()) as { token: string }).token;
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 10) / 10;
-};
+const pct = (xs: number[], p: number) =>
+  round1(
+    nearestRank(
+      [...xs].sort((a, b) => a - b),
+      p,
+    ),
+  );
 
 const transport = new StreamableHTTPClientTransport(new URL("/mcp", url), { requestInit: { headers: { authorization: `Bearer ${await token()}` } } });
 const client = new Client({ name: "mcp-probe", version: "1.0.0" });

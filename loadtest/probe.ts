@@ -1,25 +1,20 @@
 /**
- * Server-side probe for the load scripts (`bench-world.ts`, `bench-pathing.ts`). Loaded into the
- * server process with `node --import tsx --import ./loadtest/probe.ts src/main.ts`; it changes
- * nothing in the server and prints one line per second on stdout:
+ * Server-side probe for the load scripts (lib/probe-lines.ts reads its lines). Loaded into the
+ * server process with `node --import tsx --import ./loadtest/probe.ts <entry>`; it changes nothing
+ * in the server and prints one line per second on stdout:
  *
- *   PROBE {"t":…, "cpu":…, "rss":…, "heap":…, "eld":{…}, "window":{…}}
+ *   PROBE {"t":…, "cpu":…, "rss":…, "heap":…, "eld":{…}, "tick":{…}, "window":{…}}
  *
  * `cpu` is the process's CPU time over the last second as a percentage of one core; `rss` and
  * `heap` are bytes; `eld` is the event-loop delay of the last second and `window` the same since the
  * last SIGUSR2 (the benchmark sends one when its measurement window opens), both in milliseconds
- * beyond the 10 ms sampling timer, plus event-loop utilisation, and how long the world ticks took
- * (`tick`: simulation, schema sync, views and patch broadcast, in milliseconds; `tickCpu`: the CPU
- * time the process used meanwhile, which leaves out time spent waiting for a core; game room only:
- * `tickLate`, how long after its slot on the tick grid each tick began, and `tickToPatch`, how long
- * from its start to its patch broadcast, and `tickPatch`, how long the broadcast took: the parts of
- * a move's wait that the tick adds).
+ * beyond the 10 ms sampling timer, plus event-loop utilisation.
  *
- * Ticks: in the game server the probe wraps `WorldRoom.prototype.onTick` (looked up at run time, so
- * the probe still loads, without tick figures, if the room moves: the bench then reads ticks from
- * the server's metrics). Any other server (the bench's bare Colyseus baseline) reports its ticks by
- * calling `globalThis.__benchRecordTick(wallMicroseconds, cpuMicroseconds)`; with `PROBE_HOOK=none`
- * the game room is not looked up at all.
+ * Ticks: the game server exports its own (`realm_tick_duration_seconds` on METRICS_PORT), which the
+ * benchmarks read; the probe does not touch the world room. A server without metrics (the bench's
+ * bare Colyseus baseline) reports its ticks here by calling
+ * `globalThis.__benchRecordTick(wallMicroseconds, cpuMicroseconds)`: `tick` and `tickCpu` (the CPU
+ * time the process used meanwhile, which leaves out time spent waiting for a core).
  */
 import { createHistogram, monitorEventLoopDelay, performance, type IntervalHistogram, type RecordableHistogram } from "node:perf_hooks";
 
@@ -27,10 +22,6 @@ import { createHistogram, monitorEventLoopDelay, performance, type IntervalHisto
 const tickSecond = createHistogram();
 const tickWindow = createHistogram();
 const tickCpuWindow = createHistogram();
-/** Game room only: how late each tick began after its slot on the tick grid, and how long from its start to its patch broadcast. */
-const lateWindow = createHistogram();
-const toPatchWindow = createHistogram();
-const patchWindow = createHistogram();
 
 /** Record microseconds (whole, at least 1: what the histograms take). */
 const recordUs = (h: { record(v: number): void }, us: number) => h.record(Math.max(1, Math.round(us)));
@@ -41,53 +32,6 @@ function recordTick(wallUs: number, cpuUs: number) {
   recordUs(tickCpuWindow, cpuUs);
 }
 (globalThis as { __benchRecordTick?: typeof recordTick }).__benchRecordTick = recordTick;
-
-/** Whether the game room's tick is timed here (false: no room found, or another server). */
-let hooked = false;
-if (process.env.PROBE_HOOK !== "none") {
-  try {
-    type Ticked = { ticker?: { slot?: number } };
-    const mod = (await import(new URL("../rooms/WorldRoom.js", import.meta.url).href)) as {
-      WorldRoom?: { prototype: { onTick?: () => void; broadcastPatch?: () => boolean } };
-    };
-    const proto = mod.WorldRoom?.prototype;
-    const onTick = proto?.onTick;
-    const broadcastPatch = proto?.broadcastPatch;
-    let tickStarted: number | undefined;
-    if (proto && typeof onTick === "function") {
-      proto.onTick = function (this: Ticked) {
-        const t0 = performance.now();
-        const c0 = process.cpuUsage();
-        const slot = this.ticker?.slot;
-        if (slot !== undefined) recordUs(lateWindow, (Date.now() - slot) * 1000);
-        tickStarted = t0;
-        try {
-          onTick.call(this);
-        } finally {
-          tickStarted = undefined;
-          const c = process.cpuUsage(c0);
-          recordTick((performance.now() - t0) * 1000, c.user + c.system);
-        }
-      };
-      hooked = true;
-      if (typeof broadcastPatch === "function") {
-        proto.broadcastPatch = function (this: unknown) {
-          if (tickStarted === undefined) return broadcastPatch.call(this);
-          const t0 = performance.now();
-          recordUs(toPatchWindow, (t0 - tickStarted) * 1000);
-          try {
-            return broadcastPatch.call(this);
-          } finally {
-            recordUs(patchWindow, (performance.now() - t0) * 1000);
-          }
-        };
-      }
-    }
-  } catch {
-    // no game room here: ticks come from __benchRecordTick or nowhere
-  }
-}
-process.stdout.write(`PROBE-INFO ${JSON.stringify({ tickHook: hooked ? "WorldRoom.onTick" : process.env.PROBE_HOOK === "none" ? "global" : "none" })}\n`);
 
 function ticks(h: RecordableHistogram) {
   const ms = (us: number) => Math.round(us / 10) / 100;
@@ -147,9 +91,6 @@ process.on("SIGUSR2", () => {
   windowed.reset();
   tickWindow.reset();
   tickCpuWindow.reset();
-  lateWindow.reset();
-  toPatchWindow.reset();
-  patchWindow.reset();
   windowElu = performance.eventLoopUtilization();
   windowCpu = process.cpuUsage();
   windowWall = performance.now();
@@ -178,9 +119,6 @@ const timer = setInterval(() => {
       elu: Math.round(performance.eventLoopUtilization(windowElu).utilization * 1000) / 1000,
       tick: ticks(tickWindow),
       tickCpu: ticks(tickCpuWindow),
-      tickLate: ticks(lateWindow),
-      tickToPatch: ticks(toPatchWindow),
-      tickPatch: ticks(patchWindow),
     },
   };
   process.stdout.write(`PROBE ${JSON.stringify(line)}\n`);

@@ -11,7 +11,7 @@ import type { CharacterRepository } from "../src/storage/characters/repository.j
 import type { Principal } from "../src/auth/service.js";
 import { CLOSE_CODES, CLIENT_EVENT_NAMES } from "../src/events.js";
 import type { Logger } from "../src/logger.js";
-import type { Metrics } from "../src/metrics.js";
+import { tickStart, type Metrics } from "../src/metrics.js";
 import type { Adapter, JsonClientLink, JsonSocket, JsonWorld } from "../src/net/adapter.js";
 import type { Admission } from "../src/net/admission.js";
 import type { SocketGate } from "../src/net/socket-gate.js";
@@ -324,7 +324,7 @@ export class WorldRoom extends Room implements JsonWorld {
   // ------------------------------------------------------------------ tick and sync
 
   private onTick() {
-    const started = performance.now();
+    const started = tickStart();
     const world = this.world;
     try {
       world.step();
@@ -340,7 +340,7 @@ export class WorldRoom extends Room implements JsonWorld {
       // Whatever part of the tick failed (the ticker logs it), the periodic save and the listing go on.
       world.saveIfDue();
       if (world.tick % 5 === 0) this.publishPopulation();
-      this.deps.metrics?.tick((performance.now() - started) / 1000);
+      this.deps.metrics?.tick(started);
     }
   }
 

@@ -5,7 +5,7 @@
  * ends in `timeout` makes the economy check that the server still answers.
  */
 import { POST, type ChaosBot } from "./bot.js";
-import type { Rng } from "./random.js";
+import type { Rng } from "../lib/random.js";
 
 interface Offer {
   slot?: number;

@@ -7,11 +7,11 @@
  */
 import { bank, dropAndPickUp, recoverLeftovers, trade } from "./activities.js";
 import type { ChaosBot, Instance } from "./bot.js";
-import type { Rng } from "./random.js";
+import type { Rng } from "../lib/random.js";
+import { sleep } from "../lib/cli.js";
 
 /** The server refuses a trade request of the same pair within 3 s (`RATE_LIMITED`). */
 const PAIR_COOLDOWN_MS = 3_100;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Economy {
   /** Outcome name → count (`trade:completed`, `bank:deposit:ok`, `join:ok`, …). */

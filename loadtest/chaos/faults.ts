@@ -9,8 +9,10 @@
  * At most one server process is stalled or down at a time, so the bots always have somewhere to go.
  */
 import { terminateConnections } from "./database.js";
-import type { OwnRedis, ServerProcess } from "./processes.js";
-import type { Rng } from "./random.js";
+import type { ServerProcess } from "../lib/cluster.js";
+import type { OwnRedis } from "../lib/redis.js";
+import type { Rng } from "../lib/random.js";
+import { sleep } from "../lib/cli.js";
 
 export const FAULT_KINDS = ["stall", "kill", "redis", "pg"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -31,8 +33,6 @@ export interface FaultEvent {
   target: string;
   detail?: string;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Start a server process, again while it fails (it refuses to start while Redis is down). */
 async function startWithRetries(s: ServerProcess, attempts = 6): Promise<void> {

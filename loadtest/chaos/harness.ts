@@ -8,15 +8,16 @@
 import { createWriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { signServerToken } from "../../src/auth/tokens.js";
 import { ChaosBot, type DoublePlay, type Instance } from "./bot.js";
 import { characterTotals, completedAudits, createDatabase, dropDatabase, openDeaths } from "./database.js";
 import { Economy } from "./economy.js";
 import { FaultInjector } from "./faults.js";
 import { groundTotals } from "./ground.js";
 import { HealthSampler } from "./health.js";
-import { OwnRedis, ServerProcess } from "./processes.js";
-import { Rng } from "./random.js";
+import { ServerProcess } from "../lib/cluster.js";
+import { OwnRedis } from "../lib/redis.js";
+import { Rng } from "../lib/random.js";
+import { LOAD_SECRETS, loadToken } from "../lib/tokens.js";
 import { check, type ChaosResult } from "./report.js";
 
 export interface ChaosOptions {
@@ -33,8 +34,6 @@ export interface ChaosOptions {
   log?: (line: string) => void;
 }
 
-const JWT_SECRET = "chaos-secret-0123456789-abcdefghijklmnop";
-const ADMIN_CODE = "chaos-admin-code";
 /** Log lines of the servers that the report counts (docs/operations.md "Worlds"; issue 28). */
 export const WATCHED_LINES = [
   "character lease lost to another process",
@@ -73,8 +72,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const env = {
       REDIS_URL: redis.url,
       DATABASE_URL: dbUrl,
-      JWT_SECRET,
-      ADMIN_CODE,
+      ...LOAD_SECRETS,
       TICK_MS: String(tickMs),
       // A request the bots gave up on (its target went away) holds the requester for this long.
       TRADE_REQUEST_TIMEOUT_MS: "5000",
@@ -96,9 +94,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       servers.push(s);
       await s.start(); // one after the other: each applies the migrations at start-up
     }
-    const instances: Instance[] = servers.flatMap((s) => s.spec.worlds.map((world) => ({ name: `${s.spec.name}/w${world}`, url: () => s.url, world })));
+    const instances: Instance[] = servers.flatMap((s) => (s.spec.worlds ?? []).map((world) => ({ name: `${s.spec.name}/w${world}`, url: () => s.url, world })));
     log(
-      `chaos: database ${database}, redis :${redis.port}, processes ${servers.map((s) => `${s.spec.name} :${s.port} worlds ${s.spec.worlds.join(",")}`).join("; ")}`,
+      `chaos: database ${database}, redis :${redis.port}, processes ${servers.map((s) => `${s.spec.name} :${s.port} worlds ${(s.spec.worlds ?? []).join(",")}`).join("; ")}`,
     );
 
     const tradesSeen = new Map<string, string>();
@@ -170,7 +168,7 @@ async function createBots(n: number, seed: number, url: string, sink: Constructo
     const batch = await Promise.all(
       Array.from({ length: Math.min(8, n - i) }, async (_, k) => {
         const name = `Chaos${i + k}`;
-        const { token } = signServerToken(JWT_SECRET, { sub: `chaos-${seed}-${i + k}` });
+        const token = loadToken(`chaos-${seed}-${i + k}`);
         for (let attempt = 0; ; attempt++) {
           const res = await fetch(`${url}/api/character`, {
             method: "POST",

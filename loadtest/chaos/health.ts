@@ -4,7 +4,7 @@
  * (`realm_db_pool_in_use`, `realm_db_pool_size` on its metrics listener), so the report can tell
  * how long a process had no storage after a fault and whether its pool was exhausted meanwhile.
  */
-import type { ServerProcess } from "./processes.js";
+import type { ServerProcess } from "../lib/cluster.js";
 
 interface Streak {
   from: number;

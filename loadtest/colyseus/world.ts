@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { cli } from "@colyseus/loadtest";
 import type { Room } from "@colyseus/sdk";
 import { ConfigError, loadConfig } from "../../src/config.js";
+import { cli as cliFor } from "../lib/cli.js";
 import { worldBot } from "./bot.js";
 import { botToken } from "./tokens.js";
 
@@ -38,10 +39,7 @@ const { values } = parseArgs({
   },
 });
 
-function fail(message: string): never {
-  console.error(`loadtest: ${message}`);
-  process.exit(2);
-}
+const { fail } = cliFor("loadtest");
 
 let tokenFor: (clientId: number) => string;
 if (typeof values.tokens === "string") {

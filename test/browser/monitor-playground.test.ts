@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import type { GameServer } from "../../src/server/server.js";
-import { sdkPlayer, tokenFor, type TestPlayer } from "../helpers/players.js";
+import { sdkPlayer, tokenFor, type TestPlayer } from "../helpers/clients.js";
 import { startTestServer, TEST_ENV } from "../helpers/server.js";
 
 const CHROMIUM = "/usr/bin/chromium";

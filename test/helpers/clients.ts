@@ -1,13 +1,14 @@
 /**
- * Game clients for tests: an SDK player (Colyseus `Client` + room) and a raw-WebSocket player (the
- * `/ws` JSON adapter). Both keep a log of every event they received, so a test can wait for "the
- * next message matching a predicate" without racing the server, and both wait for state conditions
- * by re-checking on every patch or update — never by sleeping a guessed time.
+ * The game clients of the tests (the one client harness): an SDK player (Colyseus `Client` + room)
+ * and a raw-WebSocket player (the `/ws` JSON adapter). Both keep a log of every event they
+ * received, so a test can wait for "the next message matching a predicate" without racing the
+ * server, and both wait for state conditions by re-checking on every patch or update — never by
+ * sleeping a guessed time. `sdkPlayer` / `jsonPlayer` give either one behind the same event-first
+ * shape (`TestPlayer`: `next`, `mark`, `sync`), for tests that run on both transports alike.
  */
-import { randomUUID } from "node:crypto";
 import { Client, type Room } from "@colyseus/sdk";
 import WebSocket from "ws";
-import { signServerToken } from "../../src/auth/tokens.js";
+import { serverToken, type TokenClaims } from "../../loadtest/lib/tokens.js";
 import type { ChatMessage } from "../../src/events.js";
 import { frameText } from "../../src/net/adapter.js";
 import type { GameServer } from "../../src/server/server.js";
@@ -23,9 +24,9 @@ export interface Received {
   at: number;
 }
 
-/** A server token for an account (a new random account unless given). */
-export function tokenFor(accountId: string = randomUUID(), extra: { characterId?: string; roles?: string[]; name?: string } = {}) {
-  return { accountId, token: signServerToken(TEST_ENV.JWT_SECRET!, { sub: accountId, ...extra }).token };
+/** A server token of the test servers for an account (a new random account unless given). */
+export function tokenFor(accountId?: string, extra: TokenClaims = {}) {
+  return serverToken(TEST_ENV.JWT_SECRET!, accountId, extra);
 }
 
 /**
@@ -402,4 +403,69 @@ export class RawPlayer implements PlayerLike {
 /** Close every client given, ignoring failures (for `afterEach`). */
 export async function closeAll(players: (SdkPlayer | RawPlayer | undefined)[]): Promise<void> {
   await Promise.all(players.filter((p) => p !== undefined).map((p) => (p instanceof RawPlayer ? p.close() : p.leave())));
+}
+
+// ------------------------------------------------------------------ either transport, one shape
+
+/** A received event as `TestPlayer.received` lists it. */
+export interface ReceivedEvent {
+  event: string;
+  data: any;
+  seq: number;
+}
+
+/** An SDK or `/ws` player behind one event-first shape (`sdkPlayer`, `jsonPlayer`). */
+export interface TestPlayer {
+  id: string;
+  accountId: string;
+  token: string;
+  kind: "sdk" | "json";
+  room?: Room;
+  ws?: WebSocket;
+  /** Every event received so far, in order. */
+  readonly received: ReceivedEvent[];
+  send(event: string, data: unknown): void;
+  /** The first event named `event` matching `pred` received at or after index `after` (default: any). */
+  next(event: string, pred?: (data: any) => boolean, opts?: { after?: number; timeoutMs?: number }): Promise<any>;
+  /** Index to pass as `after` to ignore everything received so far. */
+  mark(): number;
+  /** The last `player:sync`. */
+  sync(): any;
+  close(): Promise<void>;
+}
+
+function testPlayer(p: SdkPlayer | RawPlayer): TestPlayer {
+  const log = p.log;
+  return {
+    id: p.id,
+    accountId: p.accountId,
+    token: p.token ?? "",
+    kind: p instanceof SdkPlayer ? "sdk" : "json",
+    room: p instanceof SdkPlayer ? p.room : undefined,
+    ws: p instanceof RawPlayer ? p.ws : undefined,
+    get received() {
+      return log.events.map((e, seq) => ({ event: e.type, data: e.data, seq }));
+    },
+    send: (event, data) => p.send(event, data),
+    next: (event, pred, opts = {}) => log.waitFor(event, pred, { since: opts.after, timeoutMs: opts.timeoutMs }),
+    mark: () => log.mark(),
+    sync: () => log.last("player:sync"),
+    close: () => (p instanceof SdkPlayer ? p.leave() : p.close()),
+  };
+}
+
+/** Join the world with the SDK (its automatic reconnection left on) and wait for the first `player:sync`. */
+export async function sdkPlayer(
+  server: Pick<GameServer, "url">,
+  opts: { accountId?: string; token?: string; characterId?: string; world?: number } = {},
+): Promise<TestPlayer> {
+  return testPlayer(await SdkPlayer.join(server, { ...opts, world: opts.world || undefined, autoReconnect: true }));
+}
+
+/** Join the world over the plain WebSocket adapter and wait for the first `player:sync`. */
+export async function jsonPlayer(
+  server: Pick<GameServer, "url">,
+  opts: { accountId?: string; token?: string; characterId?: string } = {},
+): Promise<TestPlayer> {
+  return testPlayer(await RawPlayer.connect(server, { ...opts, token: opts.token || undefined }));
 }

@@ -10,6 +10,8 @@ import { freePort, startProcess, tempWorld, type Child } from "./process.js";
 import { TEST_ENV } from "./server.js";
 import { TEST_DATABASE_URL } from "./storage.js";
 
+export { matchmake, worldRoomOf, type Seat } from "../../loadtest/lib/cluster.js";
+
 export interface ClusterProcess {
   child: Child;
   port: number;
@@ -86,41 +88,6 @@ export async function stopCluster(processes: ClusterProcess[]): Promise<void> {
       rmSync(p.world, { recursive: true, force: true });
     }),
   );
-}
-
-/** The world room's id in a process, from the room listings in Redis (what every matchmaker reads). */
-export async function worldRoomOf(redisUrl: string, processId: string): Promise<string | undefined> {
-  const { Redis } = await import("ioredis");
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-  try {
-    const all = await redis.hgetall("roomcaches");
-    for (const raw of Object.values(all)) {
-      const room = JSON.parse(raw) as { name: string; roomId: string; processId: string };
-      if (room.name === "world" && room.processId === processId) return room.roomId;
-    }
-    return undefined;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-/** A seat reservation as the matchmaker answers it. */
-export interface Seat {
-  name: string;
-  sessionId: string;
-  roomId: string;
-  processId: string;
-  publicAddress?: string;
-}
-
-/** `POST <base>/ws/matchmake/<verb>/<target>` with a bearer token; the status and JSON body. */
-export async function matchmake(base: string, verb: string, target: string, token: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}/ws/matchmake/${verb}/${target}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}`, ...headers },
-    body: "{}",
-  });
-  return { status: res.status, body: (await res.json().catch(() => undefined)) as Seat & { code?: unknown; error?: string } };
 }
 
 /** Players online in a process (`GET /status`). */

@@ -1,28 +1,7 @@
 /** Run the real server entry point as a child process (under the same Node as the tests). */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
-import { cpSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 
-/** A fresh world directory holding a copy of the bundled manifests (and nothing else). */
-export function tempWorld(): string {
-  const dir = mkdtempSync(join(tmpdir(), "world-"));
-  cpSync("world/manifests", join(dir, "manifests"), { recursive: true });
-  return dir;
-}
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort, tempWorld } from "../../loadtest/lib/processes.js";
 
 export interface Child {
   proc: ChildProcess;

@@ -14,7 +14,7 @@ import { MAX_STACK } from "../../src/domain/types.js";
 import type { Tile } from "../../src/domain/types.js";
 import type { Orm, Storage } from "../../src/storage/orm.js";
 import type { GameServer } from "../../src/server/server.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "./players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "./clients.js";
 import { startTestServer } from "./server.js";
 import { resetStorage } from "./storage.js";
 

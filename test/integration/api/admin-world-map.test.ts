@@ -1,7 +1,7 @@
 /** `GET /api/admin/world-map` (docs/client.md "Admin world map"): every player and NPC of a world, admins only. */
 import assert from "node:assert/strict";
 import type { GameServer } from "../../../src/server/server.js";
-import { sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { startTestServer, TEST_ENV } from "../../helpers/server.js";
 
 describe("admin world map API", () => {

@@ -14,7 +14,7 @@ import { z } from "zod";
 import { EVENT_TABLE } from "../../../rooms/world/event-table.js";
 import { JSON_ONLY_SERVER_EVENTS, SERVER_EVENT_SCHEMAS } from "../../../src/events.js";
 import type { GameServer } from "../../../src/server/server.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 
 type Json = Record<string, any>;

@@ -13,7 +13,7 @@ import { CLOSE_CODES, type ChatMessage } from "../../../src/events.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { admin, becomeAdmin, closeAll, eventually, invCount, RawPlayer, SdkPlayer, tokenFor } from "../../helpers/clients.js";
 import { matchmake, playersOnline, requireClusterDatabase, startClusterProcess, stopCluster, worldRoomOf, type ClusterProcess } from "../../helpers/cluster.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { useTestRedis } from "../../helpers/redis.js";
 import { TEST_ENV } from "../../helpers/server.js";
 import { postgresStorage, resetStorage } from "../../helpers/storage.js";

@@ -16,7 +16,7 @@ import { frameText } from "../../../src/net/adapter.js";
 import type { Release } from "../../../src/net/admission.js";
 import { startServer, type GameServer } from "../../../src/server/server.js";
 import { openStorage, type Storage } from "../../../src/storage/orm.js";
-import { jsonPlayer, sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/clients.js";
 import { testConfig } from "../../helpers/server.js";
 import { pgliteStorage, postgresStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { until } from "../../helpers/trade.js";

@@ -10,7 +10,7 @@ import { matchMaker } from "@colyseus/core";
 import type { GameServer } from "../../../src/server/server.js";
 import { colyseusPath, matchmakePath } from "../../../src/http/matchmaking.js";
 import { startTestServer } from "../../helpers/server.js";
-import { tokenFor } from "../../helpers/players.js";
+import { tokenFor } from "../../helpers/clients.js";
 
 type Answer = { status: number; body: any };
 

@@ -11,7 +11,7 @@ import type { WebSocket } from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
 import type { GameServer } from "../../../src/server/server.js";
 import { startTestServer } from "../../helpers/server.js";
-import { jsonPlayer, sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/clients.js";
 import { acceptTwice, audits, openTrade, slotOf, totals, until } from "../../helpers/trade.js";
 
 type Answer = { status: number; body: any };

@@ -9,7 +9,7 @@ import { matchMaker } from "@colyseus/core";
 import { Client } from "@colyseus/sdk";
 import type { GameServer } from "../../../src/server/server.js";
 import { startTestServer } from "../../helpers/server.js";
-import { sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/players.js";
+import { sdkPlayer, tokenFor, type TestPlayer } from "../../helpers/clients.js";
 import { until } from "../../helpers/trade.js";
 
 type Answer = { status: number; body: any; retryAfter: string | null };

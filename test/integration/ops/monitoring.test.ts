@@ -9,7 +9,7 @@ import { Writable } from "node:stream";
 import { createLogger } from "../../../src/logger.js";
 import { startServer, type GameServer } from "../../../src/server/server.js";
 import { METRIC_NAMES } from "../../../src/metrics.js";
-import { sdkPlayer, jsonPlayer, tokenFor, type TestPlayer } from "../../helpers/players.js";
+import { sdkPlayer, jsonPlayer, tokenFor, type TestPlayer } from "../../helpers/clients.js";
 import { axeForCoins, requestTrade, roomGone } from "../../helpers/trade.js";
 import { eventually } from "../../helpers/clients.js";
 import { startTestServer, testConfig, TEST_ENV } from "../../helpers/server.js";

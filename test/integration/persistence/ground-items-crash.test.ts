@@ -14,7 +14,7 @@
 import assert from "node:assert/strict";
 import { Bot } from "../../../loadtest/trade/bot.js";
 import { loadContent } from "../../../src/content/load.js";
-import { tokenFor } from "../../helpers/players.js";
+import { tokenFor } from "../../helpers/clients.js";
 import { useServerProcess } from "../../helpers/server-process.js";
 import { TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { ADMIN_CODE, totals, until, violations } from "../../helpers/trade.js";

@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Bot } from "../../../loadtest/trade/bot.js";
 import type { Orm } from "../../../src/storage/orm.js";
-import { tokenFor } from "../../helpers/players.js";
+import { tokenFor } from "../../helpers/clients.js";
 import { useServerProcess } from "../../helpers/server-process.js";
 import { TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { ADMIN_CODE, totals, until } from "../../helpers/trade.js";

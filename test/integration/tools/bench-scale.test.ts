@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
-import { seededRng } from "../../../loadtest/bot.js";
+import { seededRng } from "../../../loadtest/lib/random.js";
 import type { BotSpec } from "../../../loadtest/bot-worker.js";
 import { ladderCapacity } from "../../../loadtest/capacity.js";
-import { mergeJoins, pct, placement, share } from "../../../loadtest/fleet.js";
+import { mergeJoins, placement, share } from "../../../loadtest/fleet.js";
+import { pct } from "../../../loadtest/lib/report.js";
 
 describe("scale benchmark tools (loadtest/)", function () {
   this.timeout(60_000);

@@ -8,9 +8,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@colyseus/sdk";
-import { BenchBot, ProbePair, classifyJoinError, seededRng } from "../../../loadtest/bot.js";
-import { histogramQuantile, procStat } from "../../../loadtest/sampler.js";
-import { startLoadServer, type LoadServer } from "../../../loadtest/server.js";
+import { BenchBot, classifyJoinError } from "../../../loadtest/bot.js";
+import { histogramQuantile } from "../../../loadtest/lib/metrics.js";
+import { seededRng } from "../../../loadtest/lib/random.js";
+import { procStat } from "../../../loadtest/lib/sampler.js";
+import { startLoadServer, type LoadServer } from "../../../loadtest/lib/targets.js";
+import { ProbePair } from "../../../loadtest/probe-pair.js";
 import { eventually } from "../../helpers/clients.js";
 
 describe("world benchmark tools (loadtest/)", function () {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Bot, SEND_PER_SECOND } from "../../../loadtest/trade/bot.js";
 import type { GameServer } from "../../../src/server/server.js";
-import { tokenFor } from "../../helpers/players.js";
+import { tokenFor } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { pgliteStorage, resetStorage } from "../../helpers/storage.js";
 

@@ -17,7 +17,7 @@ import assert from "node:assert/strict";
 import type { GameServer } from "../../../src/server/server.js";
 import type { Orm } from "../../../src/storage/orm.js";
 import { TRADE_RELOAD_CLOSE_CODE } from "../../../src/trade/settle-players.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { audits, axeForCoins, count, marker, roomGone, totals, until } from "../../helpers/trade.js";

@@ -20,7 +20,7 @@ import type { ItemLookup } from "../../../src/domain/inventory.js";
 import type { GameServer } from "../../../src/server/server.js";
 import type { Orm, Storage } from "../../../src/storage/orm.js";
 import { settleTrade, type SettlementResult } from "../../../src/trade/settlement.js";
-import type { TestPlayer } from "../../helpers/players.js";
+import type { TestPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { postgresStorage, resetStorage, storageKinds, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { audits, axeForCoins, count, holdings, insertCharacter, marker, roomGone, settlingTrade, totals, until, violations } from "../../helpers/trade.js";

@@ -13,10 +13,11 @@
  * - slot and stack bounds hold; a restarted server serves every character what storage holds.
  */
 import assert from "node:assert/strict";
-import { Bot, tradeOnce, type TradeResult } from "../../../loadtest/trade/bot.js";
+import { Bot } from "../../../loadtest/trade/bot.js";
+import { tradeOnce, type TradeResult } from "../../../loadtest/trade/trade-once.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { loadContent } from "../../../src/content/load.js";
-import { tokenFor } from "../../helpers/players.js";
+import { tokenFor } from "../../helpers/clients.js";
 import { useServerProcess } from "../../helpers/server-process.js";
 import { TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { ADMIN_CODE, totals, until, violations } from "../../helpers/trade.js";

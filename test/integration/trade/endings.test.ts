@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { GameServer } from "../../../src/server/server.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { pgliteStorage, postgresStorage, resetStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { audits, count, holdCharacterLock, lockWaiters, marker, openTrade, requestTrade, roomGone, slotOf, until } from "../../helpers/trade.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startTestServer } from "../../helpers/server.js";
-import { sdkPlayer, jsonPlayer, type TestPlayer } from "../../helpers/players.js";
+import { sdkPlayer, jsonPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { resetStorage, pgliteStorage } from "../../helpers/storage.js";
 import type { GameServer } from "../../../src/server/server.js";
 import { Client } from "@colyseus/sdk";

@@ -11,10 +11,11 @@
  */
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
-import { Bot, tradeOnce, type Offer, type TradeResult } from "../../../loadtest/trade/bot.js";
+import { Bot } from "../../../loadtest/trade/bot.js";
+import { tradeOnce, type Offer, type TradeResult } from "../../../loadtest/trade/trade-once.js";
 import type { GameServer } from "../../../src/server/server.js";
 import type { Storage } from "../../../src/storage/orm.js";
-import { tokenFor } from "../../helpers/players.js";
+import { tokenFor } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { pgliteStorage, postgresStorage, resetStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { ADMIN_CODE, audits, totals, until, violations } from "../../helpers/trade.js";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { GameServer } from "../../../src/server/server.js";
-import { sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { pgliteStorage, resetStorage } from "../../helpers/storage.js";
 import { requestTrade } from "../../helpers/trade.js";

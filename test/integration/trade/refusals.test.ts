@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { GameServer } from "../../../src/server/server.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { pgliteStorage, resetStorage } from "../../helpers/storage.js";
 import { becomeAdmin, count, emptySlot, expectError, give, marker, openTrade, requestTrade, setCoins, slotOf, teleport, until } from "../../helpers/trade.js";

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import type { GameServer } from "../../../src/server/server.js";
 import { openStorage, type Storage } from "../../../src/storage/orm.js";
-import type { TestPlayer } from "../../helpers/players.js";
+import type { TestPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { acceptTwice, audits, axeForCoins, count, holdCharacterLock, roomGone, totals, until } from "../../helpers/trade.js";

@@ -11,7 +11,7 @@ import { rmSync } from "node:fs";
 import type { GameServer } from "../../../src/server/server.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { tempWorld, type Child } from "../../helpers/process.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { startServerProcess } from "../../helpers/server-process.js";
 import { postgresStorage, resetStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import { audits, becomeAdmin, holdCharacterLock, lockWaiters, openTrade, slotOf, teleport, totals, until } from "../../helpers/trade.js";

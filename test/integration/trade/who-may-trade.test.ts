@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { CharacterRepository } from "../../../src/storage/characters/repository.js";
 import type { GameServer } from "../../../src/server/server.js";
 import { STARTER } from "../../helpers/records.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { pgliteStorage, postgresStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import {
   audits,

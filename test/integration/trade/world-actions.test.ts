@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import type { Tile } from "../../../src/domain/types.js";
 import type { GameServer } from "../../../src/server/server.js";
 import type { Storage } from "../../../src/storage/orm.js";
-import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { jsonPlayer, sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { pgliteStorage, postgresStorage, TEST_DATABASE_URL } from "../../helpers/storage.js";
 import {
   audits,

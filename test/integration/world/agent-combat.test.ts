@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { GameServer } from "../../../src/server/server.js";
-import { sdkPlayer, type TestPlayer } from "../../helpers/players.js";
+import { sdkPlayer, type TestPlayer } from "../../helpers/clients.js";
 import { startTestServer } from "../../helpers/server.js";
 import { becomeAdmin, teleport, until } from "../../helpers/trade.js";
 

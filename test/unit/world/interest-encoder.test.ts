@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { Encoder, StateView, type Schema } from "@colyseus/schema";
-import { seededRng as rng } from "../../../loadtest/bot.js";
+import { seededRng as rng } from "../../../loadtest/lib/random.js";
 import { InterestEncoder, TrackedView } from "../../../rooms/world/interest-encoder.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../../../schema/world.js";
 import { applyPatches, fullState, type DecodingClient } from "../../helpers/sdk-view.js";

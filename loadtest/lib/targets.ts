@@ -1,14 +1,13 @@
 /**
- * Shared by the load scripts (`bench-world.ts`, `bench-pathing.ts`, `soak.ts`, `trade/bench.ts`):
- * compile the server as `npm run build` does, read the Node.js flags production starts it with, and
- * start the server process the same way for each of them.
+ * Starting the servers a load script measures: compile the server as `npm run build` does, read the
+ * Node.js flags production starts it with, start a server process with the load settings
+ * (`loadServerEnv`) and wait for `/health`, and stop it.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { freePort } from "../test/helpers/process.js";
-
-export const ROOT = resolve(import.meta.dirname, "..");
+import { join } from "node:path";
+import { sleep } from "./cli.js";
+import { eachLine, freePort, loadServerEnv, ROOT } from "./processes.js";
 
 /** Node.js flags the production start script (`npm run start:prod`) gives the server: `config.nodeOptions` in package.json. */
 export const PROD_NODE_OPTIONS: string[] = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).config?.nodeOptions ?? "")
@@ -21,45 +20,6 @@ export function buildDist() {
   const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: ROOT, encoding: "utf8" });
   if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
   console.log(`  compiled the server into dist/ in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-}
-
-export interface TickStats {
-  count: number;
-  p50?: number;
-  p99?: number;
-  max?: number;
-}
-
-/** One "PROBE {json}" line of `loadtest/probe.ts`: the server's CPU, memory, event loop and ticks. */
-export interface Probe {
-  t: number;
-  cpu: number;
-  rss: number;
-  heap: number;
-  eld: { p50: number; p99: number; max: number; elu: number };
-  window: {
-    seconds: number;
-    cpu: number;
-    peakRss: number;
-    p50: number;
-    p99: number;
-    max: number;
-    elu: number;
-    tick: TickStats;
-    tickCpu: TickStats;
-    tickLate?: TickStats;
-    tickToPatch?: TickStats;
-    tickPatch?: TickStats;
-  };
-}
-
-/** An `onLine` for servers started with the probe: its lines go to `probes` (and stay out of the tail). */
-export function collectProbes(probes: Probe[]): (line: string) => boolean {
-  return (line) => {
-    if (!line.startsWith("PROBE ")) return false;
-    probes.push(JSON.parse(line.slice(6)) as Probe);
-    return true;
-  };
 }
 
 export interface LoadServerOptions {
@@ -93,30 +53,13 @@ export interface LoadServer {
 }
 
 /**
- * Start the server on a free port of 127.0.0.1 as every load script runs it: development mode, the
- * world's manifests as they are, rate limits off and the per-address socket cap lifted (every bot
- * connects from 127.0.0.1, so per-address limits would measure nothing; docs/protocol.md "WebSocket protocol"),
- * log level warn; nothing from this process's environment but PATH and HOME. Resolves once /health
- * answers; throws (with the last lines of output) if the process exits first or is not ready in time.
+ * Start a server on a free port of 127.0.0.1 with the load settings (`loadServerEnv`:
+ * docs/protocol.md "Limits" on the per-address limits). Resolves once /health answers; throws (with the last
+ * lines of output) if the process exits first or is not ready in time.
  */
 export async function startLoadServer(o: LoadServerOptions): Promise<LoadServer> {
   const port = o.port ?? (await freePort());
-  const proc = spawn(process.execPath, o.nodeArgs, {
-    cwd: o.cwd ?? ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: "development",
-      PORT: String(port),
-      WORLD: o.world,
-      SKIP_MANIFESTS: "true",
-      DISABLE_RATE_LIMIT: "true",
-      MAX_SOCKETS_PER_ADDRESS: "100000",
-      LOG_LEVEL: "warn",
-      ...o.env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = spawn(process.execPath, o.nodeArgs, { cwd: o.cwd ?? ROOT, env: loadServerEnv(port, o.world, o.env), stdio: ["ignore", "pipe", "pipe"] });
   o.onSpawn?.(proc);
   const s: LoadServer = {
     proc,
@@ -125,20 +68,11 @@ export async function startLoadServer(o: LoadServerOptions): Promise<LoadServer>
     tail: [],
   };
   const keep = o.tailLines ?? 50;
-  let buf = "";
-  const onData = (d: Buffer) => {
-    buf += d.toString();
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (!line.trim() || o.onLine?.(line)) continue;
-      s.tail.push(line);
-      if (s.tail.length > keep) s.tail.shift();
-    }
-  };
-  proc.stdout!.on("data", onData);
-  proc.stderr!.on("data", onData);
+  eachLine(proc, (line) => {
+    if (!line.trim() || o.onLine?.(line)) return;
+    s.tail.push(line);
+    if (s.tail.length > keep) s.tail.shift();
+  });
   const readyMs = o.readyMs ?? 180_000;
   const deadline = Date.now() + readyMs;
   for (;;) {
@@ -154,6 +88,13 @@ export async function startLoadServer(o: LoadServerOptions): Promise<LoadServer>
       proc.kill("SIGKILL");
       throw new Error(`server not ready after ${readyMs / 1000} s:\n${s.tail.slice(-20).join("\n")}`);
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
   }
+}
+
+/** SIGTERM, then SIGKILL if it has not exited after `ms`. */
+export async function stopLoadServer(s: LoadServer, ms = 15_000): Promise<void> {
+  s.proc.kill("SIGTERM");
+  await Promise.race([s.exited, sleep(ms)]);
+  if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill("SIGKILL");
 }

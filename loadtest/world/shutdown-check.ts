@@ -5,7 +5,7 @@
  * have been closed by the shutdown save (`server_shutdown`), which writes each player's whole state
  * in the same transaction as the close of its login, and none left open.
  */
-import { openStorage } from "../src/storage/orm.js";
+import { openStorage } from "../../src/storage/orm.js";
 
 export interface ShutdownCheck {
   /** SIGTERM to process exit. */

@@ -140,7 +140,12 @@ describe("fence validation", () => {
       (w) => (meadows(w).fences[0].gates = [{ x: -1, z: 34 }]),
       /^world-areas\.json: areas\[1\]\.fences\[0\]\.gates\[0\]: gate \(-1, 34\) is not a tile of its fence$/m,
     ],
-    ["an NPC spawn on a fence", "npcs.json", (n) => (n[0].spawns[0] = { x: -11, z: 40 }), /^npcs\.json: \[0\]\.spawns\[0\]: position \(-11, 40\) is on a fence$/m],
+    [
+      "an NPC spawn on a fence",
+      "npcs.json",
+      (n) => (n[0].spawns[0] = { x: -11, z: 40 }),
+      /^npcs\.json: \[0\]\.spawns\[0\]: position \(-11, 40\) is on a fence$/m,
+    ],
     ["an NPC spawn on a gate", "npcs.json", (n) => (n[0].spawns[0] = { x: -1, z: 33 }), /^npcs\.json: \[0\]\.spawns\[0\]: position \(-1, 33\) is on a fence$/m],
   ];
   for (const [what, file, change, expected] of cases)
@@ -160,7 +165,10 @@ describe("fence validation", () => {
     await edit("world-areas.json", (w) => (meadows(w).fences[1].gates = [{ x: 0, z: 0 }]));
     const { content, skipped } = await loadContentLenient(dir);
     assert.ok(skipped.some((i) => i.path === "areas[1].fences[1].gates[0]"));
-    assert.equal(content.areas.find((a) => a.id === "lumbrook_meadows"), undefined);
+    assert.equal(
+      content.areas.find((a) => a.id === "lumbrook_meadows"),
+      undefined,
+    );
     assert.equal(content.fenceTiles.size, 0);
   });
 });

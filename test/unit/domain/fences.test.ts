@@ -49,9 +49,7 @@ describe("domain/fences (walking blocked, sight clear)", () => {
       ["fractional positions round to their tile", { x: 0.4, z: 2.3 }, { walk: true, sight: false, npc: true }],
     ];
     for (const [name, t, want] of cases)
-      it(name, () =>
-        assert.deepEqual({ walk: lookups.isBlocked(t.x, t.z), sight: lookups.blocksSight(t.x, t.z), npc: lookups.blocksNpc(t.x, t.z) }, want),
-      );
+      it(name, () => assert.deepEqual({ walk: lookups.isBlocked(t.x, t.z), sight: lookups.blocksSight(t.x, t.z), npc: lookups.blocksNpc(t.x, t.z) }, want));
   });
 
   describe("lineOfSight over fences (the sight lookup), not over buildings", () => {

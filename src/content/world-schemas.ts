@@ -56,7 +56,7 @@ export const VegetationListSchema = z.array(VegetationSchema);
 /**
  * A straight fence one tile wide, `from` to `to` inclusive, along x (same `z`) or along z (same
  * `x`); corners are shared tiles of two fences. A fence tile blocks walking (players and NPCs) but
- * not sight: arrows fly over it (docs/combat.md#line-of-sight). `gates` are tiles of the fence
+ * not sight: arrows fly over it (docs/combat.md#fences). `gates` are tiles of the fence
  * that players walk through and NPCs do not (a chicken pen keeps its chickens).
  */
 export const FenceSchema = z

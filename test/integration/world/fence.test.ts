@@ -3,7 +3,7 @@
  * issue's "done when" (issue 26): a new player given a shortbow and arrows stands outside the
  * chicken pen in Lumbrook Meadows, shoots a chicken inside over the fence, gains ranged XP, and
  * cannot walk into the pen through the fence (a move onto it is refused, a move across it goes
- * round through a gate). The chicken stays in its pen throughout (docs/combat.md#line-of-sight).
+ * round through a gate). The chicken stays in its pen throughout (docs/combat.md#fences).
  */
 import assert from "node:assert/strict";
 import { tileKey } from "../../../src/content/game-content.js";

@@ -1,5 +1,5 @@
 /**
- * Fences, table-driven (docs/combat.md#line-of-sight, README "Game content and manifests"): a fence
+ * Fences, table-driven (docs/combat.md#fences): a fence
  * tile blocks walking (validateMoveTarget, findPath, Regions) but not sight (lineOfSight, checkShot);
  * a gate lets players through and not NPCs; a building blocks both. The lookups are the content's
  * own (`tileLookups`), built from a small pen: fence tiles on the ring x 0..6 by z 0..6, the gate

@@ -134,9 +134,9 @@ const NPC = 4;
 
 /** The tile lookups of `GameContent`. */
 export interface TileLookups {
-  isBlocked(x: number, z: number): boolean;
-  blocksSight(x: number, z: number): boolean;
-  blocksNpc(x: number, z: number): boolean;
+  readonly isBlocked: (x: number, z: number) => boolean;
+  readonly blocksSight: (x: number, z: number) => boolean;
+  readonly blocksNpc: (x: number, z: number) => boolean;
 }
 
 /**
@@ -163,17 +163,17 @@ export function tileLookups(bounds: WorldBounds, blocked: ReadonlySet<string>, f
   /** The flags of tile (x, z) inside the bounds, or -1 outside them (no allocation: A* calls it). */
   const at = (tx: number, tz: number): number => (inBounds(bounds, tx, tz) ? grid[(tz - bounds.minZ) * width + (tx - bounds.minX)]! : -1);
   return {
-    isBlocked(x, z) {
+    isBlocked: (x, z) => {
       const f = at(toTile(x), toTile(z));
       return f >= 0 ? (f & WALK) !== 0 : blocked.has(tileKey(toTile(x), toTile(z)));
     },
-    blocksSight(x, z) {
+    blocksSight: (x, z) => {
       const f = at(toTile(x), toTile(z));
       if (f >= 0) return (f & SIGHT) !== 0;
       const k = tileKey(toTile(x), toTile(z));
       return blocked.has(k) && !fences.has(k);
     },
-    blocksNpc(x, z) {
+    blocksNpc: (x, z) => {
       const f = at(toTile(x), toTile(z));
       if (f >= 0) return (f & NPC) !== 0;
       const k = tileKey(toTile(x), toTile(z));

@@ -11,7 +11,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { tileKey } from "../../../src/content/game-content.js";
 import { ContentError, loadContent, loadContentLenient, type GameContent } from "../../../src/content/load.js";
-import { chebyshev } from "../../../src/domain/movement.js";
 import { Regions } from "../../../src/domain/pathing.js";
 import { lineOfSight } from "../../../src/domain/ranged.js";
 

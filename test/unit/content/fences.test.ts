@@ -118,13 +118,13 @@ describe("fence validation", () => {
     [
       "a fence that is not straight",
       "world-areas.json",
-      (w) => (meadows(w).fences[0].to = { x: 9, z: 34 }),
+      (w) => (meadows(w).fences[0].to = { x: 10, z: 32 }),
       /^world-areas\.json: areas\[1\]\.fences\[0\].*a fence runs along x or along z/m,
     ],
     [
       "a fence leaving its area",
       "world-areas.json",
-      (w) => (meadows(w).fences[2] = { from: { x: -11, z: 34 }, to: { x: -11, z: 20 } }),
+      (w) => (meadows(w).fences[2] = { from: { x: -11, z: 32 }, to: { x: -11, z: 20 } }),
       /^world-areas\.json: areas\[1\]\.fences\[2\]: fence tile \(-11, 24\) is outside the area's bounds$/m,
     ],
     [
@@ -145,7 +145,7 @@ describe("fence validation", () => {
       (n) => (n[0].spawns[0] = { x: -11, z: 40 }),
       /^npcs\.json: \[0\]\.spawns\[0\]: position \(-11, 40\) is on a fence$/m,
     ],
-    ["an NPC spawn on a gate", "npcs.json", (n) => (n[0].spawns[0] = { x: -1, z: 33 }), /^npcs\.json: \[0\]\.spawns\[0\]: position \(-1, 33\) is on a fence$/m],
+    ["an NPC spawn on a gate", "npcs.json", (n) => (n[0].spawns[0] = { x: -1, z: 31 }), /^npcs\.json: \[0\]\.spawns\[0\]: position \(-1, 31\) is on a fence$/m],
   ];
   for (const [what, file, change, expected] of cases)
     it(`names ${what}`, async () => {

@@ -53,6 +53,8 @@ function draw(content: Content): void {
   }
   g.fillStyle = "#5a3a1a";
   for (const bd of content.buildings) g.fillRect(px(bd.x), pz(bd.z + bd.footprint.depth - 1), bd.footprint.width * scale, bd.footprint.depth * scale);
+  g.fillStyle = "#c8a060";
+  for (const f of content.fenceTiles) if (!f.gate) g.fillRect(px(f.x), pz(f.z), scale, scale);
   const m = latest;
   if (m) {
     const r = Math.max(3, scale * 0.5);

@@ -10,6 +10,12 @@ export interface Bounds {
   minZ: number;
   maxZ: number;
 }
+/** A straight fence one tile wide, `from` to `to` inclusive; its `gates` are tiles players walk through. */
+export interface Fence {
+  from: Tile;
+  to: Tile;
+  gates?: Tile[];
+}
 export interface Area {
   id: string;
   name: string;
@@ -17,6 +23,8 @@ export interface Area {
   biome: string;
   pvp: boolean;
   safeZone: boolean;
+  /** Optional: fences block walking, not sight (README "Game content and manifests"). */
+  fences?: Fence[];
 }
 export interface Biome {
   id: string;
@@ -88,10 +96,12 @@ export interface Content {
   biomeColor: (biome: string) => string;
   buildings: Building[];
   stations: (Station & { tiles: Tile[] })[];
+  /** Every fence tile of every area, with its direction (for drawing) and whether it is a gate. */
+  fenceTiles: (Tile & { alongX: boolean; gate: boolean })[];
   stores: Store[];
   items: ReadonlyMap<string, ItemDef>;
   npcs: ReadonlyMap<string, NpcDef>;
-  /** `x,z` of every tile a building or station covers. */
+  /** `x,z` of every tile a building, station or fence (gates aside) covers: nobody walks there. */
   blocked: ReadonlySet<string>;
   itemName: (id: string) => string;
   areaAt: (x: number, z: number) => Area | undefined;
@@ -124,6 +134,19 @@ export function buildContent(m: Manifests): Content {
     for (const t of tiles) blocked.add(tileKey(t.x, t.z));
     return { ...s, tiles };
   });
+  const fenceTiles: Content["fenceTiles"] = [];
+  for (const a of m.worldAreas.areas)
+    for (const f of a.fences ?? []) {
+      const n = Math.max(Math.abs(f.to.x - f.from.x), Math.abs(f.to.z - f.from.z));
+      const [sx, sz] = [Math.sign(f.to.x - f.from.x), Math.sign(f.to.z - f.from.z)];
+      for (let i = 0; i <= n; i++) {
+        const t = { x: f.from.x + i * sx, z: f.from.z + i * sz };
+        const gate = (f.gates ?? []).some((g) => g.x === t.x && g.z === t.z);
+        fenceTiles.push({ ...t, alongX: f.from.z === f.to.z && f.from.x !== f.to.x, gate });
+      }
+    }
+  // A tile that is a gate of one fence and a plain tile of another stays a fence (as on the server).
+  for (const t of fenceTiles) if (!t.gate) blocked.add(tileKey(t.x, t.z));
   const items = new Map(m.items.map((i) => [i.id, i]));
   const colors = new Map(m.biomes.map((b) => [b.id, b.groundColor]));
   const areas = m.worldAreas.areas;
@@ -134,6 +157,7 @@ export function buildContent(m: Manifests): Content {
     biomeColor: (id) => colors.get(id) ?? "#5a7a3a",
     buildings: m.buildings,
     stations,
+    fenceTiles,
     stores: m.stores,
     items,
     npcs: new Map(m.npcs.map((n) => [n.id, n])),

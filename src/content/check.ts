@@ -5,7 +5,7 @@
 import { inBounds } from "../domain/movement.js";
 import { INVENTORY_SIZE, STARTING_LEVELS, type SkillName, type Tile } from "../domain/types.js";
 import { centredFootprintTiles, footprintOf, stationModelScales } from "./footprint.js";
-import { blockedTilesOf, tileKey, toTile, type ContentItem } from "./game-content.js";
+import { blockedTilesOf, fenceTilesOf, tileKey, toTile, type ContentItem } from "./game-content.js";
 import type { ContentIssue } from "./issues.js";
 import type { Parsed } from "./read.js";
 import type { Ammunition, CharacterTemplate, GatheringNode, NpcDef, ToolDef } from "./schemas.js";
@@ -24,6 +24,8 @@ export interface Checked {
   gatheringNodes: Map<string, GatheringNode>;
   templates: Map<string, CharacterTemplate>;
   blockedTiles: Set<string>;
+  fenceTiles: Set<string>;
+  gateTiles: Set<string>;
   stationTiles: Map<string, Tile[]>;
   areaAt: (x: number, z: number) => WorldArea | undefined;
 }
@@ -131,14 +133,51 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
     stationTiles.set(s.id, tiles);
     for (const t of tiles) stationAt.set(tileKey(t.x, t.z), s.id);
   });
-  const blockedTiles = new Set([...buildingTiles, ...stationAt.keys()]);
 
-  /** A placed thing must be inside the world and on a free tile. */
+  // Fences (world-areas.json `areas[].fences`): each within its area, clear of buildings and
+  // stations; its gates on it. Gate tiles are fence tiles players may cross (not in `fenceTiles`).
+  const fenceTiles = new Set<string>();
+  const gateTiles = new Set<string>();
+  areas.forEach((a, i) =>
+    a.fences?.forEach((f, j) => {
+      const at = `areas[${i}].fences[${j}]`;
+      const tiles = fenceTilesOf(f);
+      const keys = new Set(tiles.map((t) => tileKey(t.x, t.z)));
+      const bad = tiles.find((t) => !inBounds(a.bounds, t.x, t.z) || buildingTiles.has(tileKey(t.x, t.z)) || stationAt.has(tileKey(t.x, t.z)));
+      if (bad) {
+        const key = tileKey(bad.x, bad.z);
+        const why = !inBounds(a.bounds, bad.x, bad.z)
+          ? `is outside the area's bounds`
+          : buildingTiles.has(key)
+            ? "is inside a building"
+            : `is taken by station "${stationAt.get(key)}"`;
+        return issue("world-areas.json", at, `fence tile (${bad.x}, ${bad.z}) ${why}`);
+      }
+      const gates = new Set<string>();
+      let badGate = false;
+      f.gates?.forEach((g, k) => {
+        if (keys.has(tileKey(g.x, g.z))) gates.add(tileKey(g.x, g.z));
+        else {
+          badGate = true;
+          issue("world-areas.json", `${at}.gates[${k}]`, `gate (${g.x}, ${g.z}) is not a tile of its fence`);
+        }
+      });
+      if (badGate) return;
+      for (const k of keys) if (gates.has(k)) gateTiles.add(k);
+      for (const k of keys) if (!gates.has(k)) fenceTiles.add(k);
+    }),
+  );
+  // A tile that is a gate of one fence and a plain tile of another stays a fence.
+  for (const k of fenceTiles) gateTiles.delete(k);
+  const blockedTiles = new Set([...buildingTiles, ...stationAt.keys(), ...fenceTiles]);
+
+  /** A placed thing must be inside the world and on a free tile (not a fence or its gate). */
   const checkTile = (file: string, at: string, x: number, z: number) => {
     const key = tileKey(x, z);
     if (!inBounds(worldBounds, x, z)) issue(file, at, `position (${x}, ${z}) is outside the world bounds`);
     else if (buildingTiles.has(key)) issue(file, at, `position (${x}, ${z}) is inside a building`);
     else if (stationAt.has(key)) issue(file, at, `position (${x}, ${z}) is taken by station "${stationAt.get(key)}"`);
+    else if (fenceTiles.has(key) || gateTiles.has(key)) issue(file, at, `position (${x}, ${z}) is on a fence`);
   };
 
   byId(
@@ -322,5 +361,21 @@ export function crossCheck(p: Parsed, checkModels: boolean): Checked {
       issue("templates.json", `[${i}].items`, `with the starter kit needs more than ${INVENTORY_SIZE} slots`);
   });
 
-  return { issues, items, tools, ammunition, npcs, biomes, music, stores, gatheringNodes, templates, blockedTiles, stationTiles, areaAt };
+  return {
+    issues,
+    items,
+    tools,
+    ammunition,
+    npcs,
+    biomes,
+    music,
+    stores,
+    gatheringNodes,
+    templates,
+    blockedTiles,
+    fenceTiles,
+    gateTiles,
+    stationTiles,
+    areaAt,
+  };
 }

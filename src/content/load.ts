@@ -23,7 +23,7 @@
 import { inBounds } from "../domain/movement.js";
 import { SKILLS, type SkillName } from "../domain/types.js";
 import { crossCheck, type Checked } from "./check.js";
-import { blockedLookup, toTile, type GameContent } from "./game-content.js";
+import { tileLookups, toTile, type GameContent } from "./game-content.js";
 import { ContentError, type ContentIssue } from "./issues.js";
 import { readAll, type LoadOptions, type Parsed } from "./read.js";
 import type { SkillUnlock } from "./schemas.js";
@@ -115,10 +115,10 @@ function buildContent(p: Parsed, c: Checked): GameContent {
   const skillUnlocks = {} as Record<SkillName, SkillUnlock[]>;
   for (const s of SKILLS) skillUnlocks[s] = [...(p.unlocks?.[s] ?? [])].sort((a, b) => a.level - b.level);
   const { worldBounds, spawn, areas } = p.worldAreas;
-  const { blockedTiles, areaAt } = c;
+  const { blockedTiles, fenceTiles, gateTiles, areaAt } = c;
   const stations = p.stations.filter((s) => c.stationTiles.has(s.id));
 
-  const isBlocked = blockedLookup(worldBounds, blockedTiles);
+  const { isBlocked, blocksSight, blocksNpc } = tileLookups(worldBounds, blockedTiles, fenceTiles, gateTiles);
   return {
     files: p.files,
     items: c.items,
@@ -143,11 +143,15 @@ function buildContent(p: Parsed, c: Checked): GameContent {
     templates: c.templates,
     modelBounds: p.modelBounds,
     blockedTiles,
+    fenceTiles,
+    gateTiles,
     stationTiles: c.stationTiles,
     areaAt,
     isPvp: (x, z) => areaAt(x, z)?.pvp ?? false,
     isSafe: (x, z) => areaAt(x, z)?.safeZone ?? false,
     isBlocked,
+    blocksSight,
+    blocksNpc,
     inBounds: (x, z) => inBounds(worldBounds, toTile(x), toTile(z)),
     stationNear(type, x, z, range) {
       let best: Station | undefined;

@@ -53,6 +53,21 @@ export const VegetationListSchema = z.array(VegetationSchema);
 // ---------------------------------------------------------------------------------------------
 // world-areas.json
 
+/**
+ * A straight fence one tile wide, `from` to `to` inclusive, along x (same `z`) or along z (same
+ * `x`); corners are shared tiles of two fences. A fence tile blocks walking (players and NPCs) but
+ * not sight: arrows fly over it (docs/combat.md#fences). `gates` are tiles of the fence
+ * that players walk through and NPCs do not (a chicken pen keeps its chickens).
+ */
+export const FenceSchema = z
+  .strictObject({
+    from: TileSchema,
+    to: TileSchema,
+    gates: z.array(TileSchema).optional(),
+  })
+  .refine((f) => f.from.x === f.to.x || f.from.z === f.to.z, { message: "a fence runs along x or along z: from and to must share x or z" });
+export type Fence = z.infer<typeof FenceSchema>;
+
 export const AreaSchema = z.strictObject({
   id: IdSchema,
   name: z.string().min(1).max(60),
@@ -65,6 +80,8 @@ export const AreaSchema = z.strictObject({
   difficulty: z.int().min(0).max(3),
   biome: IdSchema,
   musicTrack: IdSchema,
+  /** Fences inside the area (optional): every tile of each lies within `bounds`. */
+  fences: z.array(FenceSchema).optional(),
 });
 export type WorldArea = z.infer<typeof AreaSchema>;
 

@@ -29,7 +29,7 @@ export interface WorldBounds {
   readonly maxZ: number;
 }
 
-/** Whether a tile cannot be entered (walls, water, resources...). */
+/** Whether a tile cannot be entered (buildings, station footprints, fences: `GameContent.isBlocked`). */
 export type BlockedFn = (x: number, z: number) => boolean;
 
 /** Distance in tiles when diagonal steps cost the same as straight ones. */

@@ -1,7 +1,8 @@
 /**
  * Ranged combat rules (docs/combat.md#ranged): which weapons are launchers, whether a shot may be
  * fired (ammunition, level, range, line of sight), the ranged combatant, and where the arrow goes.
- * Pure: the world passes the blocked-tile lookup and the random draw.
+ * Pure: the world passes the sight-blocking lookup (`GameContent.blocksSight`: fences do not cut
+ * sight) and the random draw.
  */
 import { equippedCombatant, type Combatant, type CombatStyle } from "./combat.js";
 import { err, ok, type Result } from "./errors.js";
@@ -35,7 +36,7 @@ export const RANGED_ERROR = {
   LEVEL_TOO_LOW: "LEVEL_TOO_LOW",
   /** The target is farther than the launcher's range. */
   OUT_OF_RANGE: "OUT_OF_RANGE",
-  /** A building or blocked tile stands between shooter and target. */
+  /** A building or station stands between shooter and target (a fence does not: arrows fly over). */
   NO_LINE_OF_SIGHT: "NO_LINE_OF_SIGHT",
 } as const;
 export type RangedErrorCode = (typeof RANGED_ERROR)[keyof typeof RANGED_ERROR];
@@ -49,7 +50,8 @@ export function isLauncher(weaponId: string | undefined, ammunition: Iterable<Am
 
 /**
  * Is there a line of sight from tile `from` to tile `to`? The supercover line between the tile
- * centres: every tile it passes through, the two ends aside, must be free. Where the line passes
+ * centres: every tile it passes through, the two ends aside, must be free. `blocked` says what
+ * cuts sight: the world passes `blocksSight` (buildings and stations, not fences). Where the line passes
  * exactly through a tile corner it squeezes between the two tiles beside the corner, and is cut
  * only when both are blocked (a shot may graze a wall's corner).
  */

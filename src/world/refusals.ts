@@ -55,7 +55,7 @@ export const REFUSALS = {
   WRONG_AMMO: "You can't fire that ammunition with this weapon.",
   /** The target is farther than the launcher's range. */
   OUT_OF_RANGE: "Your target is out of range.",
-  /** A building or blocked tile stands between the shooter and the target. */
+  /** A building or station stands between the shooter and the target (fences do not cut sight). */
   NO_LINE_OF_SIGHT: "You can't see your target from here.",
   UNKNOWN_PRAYER: "There is no such prayer.",
   /** Prayer points are at zero: recharge them at an altar. */

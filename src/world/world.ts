@@ -123,7 +123,7 @@ export class World {
     const state = (this.worldState = new WorldState({ store: deps.worldStore, clock, tickMs: deps.tickMs ?? 600, resources, logger, backgroundWork: deps.backgroundWork }));
     const ground = (this.ground = new Ground({ groundItems, itemGrid, resources, resourceGrid, content, clock, movement, saving, state, logger, lifetimeTicks: deps.groundItemLifetimeTicks, despawned: deps.metrics?.groundPilesDespawned }));
     const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, state, interrupt }));
-    const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, movement, visibility, deaths, ground, progress, queues, characters }));
+    const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, visibility, deaths, ground, progress, queues, characters }));
     this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths, saving, ground });
     this.prayers = new Prayers({ players, content, clock });
     this.gathering = new Gathering({ resources, resourceGrid, content, clock, movement, progress, changed: (x, z) => state.changed(x, z) });

@@ -118,6 +118,23 @@ export class Scene {
         .fill(0x7a5a3a)
         .stroke({ width: 2, color: 0x3a2a1a });
     }
+    // Fences: a rail through each fence tile along the fence, posts at the tile edges; a gate is a
+    // thin pale bar (players walk through it, NPCs do not).
+    for (const f of c.fenceTiles) {
+      if (!inside(f, w)) continue;
+      const [cx, cy] = [f.x * TILE, -f.z * TILE];
+      const [hx, hy] = f.alongX ? [TILE / 2, 0] : [0, TILE / 2];
+      if (f.gate)
+        g.moveTo(cx - hx, cy - hy)
+          .lineTo(cx + hx, cy + hy)
+          .stroke({ width: 2, color: 0xe0d0a0, alpha: 0.8 });
+      else {
+        g.moveTo(cx - hx, cy - hy)
+          .lineTo(cx + hx, cy + hy)
+          .stroke({ width: 4, color: 0x8a6a3a });
+        g.circle(cx - hx, cy - hy, 3).fill(0x5a3a1a);
+      }
+    }
     for (const st of c.stations) {
       for (const t of st.tiles)
         if (inside(t, w)) g.rect(t.x * TILE - TILE / 2 + 2, -(t.z * TILE + TILE / 2) + 2, TILE - 4, TILE - 4).fill(STATION_COLORS[st.type] ?? 0x888888);

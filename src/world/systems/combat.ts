@@ -56,7 +56,8 @@ export function canFightBack(p: Player, content: GameContent): boolean {
 export function shotCheck(p: Player, launcher: ContentItem, target: Tile, content: GameContent) {
   const range = launcher.attackRange ?? DEFAULT_LAUNCHER_RANGE;
   const input = { from: p.tile, to: target, range, launcherId: launcher.id, ammo: p.equipment.ammo, rangedLevel: p.skills.ranged.level };
-  return checkShot(input, content.ammunition, (x, z) => content.isBlocked(x, z));
+  // Buildings and stations cut the line, fences do not: arrows fly over them (docs/combat.md).
+  return checkShot(input, content.ammunition, (x, z) => content.blocksSight(x, z));
 }
 
 /**

@@ -18,7 +18,6 @@ import type { Player } from "../player.js";
 import { canFightBack, combatantOf, inCombat, type NpcKiller } from "./combat.js";
 import type { Deaths } from "./death.js";
 import type { Ground } from "./ground.js";
-import type { Movement } from "./movement.js";
 import type { Progress } from "./progress.js";
 import type { Visibility } from "./visibility.js";
 
@@ -29,7 +28,6 @@ export interface NpcsDeps {
   playerGrid: SpatialGrid<Player>;
   content: GameContent;
   clock: WorldClock;
-  movement: Movement;
   visibility: Visibility;
   deaths: Deaths;
   ground: Ground;
@@ -118,7 +116,7 @@ export class Npcs implements NpcKiller {
       n.nextWanderTick = clock.tick + 5 + Math.floor(clock.rng() * 10);
       const x = n.x + Math.floor(clock.rng() * 3) - 1;
       const z = n.z + Math.floor(clock.rng() * 3) - 1;
-      if (chebyshev({ x, z }, n.spawn) <= n.def.wanderRadius && this.d.movement.walkable(x, z)) this.move(n, x, z);
+      if (chebyshev({ x, z }, n.spawn) <= n.def.wanderRadius && this.walkable(x, z)) this.move(n, x, z);
     }
   }
 
@@ -132,7 +130,7 @@ export class Npcs implements NpcKiller {
     const style = n.def.attackStyle ?? "melee";
     const inReach =
       style === "ranged"
-        ? d > 0 && d <= (n.def.attackRange ?? DEFAULT_LAUNCHER_RANGE) && lineOfSight(n, target, (x, z) => content.isBlocked(x, z))
+        ? d > 0 && d <= (n.def.attackRange ?? DEFAULT_LAUNCHER_RANGE) && lineOfSight(n, target, (x, z) => content.blocksSight(x, z))
         : d === 1;
     if (!inReach) {
       const next = this.stepToward(n, target);
@@ -168,7 +166,12 @@ export class Npcs implements NpcKiller {
       { x: n.x + dx, z: n.z },
       { x: n.x, z: n.z + dz },
     ];
-    return options.find((t) => (t.x !== n.x || t.z !== n.z) && this.d.movement.walkable(t.x, t.z) && !(t.x === to.x && t.z === to.z));
+    return options.find((t) => (t.x !== n.x || t.z !== n.z) && this.walkable(t.x, t.z) && !(t.x === to.x && t.z === to.z));
+  }
+
+  /** May an NPC step onto the tile: inside the world, not blocked, not a gate (NPCs stay in their pens). */
+  private walkable(x: number, z: number): boolean {
+    return this.d.content.inBounds(x, z) && !this.d.content.blocksNpc(x, z);
   }
 
   private move(n: Npc, x: number, z: number): void {

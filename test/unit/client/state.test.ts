@@ -51,6 +51,34 @@ describe("client: content from the manifests", () => {
   });
 });
 
+describe("client: fences from world-areas.json", () => {
+  it("blocks fence tiles, not gates, and draws each along its fence", () => {
+    const fence = content.fenceTiles.filter((t) => !t.gate);
+    const gates = content.fenceTiles.filter((t) => t.gate);
+    assert.ok(fence.length > 0 && gates.length > 0, "the chicken pen");
+    for (const t of fence) assert.ok(content.blocked.has(tileKey(t.x, t.z)), `${t.x},${t.z}`);
+    for (const t of gates) assert.ok(!content.blocked.has(tileKey(t.x, t.z)), `gate ${t.x},${t.z}`);
+    const s: GameState = { ...initialState(), me };
+    assert.ok(!optionsAt(fence[0]!, s, content).some((o) => o.intent.kind === "move"), "no walking onto a fence");
+    assert.ok(
+      optionsAt(gates[0]!, s, content).some((o) => o.intent.kind === "move"),
+      "walking onto a gate",
+    );
+    const rows = buildContent({
+      ...manifests(),
+      worldAreas: {
+        ...manifests().worldAreas,
+        areas: [{ ...manifests().worldAreas.areas[0]!, fences: [{ from: { x: 1, z: 2 }, to: { x: 3, z: 2 }, gates: [{ x: 2, z: 2 }] }] }],
+      },
+    }).fenceTiles;
+    assert.deepEqual(rows, [
+      { x: 1, z: 2, alongX: true, gate: false },
+      { x: 2, z: 2, alongX: true, gate: true },
+      { x: 3, z: 2, alongX: true, gate: false },
+    ]);
+  });
+});
+
 describe("client: what a click does", () => {
   it("chops a tree, attacks an NPC, takes an item, walks on grass, and offers a menu on a player", () => {
     let s: GameState = { ...initialState(), me };

@@ -23,7 +23,7 @@ export interface Area {
   biome: string;
   pvp: boolean;
   safeZone: boolean;
-  /** Optional: fences block walking, not sight (README "Game content and manifests"). */
+  /** Optional: fences block walking, not sight (docs/content.md "Game content and manifests"). */
   fences?: Fence[];
 }
 export interface Biome {

@@ -150,9 +150,7 @@ export async function setupColyseus(
   });
   const maxBuffered = opts.maxBufferedBytes;
   if (maxBuffered !== undefined) {
-    (transport as unknown as { wss: { on(e: "connection", f: (ws: WebSocket) => void): void } }).wss.on("connection", (ws) =>
-      limitBuffered(ws, maxBuffered, opts.logger),
-    );
+    socketServer(transport).on("connection", (ws) => limitBuffered(ws, maxBuffered, opts.logger));
   }
   const refused = (req: IncomingMessage, socket: Duplex, status: 403 | 404 | 429, why: string, retryAfter?: number) => {
     opts.logger?.debug({ path: pathOf(req), address: clientAddress(req, trustProxy), status, why }, "upgrade refused");
@@ -183,11 +181,11 @@ export async function setupColyseus(
     matchmaking: withClientAddress(createNodeMatchmakingMiddleware() as RequestHandler, cap),
     accept: () => matchMaker.accept(),
     pauseReading() {
-      for (const ws of roomSockets(transport)) ws.pause();
+      for (const ws of socketServer(transport).clients) ws.pause();
     },
     async shutdown() {
       // Closing handshakes need the clients' close frames.
-      for (const ws of roomSockets(transport)) ws.resume();
+      for (const ws of socketServer(transport).clients) ws.resume();
       try {
         await matchMaker.gracefullyShutdown();
       } catch {
@@ -198,9 +196,9 @@ export async function setupColyseus(
   };
 }
 
-/** The transport's open room sockets (its `ws` server is not part of its typed interface). */
-function roomSockets(transport: WebSocketTransport): Iterable<WebSocket> {
-  return (transport as unknown as { wss: { clients: Set<WebSocket> } }).wss.clients;
+/** The transport's `ws` server (not part of its typed interface): its room sockets and their arrivals. */
+function socketServer(transport: WebSocketTransport): { clients: Set<WebSocket>; on(e: "connection", f: (ws: WebSocket) => void): void } {
+  return (transport as unknown as { wss: ReturnType<typeof socketServer> }).wss;
 }
 
 /**

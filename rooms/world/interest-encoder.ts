@@ -85,6 +85,10 @@ export class EntitySlots {
 export class TrackedView extends StateView {
   /** Slots of what was added (and not removed since), by the class of the object. */
   readonly entities = new Map<unknown, Set<number>>();
+  /** Whether any state was encoded for this view yet (a full state or a patch): until then, `changes` holds all it has. */
+  delivered = false;
+  /** Entities added before the view was delivered while they were new in the state (see `bootstrap`). */
+  private bornNew: Ref[] | undefined;
 
   constructor(private readonly slots: EntitySlots) {
     super();
@@ -93,6 +97,7 @@ export class TrackedView extends StateView {
   override add(obj: Ref, tag?: number, checkIncludeParent?: boolean): boolean {
     const added = super.add(obj, tag, checkIncludeParent);
     const tree = treeOf(obj);
+    if (tree && !this.delivered && tree.isNew) (this.bornNew ??= []).push(obj);
     if (tree) {
       const type = (obj as object).constructor;
       let set = this.entities.get(type);
@@ -100,6 +105,17 @@ export class TrackedView extends StateView {
       set.add(this.slots.of(tree));
     }
     return added;
+  }
+
+  /**
+   * Before the view's first encoding: `changes` then holds every entity it has whole, except those
+   * that were new in the state when added (Colyseus leaves their fields to the tick's shared changes,
+   * which a client still joining did not get): each of those that is no longer new is added again,
+   * which queues its whole snapshot; one still new goes out with the pending changes.
+   */
+  bootstrap(): void {
+    for (const obj of this.bornNew ?? []) if (this.has(obj) && !treeOf(obj)!.isNew) super.add(obj);
+    this.bornNew = undefined;
   }
 
   override remove(obj: Ref, tag?: number, isClear?: boolean): this {
@@ -137,6 +153,10 @@ export class InterestEncoder extends Encoder {
   private readonly entityNode: { changeTree: ChangeTree | undefined } = { changeTree: undefined };
   private readonly single = { next: this.entityNode, tail: this.entityNode, nextPosition: 0 } as ChangeList;
   private readonly everything = { isChangeTreeVisible: () => true } as unknown as StateView;
+  /** The root's primitive fields when every other field of it is view-filtered (`encodeAll`), else undefined. */
+  private readonly sharedRootFields: readonly string[] | undefined;
+  /** The last shared full state: where it started, the root values it encoded, its bytes. */
+  private sharedFull: { start: number; values: unknown[]; bytes: Uint8Array } | undefined;
 
   /** `leafTypes`: the entity classes; each must have only primitive fields (checked here). */
   constructor(state: Schema, root: Root | undefined, leafTypes: readonly SchemaClass[]) {
@@ -151,6 +171,7 @@ export class InterestEncoder extends Encoder {
       }
     }
     this.leafTypes = new Set(leafTypes);
+    this.sharedRootFields = sharedRootFields(state);
   }
 
   override encode(it: Iterator = { offset: 0 }, view?: StateView, buffer: Uint8Array = this.sharedBuffer, initialOffset = it.offset): Uint8Array {
@@ -160,6 +181,7 @@ export class InterestEncoder extends Encoder {
       return super.encode(it, undefined, buffer, initialOffset);
     }
     if (!(view instanceof TrackedView)) return super.encode(it, view, buffer, initialOffset);
+    view.delivered = true;
     if (!this.built) this.build();
     // Collections and the root, filtered for this view by Colyseus (parents before the entities).
     buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
@@ -180,6 +202,52 @@ export class InterestEncoder extends Encoder {
       }
     }
     return buffer.subarray(0, it.offset);
+  }
+
+  /**
+   * The shared part of a full state (`SchemaSerializer.getFullState`: what every joining client gets
+   * before its view). Colyseus walks the whole state for it whenever a change is pending, which
+   * between two ticks is at every join (the joining player's own entry); when every field of the root
+   * is either a primitive or view-filtered (`sharedRootFields`), that part is the root's primitive
+   * fields alone, so it is encoded again only when one of them changed.
+   */
+  override encodeAll(it: Iterator = { offset: 0 }, buffer: Uint8Array = this.sharedBuffer): Uint8Array {
+    if (this.sharedRootFields === undefined) return super.encodeAll(it, buffer);
+    const state = this.state as unknown as Record<string, unknown>;
+    const values = this.sharedRootFields.map((name) => state[name]);
+    const cached = this.sharedFull;
+    if (cached && cached.start === it.offset && cached.values.every((v, i) => v === values[i])) {
+      if (buffer.length < cached.start + cached.bytes.length) buffer = this.grown(buffer, cached.start + cached.bytes.length);
+      buffer.set(cached.bytes, cached.start);
+      it.offset = cached.start + cached.bytes.length;
+      return buffer.subarray(0, it.offset);
+    }
+    const start = it.offset;
+    const out = super.encodeAll(it, buffer);
+    this.sharedFull = { start, values, bytes: out.slice(start, it.offset) };
+    return out;
+  }
+
+  /**
+   * A client's full state. Colyseus walks every entity of the state for it (thousands in a crowd), at
+   * every join. A `TrackedView` nothing was sent for yet (a client that has just joined: the room made
+   * its view empty and added what it tracks) holds all it has in `view.changes` (`bootstrap`), so its
+   * full state is those changes, drained as a patch drains them: the same state decoded, and its first
+   * patch does not send its view again. A view that was sent something (a client back from its
+   * reconnection window) gets Colyseus's walk: the SDK takes that full state as authoritative and
+   * drops what it does not name.
+   */
+  override encodeAllView(view: StateView, sharedOffset: number, it: Iterator, bytes: Uint8Array = this.sharedBuffer): Uint8Array {
+    if (!(view instanceof TrackedView) || view.delivered) return super.encodeAllView(view, sharedOffset, it, bytes);
+    // The tick's chunks may predate changes made since (a join between two ticks): built afresh for
+    // this view, and again by the next encoding.
+    this.built = false;
+    view.bootstrap();
+    try {
+      return this.encodeView(view, sharedOffset, it, bytes);
+    } finally {
+      this.built = false;
+    }
   }
 
   override discardChanges(): void {
@@ -264,6 +332,24 @@ export class InterestEncoder extends Encoder {
     grown.set(buffer);
     return grown;
   }
+}
+
+/**
+ * The names of the root's primitive fields when all its other fields are view-filtered (tagged): then
+ * nothing below the root is in the shared full state, and the root's primitive values are all of it.
+ */
+function sharedRootFields(state: Schema): string[] | undefined {
+  type Field = { name?: string; type?: unknown; tag?: number };
+  const metadata = (state.constructor as unknown as { [Symbol.metadata]?: Record<string, Field> })[Symbol.metadata];
+  if (!metadata) return undefined;
+  const names: string[] = [];
+  for (const [key, field] of Object.entries(metadata)) {
+    if (!/^\d+$/.test(key)) continue;
+    const primitive = typeof field.type === "string" && PRIMITIVES.has(field.type);
+    if (primitive && field.tag === undefined) names.push(field.name!);
+    else if (primitive || field.tag === undefined) return undefined;
+  }
+  return names;
 }
 
 /** `chunkOf` with room for `slot`, the new entries marked unchanged. */

@@ -16,7 +16,7 @@ import { applyPatches, fullState, type DecodingClient } from "../../helpers/sdk-
 const LEAVES = [PlayerState, NpcState, ResourceState, GroundItemState];
 
 type Kind = "players" | "npcs";
-type Client = DecodingClient;
+type Client = Omit<DecodingClient, "decoder"> & { decoder: DecodingClient["decoder"] | undefined };
 interface Side {
   state: InstanceType<typeof WorldState>;
   encoder: Encoder;
@@ -35,18 +35,27 @@ const entity = (kind: Kind, id: string, r: () => number) =>
     ? Object.assign(new PlayerState(), { id, name: `p${id}`, x: Math.floor(r() * 50), z: Math.floor(r() * 50), health: 10, maxHealth: 10, activity: "idle" })
     : Object.assign(new NpcState(), { id, npcId: "goblin", name: "Goblin", x: Math.floor(r() * 50), z: Math.floor(r() * 50), health: 5, maxHealth: 5 });
 
-/** What Colyseus's SchemaSerializer.applyPatches does for a room with filters, decoding each client's frame. */
+/**
+ * What Colyseus's SchemaSerializer.applyPatches does for a room with filters, decoding each client's
+ * frame; a client still joining (its seat taken, its full state not asked for yet) gets none.
+ */
 function patch(s: Side) {
-  applyPatches(s.encoder, s.clients.values());
+  applyPatches(s.encoder, [...s.clients.values()].filter((c) => c.decoder !== undefined) as DecodingClient[]);
 }
 
-/** What SchemaSerializer.getFullState sends a client that joins. */
+/** A client joins: its view is made (empty) when the room takes it in; its full state comes when it asks (`ready`). */
 function join(s: Side, id: number) {
   const view = s.encoder instanceof InterestEncoder ? new TrackedView(s.encoder.slots) : new StateView();
-  s.clients.set(id, { view, decoder: fullState(s.encoder, view) });
+  s.clients.set(id, { view, decoder: undefined });
 }
 
-function decoded(c: Client) {
+/** What SchemaSerializer.getFullState sends a client that joins (or is back from its reconnection window). */
+function ready(s: Side, id: number) {
+  const c = s.clients.get(id)!;
+  c.decoder = fullState(s.encoder, c.view);
+}
+
+function decoded(c: DecodingClient) {
   const out: Record<string, unknown> = {};
   for (const kind of ["players", "npcs"] as const) out[kind] = Object.fromEntries([...c.decoder.state[kind].entries()].map(([k, v]) => [k, v.toJSON()]).sort());
   return JSON.stringify(out);
@@ -60,10 +69,16 @@ function run(seed: number, ticks: number) {
   let nextClient = 0;
   const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)];
   for (let tick = 0; tick < ticks; tick++) {
-    // Clients come and go (a join gets the full state, as at any time between ticks).
+    // Clients come and go. A join's view is made and filled (below) before its full state, which
+    // comes a tick or two later or at once, as at any time between ticks; a joined client sometimes
+    // gets the full state again (back from its reconnection window).
+    for (const id of [...sides[0]!.clients.keys()]) {
+      if (sides[0]!.clients.get(id)!.decoder === undefined ? r() < 0.5 : r() < 0.02) for (const s of sides) ready(s, id);
+    }
     if (r() < 0.3 || nextClient < 2) {
       const id = nextClient++;
       for (const s of sides) join(s, id);
+      if (r() < 0.3) for (const s of sides) ready(s, id);
     }
     if (r() < 0.05 && sides[0]!.clients.size > 2) {
       const id = pick([...sides[0]!.clients.keys()])!;
@@ -117,7 +132,8 @@ function run(seed: number, ticks: number) {
     }
     for (const s of sides) patch(s);
     for (const id of sides[0]!.clients.keys()) {
-      const [plain, tracked] = sides.map((s) => s.clients.get(id)!);
+      const [plain, tracked] = sides.map((s) => s.clients.get(id)!) as [DecodingClient, DecodingClient];
+      if (plain.decoder === undefined) continue;
       assert.equal(decoded(tracked!), decoded(plain!), `seed ${seed}, tick ${tick}, client ${id}: decoded states differ`);
       // And exactly what the view holds, with the server's values.
       const s = sides[1]!;
@@ -146,6 +162,7 @@ describe("world schema encoding (InterestEncoder)", () => {
     for (let c = 0; c < 20; c++) {
       join(s, c);
       for (const p of s.state.players.values()) s.clients.get(c)!.view.add(p);
+      ready(s, c);
     }
     // Out of every view's sight.
     for (let i = 50; i < 60; i++) s.state.players.set(String(i), entity("players", String(i), rng(i)) as InstanceType<typeof PlayerState>);
@@ -164,6 +181,6 @@ describe("world schema encoding (InterestEncoder)", () => {
     }
     // One shared pass, one per changed entity in a view, one per view for the collections.
     assert.equal(encodes, 1 + 50 + 20);
-    for (const c of s.clients.values()) assert.equal(c.decoder.state.players.get("7")!.x, s.state.players.get("7")!.x);
+    for (const c of s.clients.values()) assert.equal(c.decoder!.state.players.get("7")!.x, s.state.players.get("7")!.x);
   });
 });

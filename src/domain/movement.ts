@@ -135,6 +135,10 @@ export const NEIGHBOURS: readonly (readonly [dx: number, dz: number])[] = [
   [-1, -1],
 ];
 
+/** NEIGHBOURS as two flat arrays, for the search's inner loop (reading a pair allocates nothing). */
+const NEIGHBOUR_DX = Int8Array.from(NEIGHBOURS, ([dx]) => dx);
+const NEIGHBOUR_DZ = Int8Array.from(NEIGHBOURS, ([, dz]) => dz);
+
 /**
  * May a mover on (x, z) step by (dx, dz) to a neighbouring tile? The tile must be free, and a
  * diagonal step also needs both tiles it passes beside free (no corner cutting).
@@ -286,7 +290,8 @@ export function findPath(
     if (h <= goalH) break;
 
     for (let d = 0; d < 8; d++) {
-      const [dx, dz] = NEIGHBOURS[d]!;
+      const dx = NEIGHBOUR_DX[d]!;
+      const dz = NEIGHBOUR_DZ[d]!;
       if (!canStep(x, z, dx, dz, free)) continue;
       const nx = x + dx;
       const nz = z + dz;

@@ -29,6 +29,7 @@ import { isStorageUnavailable } from "../unavailable.js";
 import { runStep, type TransactionStep } from "../world-state.js";
 import { bankDropped } from "./death-bank.js";
 import { loadCharacter } from "./load.js";
+import { openLogin } from "./logins.js";
 import { writeLeaveBatch } from "./leave-batch.js";
 import { progressData, writeProgressBatch } from "./progress.js";
 
@@ -237,15 +238,12 @@ export class CharacterRepository implements CharacterStore {
       );
   }
 
-  /** Record that a character entered the world over `transport`. @returns the login's id. */
+  /**
+   * Record that a character entered the world over `transport`, closing the logins it still has
+   * open, in one statement (`openLogin`). @returns the login's id.
+   */
   async recordLogin(characterId: string, accountId: string, transport: string): Promise<string> {
-    const em = this.fork();
-    // A character plays in one world at a time (its lease): a login still open is one a killed
-    // process left (its lease expired and this join took it over).
-    await em.nativeUpdate(PlayerLoginEntity, { characterId, endedAt: null }, { endedAt: new Date(), endReason: "server_restart" });
-    const login = em.create(PlayerLoginEntity, { id: randomUUID(), characterId, accountId, transport });
-    await em.flush();
-    return login.id;
+    return openLogin(this.orm, characterId, accountId, transport);
   }
 
   /** Record that the character of a login left the world, and why (once: a closed login stays as it is). */

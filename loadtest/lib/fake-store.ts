@@ -18,6 +18,7 @@ import type {
   DeathRecovery,
   LeaveBatchResult,
   LeaveSave,
+  LoadedRecord,
   NewDeath,
   ProgressBatchResult,
   ProgressSnapshot,
@@ -84,10 +85,11 @@ export class FakeCharacterStore implements CharacterStore {
     this.deaths.push({ id: `death-${this.deaths.length + 1}`, characterId, items: { dropped, kept: [] }, after, resolved: false });
   }
 
-  async load(id: string): Promise<CharacterRecord | null> {
+  /** The stored row and whether a death lock of the character is open, both as the read starts. */
+  async load(id: string): Promise<LoadedRecord | null> {
     this.calls.push(`load ${id}`);
     const row = this.rows.get(id);
-    const read = row ? structuredClone(row) : null;
+    const read = row ? { ...structuredClone(row), openDeath: this.deaths.some((d) => d.characterId === id && !d.resolved) } : null;
     await this.loadGate;
     return read;
   }

@@ -43,7 +43,8 @@ export class CharacterResolver {
    * death, a settlement), so a player is never built from rows read before those landed. An open
    * death lock is recovered there first. `enter` (the join) runs in the same queue job with the
    * record: nothing queued after the read (a save, an agent flag change, a rename) can come between
-   * the read and the join.
+   * the read and the join. The record says whether a death lock is open, so a join without one
+   * opens no recovery transaction.
    * @throws WorldError CHARACTER_NOT_FOUND (404), CHARACTER_FORBIDDEN (403: another account's, or the
    * token is bound to another character), CHARACTER_BUSY (409: an out-of-world change of the
    * character is queued or running).
@@ -70,8 +71,17 @@ export class CharacterResolver {
       if (!record) return new WorldError("CHARACTER_NOT_FOUND", "no such character");
       if (record.character.accountId !== principal.accountId) return new WorldError("CHARACTER_FORBIDDEN", "that character belongs to another account");
       try {
+        // The recovery (a transaction with the open lock row locked) runs only when the load saw an
+        // open death lock: almost every join has none and pays nothing for it. Nothing can open one
+        // after that read and before this join has entered: a lock is opened only by a death
+        // (`recordDeath`), which runs in the character's storage queue — this job is in it, after
+        // every job queued before it — and, in a cluster, under the character's lease, which
+        // `claim` took before this job ran (taking it waits for a death transaction of the former
+        // holder that already checked the lease, and refuses every later one: docs/cluster.md
+        // "The fence"). A lock the world closes meanwhile (`resolveDeath`) makes the recovery
+        // restore nothing, as before.
         // The player is built under the lease just taken: every write of it checks that lease.
-        const entered = (await this.recoverDeath(characterId, fence)) ?? record;
+        const entered = (record.openDeath ? await this.recoverDeath(characterId, fence) : undefined) ?? record;
         return { value: enter({ ...entered, ...(fence ? { fence } : {}) }) };
       } catch (e) {
         if (e instanceof WorldError) return e;

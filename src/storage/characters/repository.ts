@@ -10,7 +10,6 @@ import { AccountEntity } from "../../../entities/account.js";
 import { PlayerLoginEntity, PlayerDeathEntity, NpcKillEntity } from "../../../entities/activity.js";
 import { BankItemEntity, CharacterEntity, EquipmentItemEntity, InventoryItemEntity, type Character } from "../../../entities/character.js";
 import type {
-  CharacterRecord as StoredRecord,
   CharacterStore,
   DeathRecovery,
   LeaveBatchResult,
@@ -20,6 +19,7 @@ import type {
   ProgressSnapshot,
   CharacterProgress,
   ItemRows,
+  LoadedRecord,
   SkillColumns,
 } from "../../world/ports/character-store.js";
 import { isUniqueViolation } from "../errors.js";
@@ -28,13 +28,15 @@ import type { Orm } from "../orm.js";
 import { isStorageUnavailable } from "../unavailable.js";
 import { runStep, type TransactionStep } from "../world-state.js";
 import { bankDropped } from "./death-bank.js";
+import { loadCharacter } from "./load.js";
+import { openLogin } from "./logins.js";
 import { writeLeaveBatch } from "./leave-batch.js";
 import { progressData, writeProgressBatch } from "./progress.js";
 
 export type { CharacterProgress, DeathRecovery, ItemRows, ProgressBatchResult, ProgressSnapshot, SkillColumns };
 
-/** A character record as storage reads it: the whole stored row. */
-export interface CharacterRecord extends StoredRecord {
+/** A character record as storage reads it: the whole stored row, and whether a death lock is open. */
+export interface CharacterRecord extends LoadedRecord {
   character: Character;
 }
 
@@ -133,16 +135,17 @@ export class CharacterRepository implements CharacterStore {
     return rows.some((r) => r.id !== exceptId);
   }
 
-  /** Load a character with its inventory, equipment and bank. */
+  /**
+   * Load a character with its inventory, equipment and bank, and whether a death lock of it is
+   * open, in one statement (`loadCharacter`).
+   */
   async load(id: string): Promise<CharacterRecord | null> {
     const loadedAt = performance.now();
-    const em = this.fork();
-    const character = await em.findOne(CharacterEntity, { id });
-    if (!character) return null;
-    return { character, ...(await this.itemRows(em, id)), loadedAt };
+    const record = await loadCharacter(this.fork(), id);
+    return record && { ...record, loadedAt };
   }
 
-  /** Item rows of a character as committed. */
+  /** Item rows of a character as committed (one read each; `load` has them in its one statement). */
   async itemRows(em: SqlEntityManager, characterId: string): Promise<ItemRows> {
     const [inv, eq, bank] = await Promise.all([
       em.find(InventoryItemEntity, { characterId }, { orderBy: { slot: "asc" } }),
@@ -235,15 +238,12 @@ export class CharacterRepository implements CharacterStore {
       );
   }
 
-  /** Record that a character entered the world over `transport`. @returns the login's id. */
+  /**
+   * Record that a character entered the world over `transport`, closing the logins it still has
+   * open, in one statement (`openLogin`). @returns the login's id.
+   */
   async recordLogin(characterId: string, accountId: string, transport: string): Promise<string> {
-    const em = this.fork();
-    // A character plays in one world at a time (its lease): a login still open is one a killed
-    // process left (its lease expired and this join took it over).
-    await em.nativeUpdate(PlayerLoginEntity, { characterId, endedAt: null }, { endedAt: new Date(), endReason: "server_restart" });
-    const login = em.create(PlayerLoginEntity, { id: randomUUID(), characterId, accountId, transport });
-    await em.flush();
-    return login.id;
+    return openLogin(this.orm, characterId, accountId, transport);
   }
 
   /** Record that the character of a login left the world, and why (once: a closed login stays as it is). */

@@ -50,6 +50,15 @@ export interface CharacterRecord extends ItemRows {
   fence?: LeaseFence;
 }
 
+/**
+ * A record as `load` reads it: also whether a death lock of the character is still open, read in
+ * the same statement. A join runs the transactional recovery (`recoverOpenDeath`) only when it is
+ * (src/world/character-resolver.ts says why that read is enough).
+ */
+export interface LoadedRecord extends CharacterRecord {
+  openDeath: boolean;
+}
+
 /** The progress of a character: what a save always writes (items and coins aside). */
 export interface CharacterProgress {
   characterId: string;
@@ -139,8 +148,8 @@ export type TransactionStep = (tx: StoreTransaction) => Promise<void>;
 
 /** Stored characters, as the world uses them. */
 export interface CharacterStore {
-  /** A character with its items, or null when it does not exist. */
-  load(id: string): Promise<CharacterRecord | null>;
+  /** A character with its items and whether a death lock of it is open, or null when it does not exist. */
+  load(id: string): Promise<LoadedRecord | null>;
   /** An account's characters, oldest first. */
   listByAccount(accountId: string): Promise<readonly { id: string }[]>;
   /**

@@ -139,14 +139,10 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
   const cadence = (seen.cadence ??= newCadence());
   const next = world.visibleFor(p, seen.spare, seen.visible, cadence);
   const prev = seen.visible;
-  const leave = (kind: ViewKind, id: string) => {
-    const obj = mirror.get(kind, id);
-    if (obj && view.has(obj)) view.remove(obj);
-  };
   for (const kind of KINDS) {
     // Kept (no selection off its turn): nothing added, and only what it dropped removed.
     if (cadence.kept[kind]) {
-      for (const id of cadence.dropped[kind]) leave(kind, id);
+      for (const id of cadence.dropped[kind]) leave(mirror, view, kind, id);
       continue;
     }
     for (const id of next[kind]) {
@@ -157,10 +153,16 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
       else next[kind].delete(id);
     }
     if (prev)
-      for (const id of prev[kind]) if (!next[kind].has(id)) leave(kind, id);
+      for (const id of prev[kind]) if (!next[kind].has(id)) leave(mirror, view, kind, id);
   }
   seen.spare = prev;
   seen.visible = next;
+}
+
+/** Out of the client's view (a function, not a closure made at every refresh of every client). */
+function leave(mirror: SchemaMirror, view: StateView, kind: ViewKind, id: string) {
+  const obj = mirror.get(kind, id);
+  if (obj && view.has(obj)) view.remove(obj);
 }
 
 /** What a `/ws` client has been told, to send it only the changes (`world:update`). */

@@ -170,8 +170,15 @@ export class Player {
   }
 
   get combatLevel(): number {
-    return combatLevel(levelsOf(this.skills));
+    // Read for every player every tick (its public view): computed again only when its skills were
+    // replaced (an XP gain gives a new skill set).
+    const cached = this.combatLevelOf;
+    if (cached?.skills === this.skills) return cached.level;
+    const level = combatLevel(levelsOf(this.skills));
+    this.combatLevelOf = { skills: this.skills, level };
+    return level;
   }
+  private combatLevelOf: { skills: SkillSet; level: number } | undefined;
 
   /** Replace items and coins with committed rows (after a settlement or an immediate transaction). */
   loadItems(rows: { inventory: CharacterRecord["inventory"]; equipment: CharacterRecord["equipment"]; bank: CharacterRecord["bank"] }, coins: number) {

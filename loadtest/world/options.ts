@@ -49,6 +49,8 @@ export const { values: args } = parseArgs({
     "cpu-prof-window": { type: "string" },
     /** Extra Node.js flags for the server processes, e.g. "--max-semi-space-size=4". */
     "server-node-options": { type: "string" },
+    /** Settings for the game server, `NAME=value`, repeatable (e.g. `--server-env JOIN_CONCURRENCY=24`): the server's environment is otherwise the bench's own. */
+    "server-env": { type: "string", multiple: true },
     /** At the end of each game-server measurement, SIGTERM the server with every bot still joined and check the shutdown save (loadtest/shutdown-check.ts). */
     "sigterm-joined": { type: "boolean", default: false },
     /** How the game server runs: "dist" (compiled, production flags) or "tsx" (from the sources, as `npm start`). */
@@ -84,5 +86,13 @@ export const TICK_MS = args["tick-ms"] ? cli.int(args["tick-ms"], 10, 10_000, "-
 export const MOVE_EVERY_MS = 1_000;
 export const EXTRA_NODE = args["server-node-options"]?.split(/\s+/).filter(Boolean) ?? [];
 export const SERVER_NODE = [...(args.runtime === "tsx" ? [] : PROD_NODE_OPTIONS), ...EXTRA_NODE];
+/** `--server-env NAME=value` settings for the game server. */
+export const SERVER_ENV: Record<string, string> = Object.fromEntries(
+  (args["server-env"] ?? []).map((kv) => {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(kv);
+    if (!m) cli.fail(`--server-env takes NAME=value, got ${kv}`);
+    return [m![1]!, m![2]!];
+  }),
+);
 export const workersFor = (n: number) => (args.workers ? cli.int(args.workers, 1, 32, "--workers") : Math.min(4, Math.max(2, Math.ceil(n / 400))));
 export const probesFor = (n: number) => (args.probes ? cli.int(args.probes, 0, 500, "--probes") : Math.max(1, Math.min(25, Math.floor(n / 10))));

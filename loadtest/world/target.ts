@@ -11,7 +11,7 @@ import { probeImport, type Probe } from "../lib/probe-lines.js";
 import { childrenKilledOnExit, freePort, ROOT } from "../lib/processes.js";
 import { startLoadServer, stopLoadServer, type LoadServer } from "../lib/targets.js";
 import { LOAD_SECRETS } from "../lib/tokens.js";
-import { args, cli, SERVER_NODE, TICK_MS } from "./options.js";
+import { args, cli, SERVER_ENV, SERVER_NODE, TICK_MS } from "./options.js";
 
 /** Every server and bot process of the run: killed when the script exits. */
 export const { children, killAll } = childrenKilledOnExit();
@@ -67,6 +67,7 @@ export async function startTarget(kind: TargetKind, world: string, databaseUrl: 
       world,
       nodeArgs: [...prof, ...SERVER_NODE, ...entry],
       env: {
+        ...SERVER_ENV,
         ...LOAD_SECRETS,
         SAVE_INTERVAL: args["save-interval"],
         TICK_MS: args["tick-ms"] || undefined,

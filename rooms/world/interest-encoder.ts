@@ -230,12 +230,12 @@ export class InterestEncoder extends Encoder {
 
   /**
    * A client's full state (docs/interest.md "A joining client's first state"). Colyseus walks every
-   * entity of the state for it (thousands in a crowd), at every join. A `TrackedView` nothing was sent for yet (a client that has just joined: the room made
-   * its view empty and added what it tracks) holds all it has in `view.changes` (`bootstrap`), so its
-   * full state is those changes, drained as a patch drains them: the same state decoded, and its first
-   * patch does not send its view again. A view that was sent something (a client back from its
-   * reconnection window) gets Colyseus's walk: the SDK takes that full state as authoritative and
-   * drops what it does not name.
+   * entity of the state for it (thousands in a crowd), at every join. A `TrackedView` nothing was
+   * sent for yet (a client that has just joined: the room made its view empty and added what it
+   * tracks) holds all it has in `view.changes` (`bootstrap`), so its full state is those changes,
+   * drained as a patch drains them: the same state decoded, and its first patch does not send its
+   * view again. A view that was sent something (a client back from its reconnection window) gets
+   * Colyseus's walk: the SDK takes that full state as authoritative and drops what it does not name.
    */
   override encodeAllView(view: StateView, sharedOffset: number, it: Iterator, bytes: Uint8Array = this.sharedBuffer): Uint8Array {
     if (!(view instanceof TrackedView) || view.delivered) return super.encodeAllView(view, sharedOffset, it, bytes);

@@ -16,7 +16,7 @@
  * differential test (test/unit/world/interest-encoder.test.ts) decodes both and compares.
  */
 import { SchemaSerializer, type Room } from "@colyseus/core";
-import { $changes, Encoder, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
+import { $changes, Encoder, OPERATION, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
 
 type Ref = Parameters<StateView["add"]>[0];
 type Iterator = { offset: number };
@@ -38,6 +38,9 @@ const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int
  * and numbers), so Colyseus's own overflow path (a re-encode and a warning) is never needed.
  */
 const ENTITY_HEADROOM = 4096;
+
+/** The root's reference id: its entry comes first in a view's changes. */
+const ROOT_REF_ID = 0;
 
 /** An entity's slot (`EntitySlots`), on its change tree. */
 const SLOT = Symbol("interest-encoder slot");
@@ -113,9 +116,21 @@ export class TrackedView extends StateView {
    * which a client still joining did not get): each of those that is no longer new is added again,
    * which queues its whole snapshot; one still new goes out with the pending changes.
    */
-  bootstrap(): void {
+  bootstrap(rootTree: ChangeTree, rootViewFields: readonly number[]): void {
     for (const obj of this.bornNew ?? []) if (this.has(obj) && !treeOf(obj)!.isNew) super.add(obj);
     this.bornNew = undefined;
+    // Colyseus's full state of a view that sees the root names every view-filtered field of it, an
+    // empty collection too (the SDK's state has no collection it was not told of): those not named
+    // yet are, first in the drain.
+    if (!this.isChangeTreeVisible(rootTree)) return;
+    let root = this.changes.get(ROOT_REF_ID);
+    if (!root) {
+      const rest = [...this.changes];
+      this.changes.clear();
+      this.changes.set(ROOT_REF_ID, (root = new Map<number | ChangeTree, OPERATION>()));
+      for (const [refId, changes] of rest) this.changes.set(refId, changes);
+    }
+    for (const index of rootViewFields) if (!root.has(index)) root.set(index, OPERATION.ADD);
   }
 
   override remove(obj: Ref, tag?: number, isClear?: boolean): this {
@@ -155,6 +170,12 @@ export class InterestEncoder extends Encoder {
   private readonly everything = { isChangeTreeVisible: () => true } as unknown as StateView;
   /** The root's primitive fields when every other field of it is view-filtered (`encodeAll`), else undefined. */
   private readonly sharedRootFields: readonly string[] | undefined;
+  /** The indexes of the root's view-filtered fields that hold a value (named in every full state). */
+  private get rootViewFields(): number[] {
+    const state = this.state as unknown as Record<string, unknown>;
+    return this.rootViewFieldList.filter(([, name]) => state[name] !== undefined && state[name] !== null).map(([index]) => index);
+  }
+  private readonly rootViewFieldList: readonly (readonly [number, string])[];
   /** The last shared full state: where it started, the root values it encoded, its bytes. */
   private sharedFull: { start: number; values: unknown[]; bytes: Uint8Array } | undefined;
 
@@ -172,6 +193,7 @@ export class InterestEncoder extends Encoder {
     }
     this.leafTypes = new Set(leafTypes);
     this.sharedRootFields = sharedRootFields(state);
+    this.rootViewFieldList = rootViewFields(state);
   }
 
   override encode(it: Iterator = { offset: 0 }, view?: StateView, buffer: Uint8Array = this.sharedBuffer, initialOffset = it.offset): Uint8Array {
@@ -242,7 +264,7 @@ export class InterestEncoder extends Encoder {
     // The tick's chunks may predate changes made since (a join between two ticks): built afresh for
     // this view, and again by the next encoding.
     this.built = false;
-    view.bootstrap();
+    view.bootstrap(treeOf(this.state as unknown as Ref)!, this.rootViewFields);
     try {
       return this.encodeView(view, sharedOffset, it, bytes);
     } finally {
@@ -350,6 +372,15 @@ function sharedRootFields(state: Schema): string[] | undefined {
     else if (primitive || field.tag === undefined) return undefined;
   }
   return names;
+}
+
+/** The root's view-filtered (tagged) fields: index and name. */
+function rootViewFields(state: Schema): [number, string][] {
+  type Field = { name?: string; index?: number; tag?: number };
+  const metadata = (state.constructor as unknown as { [Symbol.metadata]?: Record<string, Field> })[Symbol.metadata] ?? {};
+  return Object.entries(metadata)
+    .filter(([key, field]) => /^\d+$/.test(key) && field.tag !== undefined)
+    .map(([key, field]) => [Number(key), field.name!]);
 }
 
 /** `chunkOf` with room for `slot`, the new entries marked unchanged. */

@@ -3,7 +3,7 @@
  * room's interest encoder, schema mirror and the client's `TrackedView`, a tick in WorldRoom.onTick's
  * order, and every patch decoded as the SDK does.
  */
-import { Decoder, Encoder, type Schema, type StateView } from "@colyseus/schema";
+import { Decoder, Encoder, Reflection, type Schema, type StateView } from "@colyseus/schema";
 import { InterestEncoder, TrackedView } from "../../rooms/world/interest-encoder.js";
 import { ENTITY_SCHEMAS, refreshView, SchemaMirror, type SdkVisibility, type Viewer } from "../../rooms/world/views.js";
 import { WorldState } from "../../schema/world.js";
@@ -30,9 +30,13 @@ export function applyPatches(encoder: Encoder, clients: Iterable<DecodingClient>
   }
 }
 
-/** What `SchemaSerializer.getFullState` sends a client that joins or reconnects: a new decoder holding it. */
+/**
+ * What `SchemaSerializer.getFullState` sends a client that joins or reconnects: a new decoder holding
+ * it. The decoder's state is built from the encoder's reflection, as the SDK builds it: it holds no
+ * collection the server did not name (a `WorldState` made here would start with every one).
+ */
 export function fullState(encoder: Encoder, view: StateView): Decoder<WorldState> {
-  const decoder = new Decoder(new WorldState());
+  const decoder = Reflection.decode(Reflection.encode(encoder)) as unknown as Decoder<WorldState>;
   const buffer = new Uint8Array(Encoder.BUFFER_SIZE);
   const shared = { offset: 1 };
   encoder.encodeAll(shared, buffer);
@@ -41,7 +45,7 @@ export function fullState(encoder: Encoder, view: StateView): Decoder<WorldState
 }
 
 /**
- * The room of `world` with `viewer`'s SDK client joined (its first state, then its first selection);
+ * The room of `world` with `viewer`'s SDK client joined (its first selection, as `onJoin` makes it, then its first state);
  * `advance` moves the world's clock on by a tick.
  */
 export function sdkClientRoom(world: World, viewer: Player, advance: () => void) {
@@ -53,8 +57,8 @@ export function sdkClientRoom(world: World, viewer: Player, advance: () => void)
   const viewers = (): Viewer[] => [{ view, seen }];
   world.events.on("playerRemoved", (id) => mirror.remove("players", id, viewers()));
   mirror.syncAll(viewers);
+  refreshView(world, mirror, view, seen, viewer); // onJoin, then the client's first state
   const client: DecodingClient = { view, decoder: fullState(encoder, view) };
-  refreshView(world, mirror, view, seen, viewer); // onJoin
   return {
     mirror,
     /** What the client tracks, as the room keeps it. */

@@ -1,0 +1,110 @@
+/**
+ * A client's `StateView` that keeps the slots of what it holds, for the interest encoder
+ * (interest-encoder.ts, docs/interest.md "Encoding a crowd's patches"), and the entities' slots.
+ */
+import { $changes, OPERATION, StateView, type ChangeTree } from "@colyseus/schema";
+
+export type Ref = Parameters<StateView["add"]>[0];
+
+/** The root's reference id: its entry comes first in a view's changes. */
+const ROOT_REF_ID = 0;
+
+/** An entity's slot (`EntitySlots`), on its change tree. */
+const SLOT = Symbol("interest-encoder slot");
+type Slotted = ChangeTree & { [SLOT]?: number };
+export const treeOf = (obj: Ref): ChangeTree | undefined => (obj as { [$changes]?: ChangeTree } | undefined)?.[$changes];
+
+/**
+ * Small dense numbers for the entities that views hold, so that a view's patch looks up each entity
+ * it holds in an array instead of on the entity (the per-view pass touches only numbers). An entity
+ * gets its slot when a view first adds it and gives it back when it leaves the state, after every
+ * view has let it go (`SchemaMirror.remove`); the slot then serves another entity.
+ */
+export class EntitySlots {
+  private readonly free: number[] = [];
+  private count = 0;
+
+  /** The slot of the entity `tree`, given at the first call. */
+  of(tree: ChangeTree): number {
+    let slot = (tree as Slotted)[SLOT];
+    if (slot === undefined) (tree as Slotted)[SLOT] = slot = this.free.pop() ?? this.count++;
+    return slot;
+  }
+
+  /** The slot of `tree` if it has one. */
+  peek(tree: ChangeTree): number | undefined {
+    return (tree as Slotted)[SLOT];
+  }
+
+  /** `obj` has left the state and is in no view: its slot may serve another entity. */
+  release(obj: Ref): void {
+    const tree = treeOf(obj) as Slotted | undefined;
+    const slot = tree?.[SLOT];
+    if (slot === undefined) return;
+    tree![SLOT] = undefined;
+    this.free.push(slot);
+  }
+}
+
+/**
+ * A client's view that also keeps the slots of the entities it holds, by class, so its patch need not
+ * walk the whole tick's changes. The sets follow `add` and `remove` exactly (the room's only way in
+ * and out: `refreshView`, and `SchemaMirror.remove` before an entity leaves the state), so the
+ * encoder takes them as the view's visibility without testing each tree again.
+ */
+export class TrackedView extends StateView {
+  /** Slots of what was added (and not removed since), by the class of the object. */
+  readonly entities = new Map<unknown, Set<number>>();
+  /** Whether any state was encoded for this view yet (a full state or a patch): until then, `changes` holds all it has. */
+  delivered = false;
+  /** Entities added before the view was delivered while they were new in the state (see `bootstrap`). */
+  private bornNew: Ref[] | undefined;
+
+  constructor(private readonly slots: EntitySlots) {
+    super();
+  }
+
+  override add(obj: Ref, tag?: number, checkIncludeParent?: boolean): boolean {
+    const added = super.add(obj, tag, checkIncludeParent);
+    const tree = treeOf(obj);
+    if (tree && !this.delivered && tree.isNew) (this.bornNew ??= []).push(obj);
+    if (tree) {
+      const type = (obj as object).constructor;
+      let set = this.entities.get(type);
+      if (!set) this.entities.set(type, (set = new Set()));
+      set.add(this.slots.of(tree));
+    }
+    return added;
+  }
+
+  /**
+   * Before the view's first encoding: `changes` then holds every entity it has whole, except those
+   * that were new in the state when added (Colyseus leaves their fields to the tick's shared changes,
+   * which a client still joining did not get): each of those that is no longer new is added again,
+   * which queues its whole snapshot; one still new goes out with the pending changes.
+   */
+  bootstrap(rootTree: ChangeTree, rootViewFields: readonly number[]): void {
+    for (const obj of this.bornNew ?? []) if (this.has(obj) && !treeOf(obj)!.isNew) super.add(obj);
+    this.bornNew = undefined;
+    // Colyseus's full state of a view that sees the root names every view-filtered field of it, an
+    // empty collection too (the SDK's state has no collection it was not told of): those not named
+    // yet are, first in the drain.
+    if (!this.isChangeTreeVisible(rootTree)) return;
+    let root = this.changes.get(ROOT_REF_ID);
+    if (!root) {
+      const rest = [...this.changes];
+      this.changes.clear();
+      this.changes.set(ROOT_REF_ID, (root = new Map<number | ChangeTree, OPERATION>()));
+      for (const [refId, changes] of rest) this.changes.set(refId, changes);
+    }
+    for (const index of rootViewFields) if (!root.has(index)) root.set(index, OPERATION.ADD);
+  }
+
+  override remove(obj: Ref, tag?: number, isClear?: boolean): this {
+    super.remove(obj, tag, isClear ?? false);
+    const tree = treeOf(obj);
+    const slot = tree && this.slots.peek(tree);
+    if (slot !== undefined) this.entities.get((obj as object).constructor)?.delete(slot);
+    return this;
+  }
+}

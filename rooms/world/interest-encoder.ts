@@ -67,7 +67,7 @@ export class InterestEncoder extends Encoder {
   private readonly entityNode: { changeTree: ChangeTree | undefined } = { changeTree: undefined };
   private readonly single = { next: this.entityNode, tail: this.entityNode, nextPosition: 0 } as ChangeList;
   private readonly everything = { isChangeTreeVisible: () => true } as unknown as StateView;
-  /** The root's primitive fields when every other field of it is view-filtered (`encodeAll`), else undefined. */
+  /** The root's primitive fields when every other field of it is view-filtered (`encodeAll`: then they are all of the shared full state), else undefined. */
   private readonly sharedRootFields: readonly string[] | undefined;
   /** The indexes of the root's view-filtered fields that hold a value (named in every full state). */
   private get rootViewFields(): number[] {
@@ -82,17 +82,17 @@ export class InterestEncoder extends Encoder {
   constructor(state: Schema, root: Root | undefined, leafTypes: readonly SchemaClass[]) {
     super(state, root);
     for (const type of leafTypes) {
-      const metadata = (type as unknown as { [Symbol.metadata]?: Record<string, { name?: string; type?: unknown; tag?: number }> })[Symbol.metadata];
-      if (!metadata) throw new Error(`InterestEncoder: ${type.name} is not a schema class`);
-      for (const [key, field] of Object.entries(metadata)) {
-        if (!/^\d+$/.test(key)) continue;
-        if (typeof field.type !== "string" || !PRIMITIVES.has(field.type) || field.tag !== undefined)
-          throw new Error(`InterestEncoder: ${type.name}.${field.name} must be an untagged primitive field`);
-      }
+      const fields = fieldsOf(type);
+      if (!fields) throw new Error(`InterestEncoder: ${type.name} is not a schema class`);
+      for (const field of fields)
+        if (!field.primitive || field.tagged) throw new Error(`InterestEncoder: ${type.name}.${field.name} must be an untagged primitive field`);
     }
     this.leafTypes = new Set(leafTypes);
-    this.sharedRootFields = sharedRootFields(state);
-    this.rootViewFieldList = rootViewFields(state);
+    const rootFields = fieldsOf(state.constructor as SchemaClass);
+    // Every root field a primitive or view-filtered: then nothing below the root is in the shared full state.
+    const sharedOnly = rootFields?.every((f) => f.primitive !== f.tagged) ?? false;
+    this.sharedRootFields = sharedOnly ? rootFields!.filter((f) => !f.tagged).map((f) => f.name) : undefined;
+    this.rootViewFieldList = (rootFields ?? []).filter((f) => f.tagged).map((f) => [f.index, f.name] as const);
   }
 
   override encode(it: Iterator = { offset: 0 }, view?: StateView, buffer: Uint8Array = this.sharedBuffer, initialOffset = it.offset): Uint8Array {
@@ -255,31 +255,18 @@ export class InterestEncoder extends Encoder {
   }
 }
 
-/**
- * The names of the root's primitive fields when all its other fields are view-filtered (tagged): then
- * nothing below the root is in the shared full state, and the root's primitive values are all of it.
- */
-function sharedRootFields(state: Schema): string[] | undefined {
-  type Field = { name?: string; type?: unknown; tag?: number };
-  const metadata = (state.constructor as unknown as { [Symbol.metadata]?: Record<string, Field> })[Symbol.metadata];
+/** A schema class's fields in index order: name, whether primitive, whether view-filtered (tagged); undefined for a class without schema metadata. */
+function fieldsOf(type: SchemaClass): { index: number; name: string; primitive: boolean; tagged: boolean }[] | undefined {
+  const metadata = (type as unknown as { [Symbol.metadata]?: Record<string, { name?: string; type?: unknown; tag?: number }> })[Symbol.metadata];
   if (!metadata) return undefined;
-  const names: string[] = [];
-  for (const [key, field] of Object.entries(metadata)) {
-    if (!/^\d+$/.test(key)) continue;
-    const primitive = typeof field.type === "string" && PRIMITIVES.has(field.type);
-    if (primitive && field.tag === undefined) names.push(field.name!);
-    else if (primitive || field.tag === undefined) return undefined;
-  }
-  return names;
-}
-
-/** The root's view-filtered (tagged) fields: index and name. */
-function rootViewFields(state: Schema): [number, string][] {
-  type Field = { name?: string; index?: number; tag?: number };
-  const metadata = (state.constructor as unknown as { [Symbol.metadata]?: Record<string, Field> })[Symbol.metadata] ?? {};
   return Object.entries(metadata)
-    .filter(([key, field]) => /^\d+$/.test(key) && field.tag !== undefined)
-    .map(([key, field]) => [Number(key), field.name!]);
+    .filter(([key]) => /^\d+$/.test(key))
+    .map(([key, field]) => ({
+      index: Number(key),
+      name: field.name!,
+      primitive: typeof field.type === "string" && PRIMITIVES.has(field.type),
+      tagged: field.tag !== undefined,
+    }));
 }
 
 /** `chunkOf` with room for `slot`, the new entries marked unchanged. */

@@ -1,6 +1,6 @@
 /** Stored character records, and a bounded wait for queued promise chains, for unit tests that run the real World on fake storage. */
 import assert from "node:assert/strict";
-import type { CharacterRecord } from "../../src/storage/characters/repository.js";
+import type { CharacterRecord, CharacterRepository, ProgressSnapshot } from "../../src/storage/characters/repository.js";
 
 export { characterRecord, type RecordOptions } from "../../loadtest/lib/world.js";
 
@@ -23,3 +23,20 @@ export async function until(cond: () => boolean, what: string, turns = 1_000): P
   }
   assert.fail(`never happened: ${what}`);
 }
+
+/** What a death leaves in storage beside its lock: the player respawned at (0, 10, 0) with nothing left. */
+export const respawned = (characterId: string): ProgressSnapshot => ({
+  characterId,
+  x: 0,
+  y: 10,
+  z: 0,
+  health: 100,
+  combatLevel: 3,
+  skills: {},
+  coins: 0,
+  items: { inventory: [], equipment: {} },
+});
+
+/** Record a death of the character at (5, 100) that drops `dropped` and keeps nothing (its lock stays open). @returns the lock's id. */
+export const recordTestDeath = (repo: CharacterRepository, characterId: string, dropped: { itemId: string; quantity: number }[]) =>
+  repo.recordDeath({ characterId, x: 5, z: 100, items: { dropped, kept: [] } }, respawned(characterId));

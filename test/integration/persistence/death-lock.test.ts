@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CharacterRepository, type ProgressSnapshot } from "../../../src/storage/characters/repository.js";
+import { CharacterRepository } from "../../../src/storage/characters/repository.js";
+import { recordTestDeath, respawned } from "../../helpers/records.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { resetStorage, storageKinds } from "../../helpers/storage.js";
 
@@ -26,18 +27,7 @@ for (const kind of storageKinds()) {
     beforeEach(async () => resetStorage(storage));
 
     const newCharacter = async () => repo.create({ accountId: randomUUID(), coins: 0, inventory: DROPPED.map((d, slot) => ({ slot, ...d })) });
-    const after = (id: string): ProgressSnapshot => ({
-      characterId: id,
-      x: 0,
-      y: 10,
-      z: 0,
-      health: 100,
-      combatLevel: 3,
-      skills: {},
-      coins: 0,
-      items: { inventory: [], equipment: {} },
-    });
-    const die = (id: string) => repo.recordDeath({ characterId: id, x: 5, z: 100, items: { dropped: DROPPED, kept: [] } }, after(id));
+    const die = (id: string) => recordTestDeath(repo, id, DROPPED);
     const bank = async (id: string) => (await repo.load(id))!.bank.map((b) => `${b.itemId}×${b.quantity}`).sort();
 
     it("resolved first: recovery restores nothing", async () => {
@@ -64,7 +54,7 @@ for (const kind of storageKinds()) {
     it("recovery into a bank stack near the cap: the bank fills to the cap and the excess comes back as overflow (never lost)", async () => {
       const c = await newCharacter();
       const cap = 2_147_483_647;
-      await repo.save({ ...after(c.id), items: { inventory: [], equipment: {}, bank: [{ itemId: "shrimp", quantity: cap - 1 }] } });
+      await repo.save({ ...respawned(c.id), items: { inventory: [], equipment: {}, bank: [{ itemId: "shrimp", quantity: cap - 1 }] } });
       await die(c.id);
       const r = await repo.recoverOpenDeath(c.id);
       assert.deepEqual(r, { restored: 2, overflow: [{ itemId: "shrimp", quantity: 1 }], at: { x: 5, z: 100 } });

@@ -19,7 +19,7 @@ import type { Storage } from "../../../src/storage/orm.js";
 import { CharacterResolver } from "../../../src/world/character-resolver.js";
 import type { Connection } from "../../../src/world/player.js";
 import { World } from "../../../src/world/world.js";
-import { STARTER } from "../../helpers/records.js";
+import { recordTestDeath, respawned, STARTER } from "../../helpers/records.js";
 import { resetStorage, storageKinds } from "../../helpers/storage.js";
 
 const GOAL: StoredGoal = {
@@ -49,18 +49,7 @@ for (const kind of storageKinds()) {
 
     const sql = <T = Record<string, unknown>>(q: string, params: unknown[] = []) => storage.orm.em.fork().getConnection().execute<T[]>(q, params);
     const newCharacter = (inventory = STARTER) => repo.create({ accountId: randomUUID(), coins: 25, inventory });
-    const after = (id: string) => ({
-      characterId: id,
-      x: 0,
-      y: 10,
-      z: 0,
-      health: 100,
-      combatLevel: 3,
-      skills: {},
-      coins: 0,
-      items: { inventory: [], equipment: {} },
-    });
-    const die = (id: string) => repo.recordDeath({ characterId: id, x: 5, z: 100, items: { dropped: DROPPED, kept: [] } }, after(id));
+    const die = (id: string) => recordTestDeath(repo, id, DROPPED);
 
     /** The record as the entity reads gave it before `load` was one statement. */
     async function entityReads(id: string) {
@@ -81,7 +70,7 @@ for (const kind of storageKinds()) {
         { slot: 27, itemId: "feather", quantity: 500 },
       ]);
       await repo.save({
-        ...after(c.id),
+        ...respawned(c.id),
         x: -12.5,
         z: 3.25,
         goal: GOAL,

@@ -371,9 +371,9 @@ export class WorldRoom extends Room implements JsonWorld {
     }
   }
 
-  /** Is the world full (WORLD_MAX_PLAYERS connected players, SDK and `/ws`)? Also Colyseus's check at each seat reservation: never the seats not taken. */
+  /** Is the world full (WORLD_MAX_PLAYERS connected players, SDK and `/ws`)? Also Colyseus's check at each seat and join (never the seats not taken): counted only when the world holds that many at all. */
   isFull(): boolean {
-    return this.deps !== undefined && this.world.playersOnline() >= this.deps.maxPlayers;
+    return this.deps !== undefined && this.world.players.size >= this.deps.maxPlayers && this.world.playersOnline() >= this.deps.maxPlayers;
   }
   override hasReachedMaxClients = () => this.isFull();
 

@@ -9,7 +9,25 @@ export class SpatialGrid<T extends { id: string }> {
   /** Small arrays (a tile holds few entities, or a crowd): iterated by index, nothing allocated. */
   private readonly tiles = new Map<number, T[]>();
   private readonly where = new Map<string, { cell: number; tile: number }>();
-  constructor(readonly cellSize = 16) {}
+  private jumpCount = 0;
+
+  constructor(
+    readonly cellSize = 16,
+    /**
+     * Tiles an entity moves at most in one step (its fastest walk); a move farther (a teleport, a
+     * respawn) counts as a jump (`jumps`). Undefined: moves are not told apart.
+     */
+    readonly maxStep?: number,
+  ) {}
+
+  /**
+   * How many times an entity left the grid or moved farther than `maxStep` in one move: while it
+   * stands still, every entity of the grid is within `maxStep` tiles of where it stood one step
+   * before (what a view uses to skip checking what it tracks, docs/interest.md "In a crowd").
+   */
+  get jumps(): number {
+    return this.jumpCount;
+  }
 
   private cellKey(x: number, z: number): number {
     return key(Math.floor(x / this.cellSize), Math.floor(z / this.cellSize));
@@ -32,6 +50,7 @@ export class SpatialGrid<T extends { id: string }> {
       old.cell = cell;
     }
     if (old.tile !== tile) {
+      if (this.maxStep !== undefined && tileDistance(old.tile, tile) > this.maxStep) this.jumpCount++;
       removeFromTile(this.tiles, old.tile, entity.id);
       addToTile(this.tiles, tile, entity);
       old.tile = tile;
@@ -41,6 +60,7 @@ export class SpatialGrid<T extends { id: string }> {
   delete(id: string): void {
     const old = this.where.get(id);
     if (old === undefined) return;
+    this.jumpCount++;
     remove(this.cells, old.cell, id);
     removeFromTile(this.tiles, old.tile, id);
     this.where.delete(id);
@@ -98,6 +118,11 @@ export class SpatialGrid<T extends { id: string }> {
 
 function key(a: number, b: number): number {
   return (a + 32768) * 65536 + (b + 32768);
+}
+
+/** Chebyshev distance between two tiles given by their keys. */
+function tileDistance(a: number, b: number): number {
+  return Math.max(Math.abs(Math.floor(a / 65536) - Math.floor(b / 65536)), Math.abs((a % 65536) - (b % 65536)));
 }
 
 function add<T extends { id: string }>(index: Map<number, Map<string, T>>, k: number, entity: T): void {

@@ -23,7 +23,7 @@ import { Combat, inCombat } from "./systems/combat.js";
 import { Deaths } from "./systems/death.js";
 import { Gathering } from "./systems/gathering.js";
 import { Ground } from "./systems/ground.js";
-import { Movement, regionsOf } from "./systems/movement.js";
+import { Movement, newPlayerGrid, regionsOf } from "./systems/movement.js";
 import { Npcs } from "./systems/npcs.js";
 import { Prayers } from "./systems/prayers.js";
 import { Progress } from "./systems/progress.js";
@@ -64,7 +64,7 @@ export class World {
   /** What the world tells the trade service and the room (`tradeInterrupted`, `playerRemoved`). */
   readonly events = new WorldEvents();
 
-  private readonly playerGrid = new SpatialGrid<Player>();
+  private readonly playerGrid = newPlayerGrid();
   private readonly npcGrid = new SpatialGrid<Npc>();
   private readonly resourceGrid = new SpatialGrid<ResourceInstance>();
   private readonly itemGrid = new SpatialGrid<GroundItem>();

@@ -8,14 +8,18 @@ import type { GameContent } from "../../content/load.js";
 import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../../domain/movement.js";
 import { MoveQueue, Regions, searchLimit, type MoveRequest, type MoveTickReport } from "../../domain/pathing.js";
 import type { Tile } from "../../domain/types.js";
-import type { SpatialGrid } from "../grid.js";
+import { SpatialGrid } from "../grid.js";
 import { refuse } from "../refusals.js";
 import type { Player } from "../player.js";
 import type { Interrupt } from "../world-events.js";
 import type { Progress } from "./progress.js";
 
+/** The players' grid: a player steps at most RUN_TILES_PER_TICK tiles a tick, so a farther move is a jump (`SpatialGrid.jumps`). */
+export const newPlayerGrid = (): SpatialGrid<Player> => new SpatialGrid<Player>(16, RUN_TILES_PER_TICK);
+
 /** The walkable regions of each loaded content (the map is static; worlds of one content share them). */
 const regionCache = new WeakMap<GameContent, Regions>();
+
 export function regionsOf(content: GameContent): Regions {
   let r = regionCache.get(content);
   if (!r) regionCache.set(content, (r = Regions.build(content.worldBounds, (x, z) => content.isBlocked(x, z))));

@@ -43,6 +43,16 @@ export function ringWalkPays(near: number, ownCell: number, cellSize: number, bo
   return TILE_COST * tiles < near;
 }
 
+/**
+ * A viewer's mark for one collection, from the last time all it tracked was checked against the leave
+ * radius: until which tick none of it can have passed that radius (see `Tracker.unchanged`), and
+ * the grid's `jumps` then. `until` below the current tick: check again.
+ */
+export interface StillMark {
+  until: number;
+  jumps: number;
+}
+
 export class Tracker<T extends Placed> {
   /** The candidates of the current viewer (buffers reused from one viewer to the next). */
   private readonly c: { ids: string[]; distances: Int32Array; count: number } = { ids: [], distances: new Int32Array(256), count: 0 };
@@ -69,6 +79,12 @@ export class Tracker<T extends Placed> {
     readonly maxAdds: number,
     /** At most this many it tracked make way for nearer ones per selection (`InterestRule.maxSwaps`). */
     readonly maxSwaps: number,
+    /**
+     * Tiles a viewer and one of these entities can draw apart in one tick, when the grid tells each
+     * jump (`SpatialGrid.jumps`): then what a viewer tracks need not be checked again until it could
+     * have passed the leave radius. Undefined: checked every time.
+     */
+    private readonly apartPerTick?: number,
   ) {
     this.trackedRanks = new Uint32Array(leaveRadius + 1);
   }
@@ -106,9 +122,16 @@ export class Tracker<T extends Placed> {
    * (`previous`) may stand as it is: all of it still there, within the leave radius and acceptable, and
    * every priority within view among it. Otherwise the caller selects now.
    */
-  unchanged(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string>): boolean {
+  unchanged(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string>, tick: number, still?: StillMark): boolean {
     if (this.newPriorityInView(viewer, priority, previous)) return false;
-    for (const id of previous) if (!this.stays(id, viewer)) return false;
+    if (this.isStill(tick, still)) return true;
+    let farthest = 0;
+    for (const id of previous) {
+      const d = this.stays(id, viewer);
+      if (d < 0) return false;
+      if (d > farthest) farthest = d;
+    }
+    this.markStill(tick, farthest, still);
     return true;
   }
 
@@ -117,11 +140,35 @@ export class Tracker<T extends Placed> {
    * or no longer acceptable, listing it in `dropped`. False, with nothing dropped, when a priority it
    * does not track is within view: the caller selects now.
    */
-  prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[]): boolean {
+  prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[], tick: number, still?: StillMark): boolean {
     if (this.newPriorityInView(viewer, priority, tracked)) return false;
-    for (const id of tracked) if (!this.stays(id, viewer)) dropped.push(id);
+    if (this.isStill(tick, still)) return true;
+    let farthest = 0;
+    for (const id of tracked) {
+      const d = this.stays(id, viewer);
+      if (d < 0) dropped.push(id);
+      else if (d > farthest) farthest = d;
+    }
     for (const id of dropped) tracked.delete(id);
+    this.markStill(tick, farthest, still);
     return true;
+  }
+
+  /**
+   * Whether nothing the viewer tracks can have passed the leave radius since its mark: no entity of
+   * the grid jumped or left since (the viewer neither: players are in the grid they track), and too
+   * few ticks went by for any of them to walk that far. What left the state was taken out of the
+   * viewer's set already, which selects it again (`SchemaMirror.remove`).
+   */
+  private isStill(tick: number, still: StillMark | undefined): boolean {
+    return still !== undefined && this.apartPerTick !== undefined && tick <= still.until && still.jumps === this.grid.jumps;
+  }
+
+  /** All the viewer tracks checked at `tick`, the farthest `farthest` tiles away: until when it must stay within the leave radius. */
+  private markStill(tick: number, farthest: number, still: StillMark | undefined): void {
+    if (still === undefined || this.apartPerTick === undefined) return;
+    still.until = tick + Math.floor((this.leaveRadius - farthest) / this.apartPerTick);
+    still.jumps = this.grid.jumps;
   }
 
   /** Whether a priority the viewer does not track is within view (and acceptable). */
@@ -134,11 +181,13 @@ export class Tracker<T extends Placed> {
     return false;
   }
 
-  /** Whether something the viewer tracks may stay tracked: the viewer itself, or still there, within the leave radius and acceptable. */
-  private stays(id: string, viewer: Player): boolean {
-    if (id === viewer.id) return true;
+  /** How far something the viewer tracks is, when it may stay tracked (the viewer itself, or still there, within the leave radius and acceptable); else -1. */
+  private stays(id: string, viewer: Player): number {
+    if (id === viewer.id) return 0;
     const e = this.all.get(id);
-    return e !== undefined && this.within(e, viewer, this.leaveRadius) && this.accept(e, viewer);
+    if (e === undefined) return -1;
+    const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
+    return d <= this.leaveRadius && this.accept(e, viewer) ? d : -1;
   }
 
   private within(e: T, viewer: Player, radius: number): boolean {

@@ -36,7 +36,8 @@ import {
 import type { Player } from "../player.js";
 import type { Surroundings } from "../access.js";
 import { canSeeGroundItem } from "./ground.js";
-import { Tracker } from "./tracker.js";
+import { RUN_TILES_PER_TICK } from "../../domain/movement.js";
+import { Tracker, type StillMark } from "./tracker.js";
 
 /** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
 export const VIEW_RADIUS = 24;
@@ -84,6 +85,8 @@ export interface SelectionCadence {
   readonly kept: Record<keyof VisibleSet, boolean>;
   /** Per collection kept calm, what the last `visibleFor` dropped from the kept set (gone, or past the leave radius). */
   readonly dropped: Record<keyof VisibleSet, string[]>;
+  /** Per collection, until when what it tracks cannot have passed the leave radius (`Tracker.unchanged`); reset by each selection. */
+  readonly still: Record<keyof VisibleSet, StillMark>;
 }
 
 let phases = 0;
@@ -94,6 +97,7 @@ export const newCadence = (): SelectionCadence => ({
   calm: { players: false, npcs: false, resources: false, groundItems: false },
   kept: { players: false, npcs: false, resources: false, groundItems: false },
   dropped: { players: [], npcs: [], resources: [], groundItems: [] },
+  still: { players: { until: -1, jumps: 0 }, npcs: { until: -1, jumps: 0 }, resources: { until: -1, jumps: 0 }, groundItems: { until: -1, jumps: 0 } },
 });
 
 /** Whether a collection of the viewer's selected every `period` ticks is selected at `tick`. */
@@ -129,7 +133,8 @@ export class Visibility {
   constructor(private readonly d: VisibilityDeps) {
     const tick = () => d.clock.tick;
     this.trackers = {
-      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      // Two players draw apart by at most two runs a tick, unless one jumps (the grid counts jumps).
+      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION, 2 * RUN_TILES_PER_TICK),
       npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (n) => n.respawnTick === undefined, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
       resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, () => true, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
       groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (g, p) => canSeeGroundItem(p, g, tick()), MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
@@ -161,7 +166,9 @@ export class Visibility {
         cadence &&
         previous &&
         !due(cadence, kind, tick) &&
-        (cadence.calm[kind] ? tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind]) : tracker.unchanged(p, priority[kind], previous[kind]));
+        (cadence.calm[kind]
+          ? tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind], tick, cadence.still[kind])
+          : tracker.unchanged(p, priority[kind], previous[kind], tick, cadence.still[kind]));
       if (keep) {
         // Kept as it was: the Set objects trade places, nothing is copied (nor cleared: the stale
         // one is cleared when next filled).
@@ -170,6 +177,7 @@ export class Visibility {
         continue;
       }
       v[kind].clear();
+      if (cadence) cadence.still[kind].until = -1;
       if (kind === "players") v.players.add(p.id);
       const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind]);
       if (cadence) {

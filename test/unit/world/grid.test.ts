@@ -30,4 +30,27 @@ describe("world/grid (SpatialGrid)", () => {
     assert.equal(grid.cellsNear(1000, 1000, 5, reused), 0);
     assert.equal(reused.length, 0, "the output is cleared first");
   });
+  it("counts jumps: a move farther than maxStep in one go, or leaving the grid; steps and arrivals are not jumps", () => {
+    const grid = new SpatialGrid<{ id: string }>(16, 2);
+    const a = e("a");
+    grid.set(a, -1, 5);
+    grid.set(e("b"), 3, 3);
+    assert.equal(grid.jumps, 0, "arrivals");
+    grid.set(a, 1, 3);
+    grid.set(a, -1, 3);
+    grid.set(a, -1, 3);
+    assert.equal(grid.jumps, 0, "steps of up to 2 tiles, across cells and the axes");
+    grid.set(a, 2, 3);
+    assert.equal(grid.jumps, 1, "3 tiles at once");
+    grid.set(a, 2, -40);
+    assert.equal(grid.jumps, 2);
+    grid.delete("b");
+    assert.equal(grid.jumps, 3, "leaving");
+    grid.delete("b");
+    assert.equal(grid.jumps, 3, "what is not there does not leave");
+    const plain = new SpatialGrid<{ id: string }>(16);
+    plain.set(a, 0, 0);
+    plain.set(a, 100, 100);
+    assert.equal(plain.jumps, 0, "no maxStep: moves are not told apart");
+  });
 });

@@ -16,7 +16,7 @@
  * differential test (test/unit/world/interest-encoder.test.ts) decodes both and compares.
  */
 import { SchemaSerializer, type Room } from "@colyseus/core";
-import { Encoder, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
+import { $refId, Encoder, OPERATION, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
 import { EntitySlots, TrackedView, treeOf, type Ref } from "./tracked-view.js";
 
 export { EntitySlots, TrackedView };
@@ -40,6 +40,17 @@ const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int
  * and numbers), so Colyseus's own overflow path (a re-encode and a warning) is never needed.
  */
 const ENTITY_HEADROOM = 4096;
+
+/** An entity's whole snapshot (`InterestEncoder.wholeOf`), by the entity's slot. */
+interface Whole {
+  tree: ChangeTree;
+  bytes: Uint8Array;
+  /** The encoding pass it was made in: good for that pass whatever changed before it. */
+  pass: number;
+  /** Whether the entity had no change pending when it was made, and how many patches had gone out: then good until it changes. */
+  clean: boolean;
+  discards: number;
+}
 
 /** Colyseus's encoder with the per-view pass over entities done once per tick (see the file comment). */
 export class InterestEncoder extends Encoder {
@@ -77,6 +88,17 @@ export class InterestEncoder extends Encoder {
   private readonly rootViewFieldList: readonly (readonly [number, string])[];
   /** The last shared full state: where it started, the root values it encoded, its bytes. */
   private sharedFull: { start: number; values: unknown[]; bytes: Uint8Array } | undefined;
+  /** A view of nothing, whose changes are one entity's whole snapshot while `wholeOf` encodes it. */
+  private readonly scratch = new StateView();
+  /** Where `wholeOf` encodes (Colyseus's view pass wants BUFFER_SIZE free bytes, or it allocates a bigger buffer each time). */
+  private wholeBuffer = new Uint8Array(0);
+  /** Encoding passes (a tick's patch, each first state) and patches sent (`discardChanges`), for the whole snapshots' lifetime. */
+  private pass = 0;
+  private discards = 0;
+  /** The entities the view being encoded takes whole, out of its `changes` (`encodeView`): each tree, then its queued fields. */
+  private viewWholes: (ChangeTree | Map<number | ChangeTree, OPERATION>)[] = [];
+  /** Per slot, the whole snapshot last made (kept off the change trees: a property more on them slows Colyseus's own passes). */
+  private readonly wholes: (Whole | undefined)[] = [];
 
   /** `leafTypes`: the entity classes; each must have only primitive fields (checked here). */
   constructor(state: Schema, root: Root | undefined, leafTypes: readonly SchemaClass[]) {
@@ -99,11 +121,23 @@ export class InterestEncoder extends Encoder {
     if (view === undefined) {
       // The shared pass starts a tick's encoding: the changes may differ from the last chunks.
       this.built = false;
+      this.pass++;
       return super.encode(it, undefined, buffer, initialOffset);
     }
+    // `wholeOf`'s snapshot: its changes were all there is.
+    if (view === this.scratch) return buffer.subarray(0, it.offset);
     if (!(view instanceof TrackedView)) return super.encode(it, view, buffer, initialOffset);
     view.delivered = true;
     if (!this.built) this.build();
+    // The entities it takes whole, where Colyseus would have drained them (after their collections).
+    const wholes = this.viewWholes;
+    if (wholes.length > 0) {
+      this.viewWholes = [];
+      for (let i = 0; i < wholes.length; i += 2) {
+        const bytes = this.wholeOf(wholes[i] as ChangeTree, wholes[i + 1] as Map<number | ChangeTree, OPERATION>);
+        buffer = this.copyBytes(bytes, 0, bytes.length, it, buffer);
+      }
+    }
     // Collections and the root, filtered for this view by Colyseus (parents before the entities).
     buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
     // Then the chunks of the changed entities this view holds, class by class (resource nodes, many
@@ -163,17 +197,59 @@ export class InterestEncoder extends Encoder {
     // The tick's chunks may predate changes made since (a join between two ticks): built afresh for
     // this view, and again by the next encoding.
     this.built = false;
+    this.pass++;
     view.bootstrap(treeOf(this.state as unknown as Ref)!, this.rootViewFields);
+    this.takeWholes(view);
     try {
       return this.encodeView(view, sharedOffset, it, bytes);
     } finally {
       this.built = false;
+      this.viewWholes = [];
     }
   }
 
   override discardChanges(): void {
     this.built = false;
+    this.discards++;
     super.discardChanges();
+  }
+
+  /**
+   * Out of a new view's `changes`, the entities it takes whole (added when not new in the state:
+   * every field queued), which Colyseus would encode again for every joining client; `encode` copies
+   * their snapshots instead (`wholeOf`), made once for all the clients that join between two changes
+   * (docs/interest.md "A joining client's first state"). An entity's entry that is empty (removed
+   * again) stays. A view's later patches are left to Colyseus: in a tick few entities come into more
+   * than one view, and keeping their snapshots cost more than it saved (`bench-interest`).
+   */
+  private takeWholes(view: TrackedView): void {
+    const trees = (this.root as unknown as { changeTrees: Record<number, ChangeTree | undefined> }).changeTrees;
+    const wholes: (ChangeTree | Map<number | ChangeTree, OPERATION>)[] = [];
+    for (const [refId, changes] of view.changes) {
+      if (changes.size === 0) continue;
+      const tree = trees[refId];
+      if (tree === undefined || !this.isEntity(tree)) continue;
+      view.changes.delete(refId);
+      // What Colyseus queued: every field the entity holds, each as an ADD (`wholeOf` encodes it).
+      wholes.push(tree, changes);
+    }
+    this.viewWholes = wholes;
+  }
+
+  /**
+   * An entity's whole snapshot (every field it holds, as Colyseus encodes a view's added entity): made
+   * at most once per first state, and kept past it while the entity does not change (a crowd's
+   * players standing still while others join: every join's first state holds them).
+   */
+  private wholeOf(tree: ChangeTree, fields: Map<number | ChangeTree, OPERATION>): Uint8Array {
+    const slot = this.slots.of(tree);
+    const kept = this.wholes[slot];
+    if (kept && kept.tree === tree && (kept.pass === this.pass || (kept.clean && kept.discards === this.discards && !tree.has()))) return kept.bytes;
+    this.scratch.changes.set((tree.ref as unknown as { [$refId]: number })[$refId], fields);
+    if (this.wholeBuffer.length < Encoder.BUFFER_SIZE + ENTITY_HEADROOM) this.wholeBuffer = new Uint8Array(Encoder.BUFFER_SIZE + ENTITY_HEADROOM);
+    const bytes = super.encodeView(this.scratch, 0, { offset: 0 }, this.wholeBuffer);
+    this.wholes[slot] = { tree, bytes, pass: this.pass, clean: !tree.has(), discards: this.discards };
+    return bytes;
   }
 
   /** Split the tick's changes: entities are encoded once into chunks, the rest listed for per-view encoding. */
@@ -237,11 +313,12 @@ export class InterestEncoder extends Encoder {
   }
 
   private copyChunk(i: number, it: Iterator, buffer: Uint8Array): Uint8Array {
-    const start = this.chunkStart[i]!;
-    const end = this.chunkEnd[i]!;
+    return this.copyBytes(this.chunkBytes, this.chunkStart[i]!, this.chunkEnd[i]!, it, buffer);
+  }
+
+  private copyBytes(from: Uint8Array, start: number, end: number, it: Iterator, buffer: Uint8Array): Uint8Array {
     if (it.offset + end - start > buffer.length) buffer = this.ensureCapacity(buffer, it.offset + end - start);
     // Chunks are a few bytes (a move is about a dozen): a plain loop, no subarray allocated per copy.
-    const from = this.chunkBytes;
     let o = it.offset;
     for (let b = start; b < end; b++) buffer[o++] = from[b]!;
     it.offset = o;

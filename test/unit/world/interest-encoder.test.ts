@@ -187,4 +187,50 @@ describe("world schema encoding (InterestEncoder)", () => {
     assert.equal(encodes, 1 + 50 + 20);
     for (const c of s.clients.values()) assert.equal(c.decoder!.state.players.get("7")!.x, s.state.players.get("7")!.x);
   });
+
+  it("encodes an entity that joining clients get whole once for all of them, and again only when it changed", () => {
+    const s = side(true);
+    for (let i = 0; i < 50; i++) s.state.players.set(String(i), entity("players", String(i), rng(i)) as InstanceType<typeof PlayerState>);
+    for (let c = 0; c < 3; c++) {
+      join(s, c);
+      ready(s, c);
+    }
+    patch(s); // the players are no longer new: a view that adds one now takes it whole
+    // Whole snapshots are encoded with a view of their own (not a client's TrackedView).
+    let wholes = 0;
+    const encodeView = Encoder.prototype.encodeView;
+    Encoder.prototype.encodeView = function (this: Encoder, ...args: Parameters<Encoder["encodeView"]>) {
+      if (!(args[0] instanceof TrackedView)) wholes++;
+      return encodeView.apply(this, args);
+    };
+    const addAll = (c: number) => {
+      for (const p of s.state.players.values()) s.clients.get(c)!.view.add(p);
+    };
+    try {
+      // Clients join between two ticks: each entity is encoded for the first, copied for the others.
+      for (let c = 3; c < 13; c++) {
+        join(s, c);
+        addAll(c);
+        ready(s, c);
+      }
+      assert.equal(wholes, 50, "ten first states, each entity encoded once");
+      s.state.players.get("7")!.x += 1;
+      join(s, 13);
+      addAll(13);
+      ready(s, 13);
+      assert.equal(wholes, 51, "the one that changed");
+      // A patch leaves to Colyseus the entities a view adds.
+      for (let c = 0; c < 3; c++) addAll(c);
+      patch(s);
+      assert.equal(wholes, 51);
+    } finally {
+      Encoder.prototype.encodeView = encodeView;
+    }
+    patch(s);
+    for (const c of s.clients.values()) {
+      assert.equal(c.decoder!.state.players.size, 50);
+      assert.equal(c.decoder!.state.players.get("7")!.x, s.state.players.get("7")!.x);
+      assert.deepEqual(c.decoder!.state.players.get("12")!.toJSON(), s.state.players.get("12")!.toJSON());
+    }
+  });
 });

@@ -64,6 +64,8 @@ export interface VisibleSet {
 }
 
 const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() });
+/** The priorities of a player that has none (never written). */
+const NO_PRIORITIES: VisibleSet = emptyVisibleSet();
 
 /**
  * A viewer's selection cadence (docs/interest.md "In a crowd"): a collection that was crowded at its last
@@ -218,6 +220,8 @@ export class Visibility {
 
   /** Ids `p` keeps in view before any other: its trade partner, what it fights, who hit it, its recent chats. */
   private priorities(p: Player): VisibleSet {
+    // Most players have none: the empty sets, not cleared again for each of them.
+    if (!this.mayHavePriorities(p)) return NO_PRIORITIES;
     const pr = this.priority;
     for (const kind of KINDS) pr[kind].clear();
     const now = this.d.clock.now();

@@ -215,6 +215,22 @@ export class InterestEncoder extends Encoder {
   }
 
   /**
+   * A view's patch. With nothing queued in the view itself (most patches in a crowd: no entity came
+   * in or left), Colyseus's drain has nothing to do, and its answer, the shared part and the view's
+   * part copied into a new array, is made here in a pooled Buffer instead: one allocation of its own
+   * per client per tick was a quarter of a crowd tick's garbage (`bench-interest` heap sampling).
+   */
+  override encodeView(view: StateView, sharedOffset: number, it: Iterator, bytes: Uint8Array = this.sharedBuffer): Uint8Array {
+    if (!(view instanceof TrackedView) || !view.delivered || view.changes.size > 0) return super.encodeView(view, sharedOffset, it, bytes);
+    const viewOffset = it.offset;
+    const written = this.encode(it, view, bytes);
+    const out = Buffer.allocUnsafe(sharedOffset + it.offset - viewOffset);
+    out.set(written.subarray(0, sharedOffset), 0);
+    out.set(written.subarray(viewOffset, it.offset), sharedOffset);
+    return out;
+  }
+
+  /**
    * Out of a new view's `changes`, the entities it takes whole (added when not new in the state:
    * every field queued), which Colyseus would encode again for every joining client; `encode` copies
    * their snapshots instead (`wholeOf`), made once for all the clients that join between two changes

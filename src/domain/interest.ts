@@ -90,6 +90,11 @@ export interface InterestRule {
   readonly maxSwaps?: number;
 }
 
+/** Where a selection puts what it chooses (a Set will do). */
+export interface IdSink {
+  add(id: string): unknown;
+}
+
 // Scratch buffers, reused from one selection to the next.
 const OTHER = 0;
 const TRACKED = 1;
@@ -106,7 +111,7 @@ let untracked = new Uint32Array(64);
  * not track, of which at most `maxSwaps` take the place of something it tracked. Linear in `count`
  * (ranks are bucketed; nothing is sorted unless priorities pass the bound).
  */
-export function selectInterest(c: InterestCandidates, rule: InterestRule, out: Set<string>): number {
+export function selectInterest(c: InterestCandidates, rule: InterestRule, out: IdSink): number {
   const { ids, distances, count } = c;
   const { bound, priority, previous } = rule;
   if (bound <= 0) return 0;
@@ -184,7 +189,7 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: S
 }
 
 /** More priority candidates than the bound: the nearest of them (previously tracked first at a tie). */
-function nearestPriorities(c: InterestCandidates, rule: InterestRule, out: Set<string>): number {
+function nearestPriorities(c: InterestCandidates, rule: InterestRule, out: IdSink): number {
   const order: number[] = [];
   for (let i = 0; i < c.count; i++) if (rule.priority.has(c.ids[i]!)) order.push(i);
   const prev = (i: number) => (rule.previous?.has(c.ids[i]!) ? 0 : 1);

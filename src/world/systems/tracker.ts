@@ -53,6 +53,37 @@ export interface StillMark {
   jumps: number;
 }
 
+/**
+ * What one selection chose, to bring the viewer's set to it in place: a set emptied and filled
+ * again for every selection gave its table back and grew it anew each time (a crowd's views hold a
+ * hundred), where in place only what changed is deleted or added.
+ */
+class Chosen {
+  /** Per id, the last selection that chose it (cleared now and then, so ids gone from the world do not pile up). */
+  private readonly stamp = new Map<string, number>();
+  private epoch = 0;
+  private readonly ids: string[] = [];
+  private count = 0;
+
+  begin(limit: number): void {
+    this.epoch++;
+    this.count = 0;
+    if (this.stamp.size > limit) this.stamp.clear();
+  }
+
+  add(id: string): void {
+    this.stamp.set(id, this.epoch);
+    this.ids[this.count++] = id;
+  }
+
+  /** Make `out` hold exactly what was chosen, and `keep`. */
+  into(out: Set<string>, keep: string | undefined): void {
+    for (const id of out) if (id !== keep && this.stamp.get(id) !== this.epoch) out.delete(id);
+    for (let i = 0; i < this.count; i++) out.add(this.ids[i]!);
+    if (keep !== undefined) out.add(keep);
+  }
+}
+
 export class Tracker<T extends Placed> {
   /** The candidates of the current viewer (buffers reused from one viewer to the next). */
   private readonly c: { ids: string[]; distances: Int32Array; count: number } = { ids: [], distances: new Int32Array(256), count: 0 };
@@ -63,6 +94,7 @@ export class Tracker<T extends Placed> {
   private ringSize = 0;
   /** What the viewer tracked, counted by the rank it competes at (ring walks). */
   private readonly trackedRanks: Uint32Array;
+  private readonly chosen = new Chosen();
 
   constructor(
     private readonly grid: SpatialGrid<T>,
@@ -90,10 +122,11 @@ export class Tracker<T extends Placed> {
   }
 
   /**
-   * Add to `out` what `viewer` tracks of this collection: `priority` first, then by the rule, `previous`
-   * its history. Returns how pressed the view is (`Pressure`).
+   * Make `out` hold what `viewer` tracks of this collection (and `keep`, the viewer itself in its own
+   * collection): `priority` first, then by the rule, `previous` its history. `out` may hold anything
+   * before (it is brought to the choice in place). Returns how pressed the view is (`Pressure`).
    */
-  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>): Pressure {
+  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>, keep?: string): Pressure {
     const { grid, radius } = this;
     this.c.count = 0;
     for (const id of priority) {
@@ -108,7 +141,9 @@ export class Tracker<T extends Placed> {
       for (const cell of cells) for (const e of cell.values()) if (!priority.has(e.id) && !previous?.has(e.id)) this.consider(e, viewer, radius);
     }
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
-    const chosen = selectInterest(this.c as InterestCandidates, rule, out);
+    this.chosen.begin(4 * (this.all.size + 1024));
+    const chosen = selectInterest(this.c as InterestCandidates, rule, this.chosen);
+    this.chosen.into(out, keep);
     if (this.c.count <= this.bound) return "calm";
     return chosen >= this.bound ? "crowded" : "filling";
   }

@@ -172,16 +172,15 @@ export class Visibility {
           ? tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind], tick, cadence.still[kind])
           : tracker.unchanged(p, priority[kind], previous[kind], tick, cadence.still[kind]));
       if (keep) {
-        // Kept as it was: the Set objects trade places, nothing is copied (nor cleared: the stale
-        // one is cleared when next filled).
+        // Kept as it was: the Set objects trade places, nothing is copied (the stale one is brought
+        // to the next selection in place).
         [v[kind], previous![kind]] = [previous![kind], v[kind]];
         cadence!.kept[kind] = true;
         continue;
       }
-      v[kind].clear();
       if (cadence) cadence.still[kind].until = -1;
-      if (kind === "players") v.players.add(p.id);
-      const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind]);
+      // The set is brought to the selection in place (it holds an older one, or what was kept).
+      const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind], kind === "players" ? p.id : undefined);
       if (cadence) {
         cadence.crowded[kind] = pressure === "crowded";
         cadence.calm[kind] = pressure === "calm";

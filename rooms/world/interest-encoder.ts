@@ -139,7 +139,7 @@ export class InterestEncoder extends Encoder {
       }
     }
     // Collections and the root, filtered for this view by Colyseus (parents before the entities).
-    buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
+    if (this.others.next) buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
     // Then the chunks of the changed entities this view holds, class by class (resource nodes, many
     // and static, cost nothing in a tick where none changed), walking whichever set is smaller.
     for (const [type, held] of view.entities) {
@@ -303,7 +303,21 @@ export class InterestEncoder extends Encoder {
       }
     }
     this.entityNode.changeTree = undefined;
+    // What of the rest is for the views (a collection's entries coming or going), encoded as a view
+    // that sees everything would: when that is nothing (in most ticks the root's own tick, which no
+    // view pass carries), no view's pass over it would write anything either, and none is made.
+    if (this.others.next && !this.anyFilterIn(this.others)) {
+      const probe: Iterator = { offset: it.offset };
+      this.chunkBytes = this.encodeList(this.others, probe, this.everything, this.chunkBytes, it.offset, true);
+      if (probe.offset === it.offset) this.others.next = this.others.tail = undefined;
+    }
     this.built = true;
+  }
+
+  /** Whether a tree of `list` has a field filter of its own (which might ask the view something only a client's view can answer). */
+  private anyFilterIn(list: ChangeList): boolean {
+    for (let node = list.next; node; node = node.next) if (node.changeTree.encDescriptor.filter !== undefined) return true;
+    return false;
   }
 
   /** An entity: one of the leaf classes, filtered (reached through a view collection), attached, with no field filter of its own. */

@@ -217,8 +217,8 @@ export class InterestEncoder extends Encoder {
   /**
    * A view's patch. With nothing queued in the view itself (most patches in a crowd: no entity came
    * in or left), Colyseus's drain has nothing to do, and its answer, the shared part and the view's
-   * part copied into a new array, is made here in a pooled Buffer instead: one allocation of its own
-   * per client per tick was a quarter of a crowd tick's garbage (`bench-interest` heap sampling).
+   * part copied into a new array, is made here in a pooled Buffer instead (those arrays, one per
+   * client per tick, were a quarter of a crowd tick's garbage in `bench-interest`'s heap sampling).
    */
   override encodeView(view: StateView, sharedOffset: number, it: Iterator, bytes: Uint8Array = this.sharedBuffer): Uint8Array {
     if (!(view instanceof TrackedView) || !view.delivered || view.changes.size > 0) return super.encodeView(view, sharedOffset, it, bytes);

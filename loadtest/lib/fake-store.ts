@@ -94,8 +94,8 @@ export class FakeCharacterStore implements CharacterStore {
     return read;
   }
 
-  async listByAccount(accountId: string): Promise<{ id: string }[]> {
-    return [...this.rows.values()].filter((r) => r.character.accountId === accountId).map((r) => r.character);
+  async firstOfAccount(accountId: string): Promise<string | undefined> {
+    return [...this.rows.values()].find((r) => r.character.accountId === accountId)?.character.id;
   }
 
   async save(s: ProgressSnapshot): Promise<void> {

@@ -59,8 +59,7 @@ export class CharacterResolver {
       throw new WorldError("CHARACTER_FORBIDDEN", "this token is bound to another character");
     }
     if (!id) {
-      const mine = await this.characters.listByAccount(principal.accountId);
-      id = mine[0]?.id ?? (await this.deps.createCharacter(principal.accountId, principal.name)).id;
+      id = (await this.characters.firstOfAccount(principal.accountId)) ?? (await this.deps.createCharacter(principal.accountId, principal.name)).id;
     }
     const characterId = id;
     // Refused at once rather than queued behind the change (which may take a while).

@@ -127,7 +127,19 @@ export class CharacterRepository implements CharacterStore {
   }
 
   async listByAccount(accountId: string): Promise<Character[]> {
-    return this.fork().find(CharacterEntity, { accountId }, { orderBy: { createdAt: "asc" } });
+    return this.fork().find(CharacterEntity, { accountId }, { orderBy: { createdAt: "asc", id: "asc" } });
+  }
+
+  /**
+   * The oldest character of an account (`listByAccount`'s first): one indexed row, no entity built.
+   * Every join without a character id asks it; the entity read was about 5 % of a crowd's join
+   * phase.
+   */
+  async firstOfAccount(accountId: string): Promise<string | undefined> {
+    const rows = await this.fork()
+      .getConnection()
+      .execute<{ id: string }[]>("select id from characters where account_id = ? order by created_at asc, id asc limit 1", [accountId]);
+    return rows[0]?.id;
   }
 
   async isNameTaken(name: string, exceptId?: string): Promise<boolean> {

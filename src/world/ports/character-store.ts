@@ -150,8 +150,8 @@ export type TransactionStep = (tx: StoreTransaction) => Promise<void>;
 export interface CharacterStore {
   /** A character with its items and whether a death lock of it is open, or null when it does not exist. */
   load(id: string): Promise<LoadedRecord | null>;
-  /** An account's characters, oldest first. */
-  listByAccount(accountId: string): Promise<readonly { id: string }[]>;
+  /** The id of an account's oldest character (what a join without one plays), if it has any. */
+  firstOfAccount(accountId: string): Promise<string | undefined>;
   /**
    * Save one player's progress (and its items and coins when present) in one transaction under its
    * fence; `groundStep` runs in the same transaction (a drop's or pickup's piles). When it throws,

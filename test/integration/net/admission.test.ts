@@ -294,7 +294,8 @@ describe("admission control: a storage failure during a join or a creation is a 
     // The account lookup of a join without a character id, and of a creation, fails like a starved pool.
     const repo = server.characters;
     const original = repo.listByAccount;
-    repo.listByAccount = async () => {
+    const originalFirst = repo.firstOfAccount;
+    repo.listByAccount = repo.firstOfAccount = async () => {
       throw new Error("timeout exceeded when trying to connect");
     };
     const before = lines.length;
@@ -313,6 +314,7 @@ describe("admission control: a storage failure during a join or a creation is a 
       assert.ok(!lines.slice(before).some((l) => /uncaught|unhandled|join failed/.test(l.msg)), "no uncaught exception, no failed-join line");
     } finally {
       repo.listByAccount = original;
+      repo.firstOfAccount = originalFirst;
     }
     const players = [await sdkPlayer(server), await jsonPlayer(server)];
     try {

@@ -5,7 +5,8 @@
  *   as `itemRows` reads them, in the same order), and whether a death lock of the character is open;
  * - a join (`CharacterResolver` with the real repository and World) recovers an open death — the
  *   bank gets the dropped items — and opens no recovery transaction when there is none;
- * - `recordLogin` opens a login and closes the character's open ones (only its own).
+ * - `recordLogin` opens a login and closes the character's open ones (only its own);
+ * - `firstOfAccount` finds the character a join without one plays.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -124,6 +125,17 @@ for (const kind of storageKinds()) {
       assert.deepStrictEqual([loaded.inventory, loaded.equipment, loaded.bank], [[], {}, []]);
       assert.deepStrictEqual(columns(loaded.character), columns((await entityReads(c.id)).character));
       assert.equal(await repo.load(randomUUID()), null);
+    });
+
+    it("firstOfAccount is the account's oldest character, as listByAccount lists them; none for an account without one", async () => {
+      const accountId = randomUUID();
+      await repo.create({ accountId, coins: 0, inventory: [] });
+      await repo.create({ accountId, coins: 0, inventory: [] });
+      await newCharacter(); // another account's
+      const listed = await repo.listByAccount(accountId);
+      assert.equal(listed.length, 2);
+      assert.equal(await repo.firstOfAccount(accountId), listed[0]!.id);
+      assert.equal(await repo.firstOfAccount(randomUUID()), undefined);
     });
 
     it("load says whether a death lock is open: after a death, not once it is resolved or recovered", async () => {

@@ -21,9 +21,9 @@ export class SpatialGrid<T extends { id: string }> {
   ) {}
 
   /**
-   * How many times an entity left the grid or moved farther than `maxStep` in one move: while it
-   * stands still, every entity of the grid is within `maxStep` tiles of where it stood one step
-   * before (what a view uses to skip checking what it tracks, docs/interest.md "In a crowd").
+   * How many times an entity left the grid or moved farther than `maxStep` in one move. While this
+   * count does not change, every entity of the grid moved at most `maxStep` tiles in each of its
+   * moves (what a view uses to skip checking what it tracks, docs/interest.md "The crowd's cadence").
    */
   get jumps(): number {
     return this.jumpCount;

@@ -41,14 +41,13 @@ const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int
  */
 const ENTITY_HEADROOM = 4096;
 
-/** An entity's whole snapshot (`InterestEncoder.wholeOf`), by the entity's slot. */
+/**
+ * An entity's whole snapshot (`InterestEncoder.wholeOf`), by the entity's slot: made while the entity
+ * had no change pending, after `discards` patches; good until it changes or a patch goes out.
+ */
 interface Whole {
   tree: ChangeTree;
   bytes: Uint8Array;
-  /** The encoding pass it was made in: good for that pass whatever changed before it. */
-  pass: number;
-  /** Whether the entity had no change pending when it was made, and how many patches had gone out: then good until it changes. */
-  clean: boolean;
   discards: number;
 }
 
@@ -92,8 +91,7 @@ export class InterestEncoder extends Encoder {
   private readonly scratch = new StateView();
   /** Where `wholeOf` encodes (Colyseus's view pass wants BUFFER_SIZE free bytes, or it allocates a bigger buffer each time). */
   private wholeBuffer = new Uint8Array(0);
-  /** Encoding passes (a tick's patch, each first state) and patches sent (`discardChanges`), for the whole snapshots' lifetime. */
-  private pass = 0;
+  /** Patches sent (`discardChanges`), for the whole snapshots' lifetime. */
   private discards = 0;
   /** The entities the view being encoded takes whole, out of its `changes` (`encodeView`): each tree, then its queued fields. */
   private viewWholes: (ChangeTree | Map<number | ChangeTree, OPERATION>)[] = [];
@@ -121,7 +119,6 @@ export class InterestEncoder extends Encoder {
     if (view === undefined) {
       // The shared pass starts a tick's encoding: the changes may differ from the last chunks.
       this.built = false;
-      this.pass++;
       return super.encode(it, undefined, buffer, initialOffset);
     }
     // `wholeOf`'s snapshot: its changes were all there is.
@@ -197,7 +194,6 @@ export class InterestEncoder extends Encoder {
     // The tick's chunks may predate changes made since (a join between two ticks): built afresh for
     // this view, and again by the next encoding.
     this.built = false;
-    this.pass++;
     view.bootstrap(treeOf(this.state as unknown as Ref)!, this.rootViewFields);
     this.takeWholes(view);
     try {
@@ -253,18 +249,20 @@ export class InterestEncoder extends Encoder {
   }
 
   /**
-   * An entity's whole snapshot (every field it holds, as Colyseus encodes a view's added entity): made
-   * at most once per first state, and kept past it while the entity does not change (a crowd's
-   * players standing still while others join: every join's first state holds them).
+   * An entity's whole snapshot (every field it holds, as Colyseus encodes a view's added entity), kept
+   * while the entity does not change (a crowd's players standing still while others join: every
+   * join's first state holds them).
    */
   private wholeOf(tree: ChangeTree, fields: Map<number | ChangeTree, OPERATION>): Uint8Array {
     const slot = this.slots.of(tree);
     const kept = this.wholes[slot];
-    if (kept && kept.tree === tree && (kept.pass === this.pass || (kept.clean && kept.discards === this.discards && !tree.has()))) return kept.bytes;
+    const clean = !tree.has();
+    if (clean && kept?.tree === tree && kept.discards === this.discards) return kept.bytes;
     this.scratch.changes.set((tree.ref as unknown as { [$refId]: number })[$refId], fields);
     if (this.wholeBuffer.length < Encoder.BUFFER_SIZE + ENTITY_HEADROOM) this.wholeBuffer = new Uint8Array(Encoder.BUFFER_SIZE + ENTITY_HEADROOM);
     const bytes = super.encodeView(this.scratch, 0, { offset: 0 }, this.wholeBuffer);
-    this.wholes[slot] = { tree, bytes, pass: this.pass, clean: !tree.has(), discards: this.discards };
+    // Kept only while nothing of it is pending: a change since would not show in it.
+    this.wholes[slot] = clean ? { tree, bytes, discards: this.discards } : undefined;
     return bytes;
   }
 

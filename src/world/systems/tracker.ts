@@ -6,6 +6,7 @@
  * for a walk to pay, they are scanned; beyond, what the viewer tracked is looked up by id and the
  * tiles are walked ring by ring outward only until the bound is passed (a per-tile index of the grid).
  */
+import { chebyshev } from "../../domain/movement.js";
 import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
 import type { SpatialGrid } from "../grid.js";
 import type { Player } from "../player.js";
@@ -221,12 +222,12 @@ export class Tracker<T extends Placed> {
     if (id === viewer.id) return 0;
     const e = this.all.get(id);
     if (e === undefined) return -1;
-    const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
+    const d = chebyshev(e, viewer);
     return d <= this.leaveRadius && this.accept(e, viewer) ? d : -1;
   }
 
   private within(e: T, viewer: Player, radius: number): boolean {
-    return Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z)) <= radius;
+    return chebyshev(e, viewer) <= radius;
   }
 
   /** What the viewer tracked (priorities aside, offered already) as candidates, up to the leave radius. */
@@ -240,7 +241,7 @@ export class Tracker<T extends Placed> {
 
   /** A candidate if within `radius` and acceptable. */
   private consider(e: T, viewer: Player, radius: number): void {
-    const d = Math.max(Math.abs(e.x - viewer.x), Math.abs(e.z - viewer.z));
+    const d = chebyshev(e, viewer);
     if (d <= radius && this.accept(e, viewer)) this.push(e.id, d);
   }
 

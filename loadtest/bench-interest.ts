@@ -2,14 +2,15 @@
  * Interest-management micro benchmark (docs/benchmarks.md "Benchmarks"): the per-tick cost of keeping every
  * client's view in step, in one process without sockets or storage. `--players` bots are placed as
  * `bench:world`'s (`--scenario crowd`: all at the spawn; `spread`: 30 % in 4 hotspots, the rest over
- * the map) and run to a random tile within 8 tiles of their home about once a second;
+ * the map) and run to a random tile within 8 tiles of their home about once a second (`wander`: as
+ * `crowd`, but within 8 tiles of where they stand, so the crowd drifts apart);
  * each tick runs `World.step`, `SchemaMirror.syncAll`, the encoding of the patch for every view,
  * then `refreshView` for every client (the selection and its StateView changes, for the next
  * patch), as `WorldRoom` does. Prints the milliseconds of each part per tick (wall clock, then the
  * process's CPU time, the figure to compare on a busy machine) and the patch bytes per client per
  * tick.
  *
- *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--scenario crowd|spread|fight] [--encoder interest|colyseus]
+ *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--scenario crowd|wander|spread|fight] [--encoder interest|colyseus]
  *
  * `--scenario fight` (the combat benchmark, docs/combat.md#benchmark): the players stand in pairs
  * over the Ashlands (a PvP area) and each attacks its partner in melee from the first tick (nobody
@@ -39,7 +40,8 @@ const { values: args } = parseArgs({
     scenario: { type: "string", default: "crowd" },
   },
 });
-if (args.scenario !== "crowd" && args.scenario !== "spread" && args.scenario !== "fight") throw new Error("--scenario must be crowd, spread or fight");
+if (!["crowd", "wander", "spread", "fight"].includes(args.scenario)) throw new Error("--scenario must be crowd, wander, spread or fight");
+const drift = args.scenario === "wander";
 const fight = args.scenario === "fight";
 const players = Number(args.players);
 const ticks = Number(args.ticks);
@@ -59,7 +61,7 @@ const mirror = new SchemaMirror(state, world, encoder instanceof InterestEncoder
 const ROAM = 8;
 const { homes, description } = fight
   ? pairsInThePvpArea(players)
-  : placement(args.scenario as "crowd" | "spread", players, content, rng, { roam: ROAM, hotspots: 4, hotspotShare: 0.3 });
+  : placement(args.scenario === "spread" ? "spread" : "crowd", players, content, rng, { roam: ROAM, hotspots: 4, hotspotShare: 0.3 });
 
 /** Two free PvP tiles side by side for every two players, over the Ashlands, away from the spawn. */
 function pairsInThePvpArea(n: number): { homes: Tile[]; description: string } {
@@ -118,7 +120,7 @@ for (let tick = 0; tick < ticks; tick++) {
   for (const c of clients) {
     if (fight || c.nextMove > tick) continue;
     c.nextMove = tick + 1 + Math.floor(rng() * 2);
-    const to = randomTileNear(c.home, ROAM, content, rng);
+    const to = randomTileNear(drift ? { x: c.p.x, z: c.p.z } : c.home, ROAM, content, rng);
     if (to) world.movement.request(c.p, { ...to, run: true });
   }
   const measured = tick >= WARMUP;
@@ -155,7 +157,7 @@ for (let tick = 0; tick < ticks; tick++) {
 }
 const per = (v: number) => Math.round((v / (ticks - WARMUP)) * 100) / 100;
 console.log(
-  `${players} players, ${description}, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, ` +
+  `${players} players, ${description}${drift ? ", drifting" : ""}, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, ` +
     `encode ${per(ms.encode)}, views ${per(ms.views)}; patch ${Math.round(bytes / (ticks - WARMUP) / players)} B per client per tick` +
     (fight ? `, ${per(hitsSeen)} hits per tick` : "") +
     (interest ? `, ${per(adds / players)} entities added per client per tick` : ""),

@@ -43,12 +43,23 @@ export const MAX_SWAPS_PER_SELECTION = 2;
  * In a crowd (a collection whose candidates passed its bound, with the client's view of it full, at
  * its last selection), the selection runs again only every this many ticks, staggered over the
  * clients; in between the client keeps what it tracks as it is, and the tracked entities' changes
- * still reach it every tick. It is selected at once when something it tracks leaves its view (gone,
- * out of range, no longer visible) or a new priority is in view; a collection whose view still has
- * room is selected every tick (a calm one: CALM_RESELECT_TICKS). With MAX_SWAPS_PER_SELECTION it
- * sets how fast a full view drifts toward the nearest: two newcomers every 3.6 s at a 600 ms tick.
+ * still reach it every tick. What leaves its view (gone, out of range, no longer visible) leaves at
+ * once, its place left free until the turn, unless more than MAX_CROWD_VACANCIES places would be
+ * free (a viewer teleported away: everything leaves); then, or when a new priority is in view, it is
+ * selected at once. A collection whose view still has room at its selection is selected every tick
+ * (a calm one: CALM_RESELECT_TICKS). With MAX_SWAPS_PER_SELECTION it sets how fast a full view
+ * drifts toward the nearest: two newcomers every 3.6 s at a 600 ms tick.
  */
 export const CROWD_RESELECT_TICKS = 6;
+
+/**
+ * Places of a crowded view (CROWD_RESELECT_TICKS) that may stand free off the client's turn, after
+ * what it tracked walked out: past this many it is selected at once. A crowd on the move loses a
+ * tracked player past the leave radius every few ticks; selecting each view again for each of them
+ * was most of its selections (`loadtest/bench-interest.ts --scenario wander`: 560 of 890 a tick at
+ * 2,000 players). One selection's newcomers (MAX_NEW_PER_TICK) fill what may stand free.
+ */
+export const MAX_CROWD_VACANCIES = MAX_NEW_PER_TICK;
 
 /**
  * A collection whose candidates all fit (no more in view than the bound: away from crowds) is

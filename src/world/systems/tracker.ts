@@ -2,9 +2,10 @@
  * What a viewer tracks of one collection (players, NPCs, resources or ground items): the candidates
  * within the view radius gathered from the spatial grid, and the domain's selection rule applied
  * (src/domain/interest.ts). Gathering costs about the bound, not the crowd: while the grid cells
- * around the viewer hold at most SCAN_FACTOR × the bound, or the crowd around the viewer is too thin
- * for a walk to pay, they are scanned; beyond, what the viewer tracked is looked up by id and the
- * tiles are walked ring by ring outward only until the bound is passed (a per-tile index of the grid).
+ * around the viewer hold at most SCAN_FACTOR × the bound, they are scanned; beyond, what the viewer
+ * tracked is looked up by id and the tiles are walked ring by ring outward only until the bound is
+ * passed (a per-tile index of the grid), falling back to the scan once the walk has cost what the
+ * scan would (a thin view among full cells: a crowd's edge).
  */
 import { chebyshev } from "../../domain/movement.js";
 import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
@@ -30,23 +31,24 @@ interface Placed {
 export type Pressure = "calm" | "filling" | "crowded";
 
 /**
- * Whether to walk the tiles ring by ring rather than scan the `near` entities of the cells around a
- * viewer: only past SCAN_FACTOR × the bound, and only when the walk is the cheaper, judged by the
- * crowd's density in the viewer's own cell (`ownCell` entities in a `cellSize` square): how many
- * tiles the walk would look at before the bound is passed. At a hotspot's edge the cells hold many
- * but the view few, and a walk would look at every tile of the view.
+ * How many tiles a ring walk may look at before it costs what scanning the `near` entities of the
+ * cells around a viewer (`area` tiles) would; past that it falls back to the scan. None (scan at
+ * once) up to SCAN_FACTOR × the bound, where the scan is cheap anyway, and where the walk would not
+ * pass the bound within that many tiles at the cells' mean density: a view through a thin crowd
+ * holds its bound out to the view's edge, and a walk there would look at most of the view's tiles
+ * first. Where the crowd is uneven (a thin cell beside a dense one) the estimate errs either way: a
+ * walk that should not have been tried gives up at the budget, so a view costs at most twice its scan.
  */
-export function ringWalkPays(near: number, ownCell: number, cellSize: number, bound: number, radius: number): boolean {
-  if (near <= SCAN_FACTOR * bound) return false;
-  const density = ownCell / (cellSize * cellSize);
-  const side = 2 * radius + 1;
-  const tiles = density > 0 ? Math.min(side * side, (bound + 1) / density) : side * side;
-  return TILE_COST * tiles < near;
+export function ringWalkBudget(near: number, area: number, bound: number): number {
+  if (near <= SCAN_FACTOR * bound) return 0;
+  const budget = Math.floor(near / TILE_COST);
+  const tiles = ((bound + 1) * area) / near;
+  return tiles <= budget ? budget : 0;
 }
 
 /**
  * A viewer's mark for one collection, from the last time all it tracked was checked against the leave
- * radius: until which tick none of it can have passed that radius (see `Tracker.unchanged`), and
+ * radius: until which tick none of it can have passed that radius (see `Tracker.prune`), and
  * the grid's `jumps` then. `until` below the current tick: check again.
  */
 export interface StillMark {
@@ -134,12 +136,14 @@ export class Tracker<T extends Placed> {
       const e = this.all.get(id);
       if (e) this.consider(e, viewer, previous?.has(id) ? this.leaveRadius : radius);
     }
-    const cells = this.cells;
-    const near = grid.cellsNear(viewer.x, viewer.z, radius, cells);
-    if (this.walks(viewer, near)) this.walkRings(viewer, priority, previous);
-    else {
-      this.considerTracked(viewer, priority, previous);
-      for (const cell of cells) for (const e of cell.values()) if (!priority.has(e.id) && !previous?.has(e.id)) this.consider(e, viewer, radius);
+    const near = grid.cellsNear(viewer.x, viewer.z, radius, this.cells);
+    const afterPriority = this.c.count;
+    const budget = ringWalkBudget(near, this.cells.length * grid.cellSize * grid.cellSize, this.bound);
+    if (budget === 0 || !this.walkRings(viewer, priority, previous, afterPriority, budget)) {
+      this.c.count = afterPriority;
+      // What it tracked within the view radius, the scan finds; only the rest is looked up by id.
+      this.considerTracked(viewer, priority, previous, radius);
+      this.scan(viewer, priority);
     }
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
     this.chosen.begin(4 * (this.all.size + 1024));
@@ -149,34 +153,13 @@ export class Tracker<T extends Placed> {
     return chosen >= this.bound ? "crowded" : "filling";
   }
 
-  private walks(viewer: Player, near: number): boolean {
-    return ringWalkPays(near, this.grid.cellPopulation(viewer.x, viewer.z), this.grid.cellSize, this.bound, this.radius);
-  }
-
   /**
-   * Between two selections in a crowd (`CROWD_RESELECT_TICKS`): whether what `viewer` tracked
-   * (`previous`) may stand as it is: all of it still there, within the leave radius and acceptable, and
-   * every priority within view among it. Otherwise the caller selects now.
+   * Off the viewer's turn: drop from `tracked`, in place, what is gone, past the leave radius or no
+   * longer acceptable, listing it in `dropped`. False, with nothing dropped, when a priority it does
+   * not track is within view, or when more than `vacancies` places of the bound would stand free
+   * after (MAX_CROWD_VACANCIES): the caller selects now.
    */
-  unchanged(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string>, tick: number, still?: StillMark): boolean {
-    if (this.newPriorityInView(viewer, priority, previous)) return false;
-    if (this.isStill(tick, still)) return true;
-    let farthest = 0;
-    for (const id of previous) {
-      const d = this.stays(id, viewer);
-      if (d < 0) return false;
-      if (d > farthest) farthest = d;
-    }
-    this.markStill(tick, farthest, still);
-    return true;
-  }
-
-  /**
-   * Off a calm collection's turn: drop from `tracked`, in place, what is gone, past the leave radius
-   * or no longer acceptable, listing it in `dropped`. False, with nothing dropped, when a priority it
-   * does not track is within view: the caller selects now.
-   */
-  prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[], tick: number, still?: StillMark): boolean {
+  prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[], tick: number, still?: StillMark, vacancies = Infinity): boolean {
     if (this.newPriorityInView(viewer, priority, tracked)) return false;
     if (this.isStill(tick, still)) return true;
     let farthest = 0;
@@ -184,6 +167,10 @@ export class Tracker<T extends Placed> {
       const d = this.stays(id, viewer);
       if (d < 0) dropped.push(id);
       else if (d > farthest) farthest = d;
+    }
+    if (dropped.length > 0 && tracked.size - dropped.length - (tracked.has(viewer.id) ? 1 : 0) < this.bound - vacancies) {
+      dropped.length = 0;
+      return false;
     }
     for (const id of dropped) tracked.delete(id);
     this.markStill(tick, farthest, still);
@@ -230,12 +217,15 @@ export class Tracker<T extends Placed> {
     return chebyshev(e, viewer) <= radius;
   }
 
-  /** What the viewer tracked (priorities aside, offered already) as candidates, up to the leave radius. */
-  private considerTracked(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined): void {
+  /** What the viewer tracked (priorities aside, offered already) as candidates, farther than `beyond` and up to the leave radius. */
+  private considerTracked(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, beyond: number): void {
     if (!previous) return;
+    const anyPriority = priority.size > 0;
     for (const id of previous) {
-      const e = priority.has(id) ? undefined : this.all.get(id);
-      if (e) this.consider(e, viewer, this.leaveRadius);
+      const e = anyPriority && priority.has(id) ? undefined : this.all.get(id);
+      if (e === undefined) continue;
+      const d = chebyshev(e, viewer);
+      if (d > beyond && d <= this.leaveRadius && this.accept(e, viewer)) this.push(e.id, d);
     }
   }
 
@@ -257,38 +247,61 @@ export class Tracker<T extends Placed> {
   }
 
   /**
-   * A crowd: what the viewer tracked is offered whole (looked up by id), then the others ring by
-   * ring outward, nearest first, only as many as can still get in: the selection ranks what it
-   * tracked `margin` tiles nearer and first at a tie, so once those of rank up to r and the others
-   * within r pass the bound, nothing farther could be chosen.
+   * Everything within the view radius in the cells around the viewer (`cellsNear` gathered them),
+   * priorities aside (offered already). The distance is checked first: about half of what the cells
+   * hold is out of view, and a number compare is cheaper than a set lookup by id.
    */
-  private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined): void {
+  private scan(viewer: Player, priority: ReadonlySet<string>): void {
+    const { radius } = this;
+    const anyPriority = priority.size > 0;
+    for (const cell of this.cells)
+      for (const e of cell.values()) {
+        const d = chebyshev(e, viewer);
+        if (d <= radius && !(anyPriority && priority.has(e.id)) && this.accept(e, viewer)) this.push(e.id, d);
+      }
+  }
+
+  /**
+   * A crowd: what the viewer tracked offered whole (looked up by id), then the others ring by ring outward, nearest first, only as many as can still get in: the
+   * selection ranks what it tracked `margin` tiles nearer and first at a tie, so once those of rank up
+   * to r and the others within r pass the bound, nothing farther could be chosen. The candidates
+   * from `from` on are the walk's. False when the bound is not passed within `budget` tiles: the
+   * caller takes those back and scans.
+   */
+  private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, from: number, budget: number): boolean {
     const { radius, margin } = this;
-    const room = this.bound - this.c.count;
+    const room = this.bound - from;
+    this.considerTracked(viewer, priority, previous, -1);
+    const tracked = this.c.count;
     const ranks = this.trackedRanks.fill(0);
-    const from = this.c.count;
-    this.considerTracked(viewer, priority, previous);
     // Ranks up to the leave radius (what it tracks stays a candidate that far): one past the view's
     // radius counts against no ring, so the walk still takes the others of the last rings.
-    for (let i = from; i < this.c.count; i++) ranks[Math.max(0, this.c.distances[i]! - margin)]!++;
+    for (let i = from; i < tracked; i++) ranks[Math.max(0, this.c.distances[i]! - margin)]!++;
     // One more than fits, when there is one: the selection then knows that not all fit.
+    const anyPriority = priority.size > 0;
     let filled = 0;
+    let tiles = 0;
     for (let r = 0; r <= radius; r++) {
       filled += ranks[r]!;
       let need = room + 1 - filled;
-      if (need <= 0) return;
+      if (need <= 0) return true;
+      tiles += r === 0 ? 1 : 8 * r;
+      if (tiles > budget) {
+        return false;
+      }
       this.collectRing(viewer.x, viewer.z, r);
       for (let i = 0; i < this.ringSize && need > 0; i++) {
         const tile = this.ring[i]!;
         for (let j = 0; j < tile.length && need > 0; j++) {
           const e = tile[j]!;
-          if (priority.has(e.id) || previous?.has(e.id) || !this.accept(e, viewer)) continue;
+          if ((anyPriority && priority.has(e.id)) || previous?.has(e.id) || !this.accept(e, viewer)) continue;
           this.push(e.id, r);
           filled++;
           need--;
         }
       }
     }
+    return true;
   }
 
   /** Gather the occupied tiles at Chebyshev distance `r` from (x, z) into `ring`. */

@@ -9,6 +9,7 @@ import type { GameContent } from "../../content/load.js";
 import {
   CALM_RESELECT_TICKS,
   CROWD_RESELECT_TICKS,
+  MAX_CROWD_VACANCIES,
   MAX_NEW_PER_TICK,
   MAX_SWAPS_PER_SELECTION,
   MAX_TRACKED_GROUND_ITEMS,
@@ -80,14 +81,14 @@ export interface SelectionCadence {
   /** Per collection, whether every candidate was chosen at the last selection (nothing left out). */
   readonly calm: Record<keyof VisibleSet, boolean>;
   /**
-   * Per collection, whether the last `visibleFor` kept the previous set (no selection; a calm one
-   * less what it `dropped`): the new VisibleSet then holds the previous one's Set object, and the
+   * Per collection, whether the last `visibleFor` kept the previous set (no selection; less what
+   * it `dropped`): the new VisibleSet then holds the previous one's Set object, and the
    * previous VisibleSet a stale one.
    */
   readonly kept: Record<keyof VisibleSet, boolean>;
-  /** Per collection kept calm, what the last `visibleFor` dropped from the kept set (gone, or past the leave radius). */
+  /** Per collection kept, what the last `visibleFor` dropped from the kept set (gone, or past the leave radius). */
   readonly dropped: Record<keyof VisibleSet, string[]>;
-  /** Per collection, until when what it tracks cannot have passed the leave radius (`Tracker.unchanged`); reset by each selection. */
+  /** Per collection, until when what it tracks cannot have passed the leave radius (`Tracker.prune`); reset by each selection. */
   readonly still: Record<keyof VisibleSet, StillMark>;
 }
 
@@ -149,8 +150,8 @@ export class Visibility {
    * ties at the cut-off. Pass `out` to refill existing sets instead of allocating new ones (the room
    * double-buffers them: this runs for every client every tick). With a `cadence` (the room's own
    * selection), a collection crowded or calm at the last selection is kept off the viewer's turn for
-   * it (`cadence.kept`): crowded, as it was unless something it tracks left the view; calm, less what
-   * left it (`cadence.dropped`); either, unless a new priority is in view.
+   * it (`cadence.kept`), less what left its view (`cadence.dropped`): calm, whatever left; crowded,
+   * while at most MAX_CROWD_VACANCIES places stand free; either, unless a new priority is in view.
    */
   visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
     const v = out ?? emptyVisibleSet();
@@ -162,15 +163,13 @@ export class Visibility {
         cadence.kept[kind] = false;
         cadence.dropped[kind].length = 0;
       }
-      // Off its turn: a crowded collection stays as it is if nothing in it left; a calm one loses
-      // what left (no newcomer waits for its place), and stays unless a new priority is in view.
+      // Off its turn: a collection loses what left (a newcomer waits for the turn), and stays unless
+      // a new priority is in view or, crowded, too many places would stand free.
       const keep =
         cadence &&
         previous &&
         !due(cadence, kind, tick) &&
-        (cadence.calm[kind]
-          ? tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind], tick, cadence.still[kind])
-          : tracker.unchanged(p, priority[kind], previous[kind], tick, cadence.still[kind]));
+        tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind], tick, cadence.still[kind], cadence.calm[kind] ? Infinity : MAX_CROWD_VACANCIES);
       if (keep) {
         // Kept as it was: the Set objects trade places, nothing is copied (the stale one is brought
         // to the next selection in place).

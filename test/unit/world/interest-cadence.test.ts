@@ -1,15 +1,15 @@
 /**
  * The selection cadence (docs/interest.md "In a crowd", CROWD_RESELECT_TICKS, CALM_RESELECT_TICKS): a
  * collection crowded at a client's last selection is selected again only on the client's turn, a calm
- * one (everything in view fits) every 2 ticks, one still filling every tick; in between a crowded one
- * stays as it is and a calm one only loses what left; something tracked leaving a crowded view, or a
- * new priority, makes it select at once.
+ * one (everything in view fits) every 2 ticks, one still filling every tick; in between either only
+ * loses what left; a new priority, or a crowded view losing more than MAX_CROWD_VACANCIES, makes it
+ * select at once.
  * Each case: a viewer with more players in view than the bound (or a few: calm), one event, then
  * `visibleFor` off its turn and on its turn.
  */
 import assert from "node:assert/strict";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
-import { CALM_RESELECT_TICKS, CROWD_RESELECT_TICKS, MAX_NEW_PER_TICK, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
+import { CALM_RESELECT_TICKS, CROWD_RESELECT_TICKS, MAX_CROWD_VACANCIES, MAX_NEW_PER_TICK, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
 import type { Connection, Player } from "../../../src/world/player.js";
 import { newCadence, VIEW_LEAVE_MARGIN, VIEW_RADIUS, World, type SelectionCadence, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
@@ -156,7 +156,7 @@ describe("world interest management: the crowd's selection cadence", () => {
     });
   }
 
-  it("off its turn a crowded viewer keeps its set as it is; something tracked leaving makes it select at once", () => {
+  it("off its turn a crowded viewer keeps its set; what walks out leaves without a selection, its place free until the turn", () => {
     const s = scene(true);
     const cadence = newCadence();
     first = world.visibleFor(s.viewer, undefined, undefined, at(cadence, 0));
@@ -169,10 +169,37 @@ describe("world interest management: the crowd's selection cadence", () => {
     first = kept; // the Set objects traded places: `kept` holds what is tracked
     const gone = tracked(s, (p) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - VIEW_LEAVE_MARGIN - 1, SPOT.z));
     const after = world.visibleFor(s.viewer, undefined, kept, at(cadence, 2));
-    assert.equal(cadence.kept.players, false, "selected at once");
-    assert.ok(!after.players.has(gone.id));
-    assert.ok(after.players.has(newcomer.id), "the selection takes the nearest newcomer in its place");
-    assert.equal(after.players.size, MAX_TRACKED_PLAYERS + 1, "still full");
+    assert.equal(cadence.kept.players, true, "no selection");
+    assert.deepEqual(cadence.dropped.players, [gone.id]);
+    assert.deepEqual([...after.players].sort(), tracked0.filter((id) => id !== gone.id), "one place free, the newcomer still waits");
+    const on = world.visibleFor(s.viewer, undefined, after, at(cadence, 0));
+    assert.equal(cadence.kept.players, false, "its turn: selected");
+    assert.ok(on.players.has(newcomer.id), "the selection takes the nearest newcomer in the free place");
+    assert.equal(on.players.size, MAX_TRACKED_PLAYERS + 1, "full again");
+  });
+
+  it(`off its turn a crowded viewer is selected at once when more than ${MAX_CROWD_VACANCIES} places would stand free`, () => {
+    const s = scene(true);
+    const cadence = newCadence();
+    first = world.visibleFor(s.viewer, undefined, undefined, at(cadence, 0));
+    const away = (p: Player) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - VIEW_LEAVE_MARGIN - 1, SPOT.z);
+    const leaving = s.ring.filter((o) => first.players.has(o.id));
+    // One at a time up to MAX_CROWD_VACANCIES: each leaves without a selection.
+    let view = first;
+    for (let i = 0; i < MAX_CROWD_VACANCIES; i++) {
+      away(leaving[i]!);
+      const next = world.visibleFor(s.viewer, undefined, view, at(cadence, 1 + (i % (CROWD_RESELECT_TICKS - 1))));
+      assert.equal(cadence.kept.players, true, `${i + 1} free: kept`);
+      assert.equal(next.players.size, MAX_TRACKED_PLAYERS - i);
+      view = next;
+    }
+    const newcomer = join(1, 0);
+    away(leaving[MAX_CROWD_VACANCIES]!);
+    const next = world.visibleFor(s.viewer, undefined, view, at(cadence, 1));
+    assert.equal(cadence.kept.players, false, `${MAX_CROWD_VACANCIES + 1} free: selected off its turn`);
+    assert.ok(next.players.has(newcomer.id), "the newcomer comes in");
+    for (const p of leaving.slice(0, MAX_CROWD_VACANCIES + 1)) assert.ok(!next.players.has(p.id), "what left stays out");
+    assert.equal(next.players.size, MAX_TRACKED_PLAYERS + 1, "full again: the 10 untracked of the ring and the newcomer");
   });
 
   it("off its turn a calm view loses what left it without a selection; a newcomer waits for the turn", () => {

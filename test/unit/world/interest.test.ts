@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
-import { MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION, MAX_TRACKED_GROUND_ITEMS, MAX_TRACKED_PLAYERS } from "../../../src/domain/interest.js";
+import { MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION, MAX_TRACKED_GROUND_ITEMS, MAX_TRACKED_PLAYERS, selectInterest } from "../../../src/domain/interest.js";
 import { chebyshev } from "../../../src/domain/movement.js";
 import { PUBLIC_VIEWS } from "../../../src/protocol/player.js";
 import { handleChat } from "../../../src/world/actions/chat.js";
 import type { Connection, Player } from "../../../src/world/player.js";
-import { ringWalkPays, SCAN_FACTOR, Tracker } from "../../../src/world/systems/tracker.js";
+import { ringWalkBudget, SCAN_FACTOR, Tracker } from "../../../src/world/systems/tracker.js";
 import { SpatialGrid } from "../../../src/world/grid.js";
 import { COMBAT_LOGOUT_SECONDS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, VIEW_RADIUS, World, type VisibleSet } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
@@ -99,17 +99,125 @@ describe("world interest management in a crowd", () => {
     );
   });
 
-  it("walks the tiles ring by ring only past SCAN_FACTOR × the bound, and only where the crowd is dense enough for it to pay", () => {
+  it("tries a ring walk only past SCAN_FACTOR × the bound and where the cells' density lets it pass the bound, for at most the tiles that cost what the scan would", () => {
     const bound = MAX_TRACKED_PLAYERS;
-    const cases: [near: number, ownCell: number, walks: boolean, why: string][] = [
-      [SCAN_FACTOR * bound, 256 * 4, false, "at SCAN_FACTOR × the bound: scanned"],
-      [2000, 1000, true, "a crowd of 2,000 at the spawn, 1,000 in the viewer's cell"],
-      [1000, 600, true, "a crowd of 1,000"],
-      [600, 20, false, "at a hotspot's edge: the cells hold many, the viewer's own few"],
-      [600, 0, false, "an empty cell of its own"],
-      [100_000, 1, true, "a walk of the whole view still beats scanning 100,000"],
-    ];
-    for (const [near, own, walks, why] of cases) assert.equal(ringWalkPays(near, own, 16, bound, VIEW_RADIUS), walks, why);
+    const cells = 16 * 16 * 16;
+    assert.equal(ringWalkBudget(SCAN_FACTOR * bound, cells, bound), 0, "at SCAN_FACTOR × the bound: scanned");
+    assert.equal(ringWalkBudget(2000, cells, bound), 500, "2,000 in the cells around: 500 tiles, 4 entities' worth each");
+    assert.equal(ringWalkBudget(400, cells, bound), 0, "400 over 16 cells: the bound lies out near the view's edge, scanned");
+    assert.equal(ringWalkBudget(400, 256, bound), 100, "400 in one cell: walked");
+    assert.equal(ringWalkBudget(100_000, cells, bound), 25_000, "past the whole 49 × 49 view: the walk always finishes");
+  });
+
+  describe("a ring walk at a crowd's edge", () => {
+    type E = { id: string; x: number; z: number };
+    const BOUND = 10;
+    /** A block of `side` × `side` tiles, `perTile` on each, its corner at (x0, z0). */
+    const setup = (blocks: [x0: number, z0: number, side: number, perTile: number][]) => {
+      const grid = new SpatialGrid<E>();
+      const all = new Map<string, E>();
+      for (const [x0, z0, side, perTile] of blocks)
+        for (let i = 0; i < side * side * perTile; i++) {
+          const e = { id: `e${all.size}`, x: x0 + (i % side), z: z0 + (Math.floor(i / side) % side) };
+          all.set(e.id, e);
+          grid.set(e, e.x, e.z);
+        }
+      let accepted = 0;
+      let tiles = 0;
+      const at = grid.at.bind(grid);
+      grid.at = (x, z) => (tiles++, at(x, z));
+      const tracker = new Tracker<E>(grid, all, BOUND, VIEW_RADIUS, VIEW_RADIUS + 4, 2, () => (accepted++, true), 100, 100);
+      const select = (x: number, z: number) => {
+        accepted = tiles = 0;
+        const out = new Set<string>();
+        tracker.select({ id: "viewer", x, z } as Player, new Set(), undefined, out);
+        return { chosen: [...out].map((id) => chebyshev(all.get(id)!, { x, z })).sort((a, b) => a - b), accepted, tiles };
+      };
+      return { select };
+    };
+
+    it("a viewer in a thin cell next to the crowd walks a few rings, not the whole crowd", () => {
+      // 400 in a 10 × 10 block of the next cell over (x 16..25); the viewer at x 14, alone in its cell.
+      const { select } = setup([[16, 0, 10, 4]]);
+      const { chosen, accepted, tiles } = select(14, 4);
+      assert.deepEqual(chosen, Array(BOUND).fill(2), "the nearest: 2 tiles away");
+      assert.ok(accepted <= BOUND + 1, `looked at ${accepted} entities, not the 400 of the block`);
+      assert.ok(tiles <= 25, `${tiles} tiles walked`);
+    });
+
+    it("a view that stays thin among full cells falls back to the scan once the walk has cost as much, and chooses the same", () => {
+      // 400 in a 10 × 10 block, the viewer 20 tiles away: its cells hold the block but its view only
+      // reaches the block's edge, past any walk the budget allows.
+      const { select } = setup([[16, 0, 10, 4]]);
+      const { chosen, tiles } = select(-4, 4);
+      assert.deepEqual(chosen, Array(BOUND).fill(20), "the nearest: the block's edge, 20 tiles away");
+      assert.ok(tiles > 0 && tiles <= ringWalkBudget(400, 256, BOUND), `${tiles} tiles walked, within the budget`);
+    });
+
+    it("a crowd too thin for a walk to pass the bound early is scanned at once", () => {
+      // 100 on every fifth tile of a 50 × 50 square: 10 nearest out to about 8 tiles, 300 tiles' walk.
+      const blocks: [number, number, number, number][] = [];
+      for (let x = 0; x < 50; x += 5) for (let z = 0; z < 50; z += 5) blocks.push([x, z, 1, 1]);
+      const { select } = setup(blocks);
+      const { chosen, tiles } = select(25, 25);
+      assert.equal(chosen.length, BOUND);
+      assert.equal(tiles, 0, "no tile looked at");
+    });
+  });
+
+  it("gathers the same candidates walking or scanning: 300 seeded worlds of crowds, edges and stragglers", () => {
+    // A differential test of the Tracker against every entity offered to the same rule: per kind
+    // (priority, tracked, other), the same number chosen at each distance (which of a tie is the
+    // rule's choice, by candidate order), and the same pressure.
+    type E = { id: string; x: number; z: number };
+    let seed = 7;
+    const rng = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const int = (n: number) => Math.floor(rng() * n);
+    const LEAVE = VIEW_RADIUS + 4;
+    for (let round = 0; round < 300; round++) {
+      const bound = 5 + int(30);
+      const grid = new SpatialGrid<E>();
+      const all = new Map<string, E>();
+      const put = (x: number, z: number) => {
+        const e = { id: `e${all.size}`, x, z };
+        all.set(e.id, e);
+        grid.set(e, x, z);
+      };
+      for (let b = int(4); b >= 0; b--) {
+        const [x0, z0, side, count] = [int(80) - 40, int(80) - 40, 1 + int(12), int(500)];
+        for (let i = 0; i < count; i++) put(x0 + int(side), z0 + int(side));
+      }
+      for (let i = int(60); i > 0; i--) put(int(100) - 50, int(100) - 50);
+      const viewer = { id: "viewer", x: int(60) - 30, z: int(60) - 30 } as Player;
+      const ids = [...all.keys()];
+      const pick = (n: number) => new Set(Array.from({ length: n }, () => ids[int(ids.length)]!).filter(Boolean));
+      const hidden = pick(int(20));
+      const priority = pick(int(3));
+      const previous = rng() < 0.3 ? undefined : pick(int(3 * bound));
+      const accept = (e: E) => !hidden.has(e.id);
+      const tracker = new Tracker<E>(grid, all, bound, VIEW_RADIUS, LEAVE, 2, accept, 1 + int(10), int(5));
+      const out = new Set<string>();
+      const pressure = tracker.select(viewer, priority, previous, out);
+
+      const candidates = { ids: [] as string[], distances: new Int32Array(all.size), count: 0 };
+      for (const e of all.values()) {
+        const d = chebyshev(e, viewer);
+        if (d <= (previous?.has(e.id) ? LEAVE : VIEW_RADIUS) && accept(e)) {
+          candidates.ids.push(e.id);
+          candidates.distances[candidates.count++] = d;
+        }
+      }
+      const expected = new Set<string>();
+      const taken = selectInterest(candidates, { bound, priority, previous, margin: 2, maxAdds: tracker.maxAdds, maxSwaps: tracker.maxSwaps }, expected);
+      const profile = (set: Set<string>) =>
+        [...set]
+          .map((id) => `${priority.has(id) ? "priority" : previous?.has(id) ? "tracked" : "other"}@${chebyshev(all.get(id)!, viewer)}`)
+          .sort()
+          .join(" ");
+      const why = `round ${round}: ${all.size} entities, bound ${bound}, viewer at (${viewer.x}, ${viewer.z})`;
+      assert.equal(profile(out), profile(expected), why);
+      assert.equal(pressure, candidates.count <= bound ? "calm" : taken >= bound ? "crowded" : "filling", why);
+    }
   });
 
   it("always includes the trade partner, beyond the nearest", () => {

@@ -101,11 +101,6 @@ export class SpatialGrid<T extends { id: string }> {
     return n;
   }
 
-  /** How many entities the cell holding the tile (x, z) holds. */
-  cellPopulation(x: number, z: number): number {
-    return this.cells.get(this.cellKey(x, z))?.size ?? 0;
-  }
-
   /** The entities standing on the tile (x, z), if any. */
   at(x: number, z: number): readonly T[] | undefined {
     return this.tiles.get(key(x, z));

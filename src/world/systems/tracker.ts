@@ -2,10 +2,10 @@
  * What a viewer tracks of one collection (players, NPCs, resources or ground items): the candidates
  * within the view radius gathered from the spatial grid, and the domain's selection rule applied
  * (src/domain/interest.ts). Gathering costs about the bound, not the crowd: while the grid cells
- * around the viewer hold at most SCAN_FACTOR × the bound, they are scanned; beyond, what the viewer
- * tracked is looked up by id and the tiles are walked ring by ring outward only until the bound is
- * passed (a per-tile index of the grid), falling back to the scan once the walk has cost what the
- * scan would (a thin view among full cells: a crowd's edge).
+ * around the viewer hold at most SCAN_FACTOR × the bound, or are too thin for a walk to pay, they
+ * are scanned; beyond, what the viewer tracked is looked up by id and the tiles are walked ring by
+ * ring outward only until the bound is passed (a per-tile index of the grid), falling back to the
+ * scan once the walk has cost what the scan would (`ringWalkBudget`).
  */
 import { chebyshev } from "../../domain/movement.js";
 import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
@@ -262,11 +262,11 @@ export class Tracker<T extends Placed> {
   }
 
   /**
-   * A crowd: what the viewer tracked offered whole (looked up by id), then the others ring by ring outward, nearest first, only as many as can still get in: the
-   * selection ranks what it tracked `margin` tiles nearer and first at a tie, so once those of rank up
-   * to r and the others within r pass the bound, nothing farther could be chosen. The candidates
-   * from `from` on are the walk's. False when the bound is not passed within `budget` tiles: the
-   * caller takes those back and scans.
+   * A crowd: what the viewer tracked offered whole (looked up by id), then the others ring by ring
+   * outward, nearest first, only as many as can still get in: the selection ranks what it tracked
+   * `margin` tiles nearer and first at a tie, so once those of rank up to r and the others within r
+   * pass the bound, nothing farther could be chosen. The candidates from `from` on are the walk's.
+   * False when the bound is not passed within `budget` tiles: the caller takes those back and scans.
    */
   private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, from: number, budget: number): boolean {
     const { radius, margin } = this;
@@ -286,9 +286,7 @@ export class Tracker<T extends Placed> {
       let need = room + 1 - filled;
       if (need <= 0) return true;
       tiles += r === 0 ? 1 : 8 * r;
-      if (tiles > budget) {
-        return false;
-      }
+      if (tiles > budget) return false;
       this.collectRing(viewer.x, viewer.z, r);
       for (let i = 0; i < this.ringSize && need > 0; i++) {
         const tile = this.ring[i]!;

@@ -48,8 +48,8 @@ describe("world interest management in a crowd", () => {
 
   for (const [label, size, spread] of [
     ["scanning the grid cells", 150, 0],
-    // Dense enough in the viewer's own cell for a ring walk to pay (ringWalkPays).
-    ["walking the tiles ring by ring", SCAN_FACTOR * MAX_TRACKED_PLAYERS + 300, 3],
+    // Dense enough in the cells around for a ring walk to pay (ringWalkBudget): 600 in 2 or 3 cells.
+    ["walking the tiles ring by ring", SCAN_FACTOR * MAX_TRACKED_PLAYERS + 400, 3],
   ] as const) {
     it(`every view holds exactly the bound, nearest first, itself included (${size} players, ${label})`, () => {
       const everyone = crowd(size, spread);
@@ -269,7 +269,7 @@ describe("world interest management in a crowd", () => {
 
   for (const [label, filler] of [
     ["scanning the grid cells", 0],
-    // Past SCAN_FACTOR × the bound, and enough for a walk to pay at the viewer's cell's density (ringWalkPays).
+    // Past SCAN_FACTOR × the bound, and dense enough in the cells around for a walk to pay (ringWalkBudget).
     ["walking the tiles ring by ring", 6 * MAX_TRACKED_PLAYERS],
   ] as const) {
     it(`no churn at the cut-off: players arriving at the cut-off distance do not push out who is tracked (${label})`, () => {

@@ -198,15 +198,14 @@ describe("WorldRoom (SDK clients)", function () {
         (s) => [...s.groundItems.values()].some((g: any) => g.itemId === "bones") && [...s.groundItems.values()].some((g: any) => g.itemId === "raw_chicken"),
         "bones and raw chicken on the ground",
       );
-      const kills = await eventually(async () => (await server.characters.kills(p.id)).find((k) => k.npcId === "chicken"), "kill row");
-      assert.equal(kills.count, 1);
-
+      // The pile lives 300 ticks (15 s at the tests' 50 ms tick): picked up before waiting for the
+      // kill row, whose save may take seconds on a loaded machine.
       const bones = [...p.state.groundItems.values()].find((g: any) => g.itemId === "bones") as any;
       const before = invCount(p, "bones");
       const m2 = p.log.mark();
       p.send("player:action", { action: "pickup", targetId: bones.id });
       await p.log.waitFor<PlayerSync>("player:sync", (s) => s.inventory.some((i) => i.itemId === "bones"), { since: m2 }).catch((e: Error) => {
-        // Seen once in a CI run, not reproduced: what the server held then, for whoever traces it.
+        // Seen in full CI runs, not alone: what the server held then, for whoever traces it.
         const me = server.world.player(p.id);
         const pile = server.world.groundItems.get(bones.id);
         const facts = { player: me && { x: me.x, z: me.z, action: me.action, path: me.path.length }, pile: pile && { x: pile.x, z: pile.z, stored: pile.stored, storing: pile.storing, taking: pile.taking } };
@@ -214,6 +213,8 @@ describe("WorldRoom (SDK clients)", function () {
       });
       assert.equal(invCount(p, "bones"), before + 1);
       await p.waitState((s) => s.groundItems.get(bones.id) === undefined, "picked-up bones gone");
+      const kills = await eventually(async () => (await server.characters.kills(p.id)).find((k) => k.npcId === "chicken"), "kill row");
+      assert.equal(kills.count, 1);
     });
 
     it("dies in the Ashlands: lock taken and resolved, items dropped except the 3 kept, respawn in Lumbrook", async () => {

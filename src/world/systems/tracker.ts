@@ -223,16 +223,14 @@ export class Tracker<T extends Placed> {
     const anyPriority = priority.size > 0;
     for (const id of previous) {
       const e = anyPriority && priority.has(id) ? undefined : this.all.get(id);
-      if (e === undefined) continue;
-      const d = chebyshev(e, viewer);
-      if (d > beyond && d <= this.leaveRadius && this.accept(e, viewer)) this.push(e.id, d);
+      if (e !== undefined) this.consider(e, viewer, this.leaveRadius, beyond);
     }
   }
 
-  /** A candidate if within `radius` and acceptable. */
-  private consider(e: T, viewer: Player, radius: number): void {
+  /** A candidate if farther than `beyond`, within `radius` and acceptable (the distance first: cheaper than `accept`). */
+  private consider(e: T, viewer: Player, radius: number, beyond = -1): void {
     const d = chebyshev(e, viewer);
-    if (d <= radius && this.accept(e, viewer)) this.push(e.id, d);
+    if (d > beyond && d <= radius && this.accept(e, viewer)) this.push(e.id, d);
   }
 
   private push(id: string, distance: number): void {
@@ -248,17 +246,14 @@ export class Tracker<T extends Placed> {
 
   /**
    * Everything within the view radius in the cells around the viewer (`cellsNear` gathered them),
-   * priorities aside (offered already). The distance is checked first: about half of what the cells
-   * hold is out of view, and a number compare is cheaper than a set lookup by id.
+   * priorities aside (offered already). Nothing is looked up by id unless the viewer has priorities:
+   * about half of what the cells hold is out of view, and `consider`'s distance check drops it.
    */
   private scan(viewer: Player, priority: ReadonlySet<string>): void {
     const { radius } = this;
     const anyPriority = priority.size > 0;
     for (const cell of this.cells)
-      for (const e of cell.values()) {
-        const d = chebyshev(e, viewer);
-        if (d <= radius && !(anyPriority && priority.has(e.id)) && this.accept(e, viewer)) this.push(e.id, d);
-      }
+      for (const e of cell.values()) if (!(anyPriority && priority.has(e.id))) this.consider(e, viewer, radius);
   }
 
   /**

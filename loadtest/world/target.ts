@@ -53,7 +53,8 @@ export async function startTarget(kind: TargetKind, world: string, databaseUrl: 
     server = await startLoadServer({
       world,
       nodeArgs: [...SERVER_NODE, ...probeImport(ROOT, false), "loadtest/baseline/server.ts"],
-      env: { TICK_MS: String(TICK_MS) },
+      // A window profile (`--cpu-prof-window`) of the bare room too: what the game's costs compare with.
+      env: { TICK_MS: String(TICK_MS), PROBE_PROFILE_DIR: args["cpu-prof-window"] ? resolve(args["cpu-prof-window"]) : undefined },
       onLine,
       tailLines: 100,
       onSpawn: (p) => children.add(p),

@@ -101,9 +101,9 @@ export interface InterestRule {
   readonly maxSwaps?: number;
 }
 
-/** Where a selection puts what it chooses (a Set will do). */
+/** Where a selection puts what it chooses, with each one's index among the candidates (a Set will do). */
 export interface IdSink {
-  add(id: string): unknown;
+  add(id: string, index: number): unknown;
 }
 
 // Scratch buffers, reused from one selection to the next.
@@ -145,7 +145,7 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: I
   if (prio > bound) return nearestPriorities(c, rule, out);
   if (count <= bound) {
     // Everything fits: no ranking, no limit on newcomers.
-    for (let i = 0; i < count; i++) out.add(ids[i]!);
+    for (let i = 0; i < count; i++) out.add(ids[i]!, i);
     return count;
   }
   if (tracked.length <= far) [tracked, untracked] = [new Uint32Array(far + 1), new Uint32Array(far + 1)];
@@ -153,7 +153,7 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: I
   untracked.fill(0, 0, far + 1);
   for (let i = 0; i < count; i++) {
     const kind = kinds[i];
-    if (kind === PRIORITY) out.add(ids[i]!);
+    if (kind === PRIORITY) out.add(ids[i]!, i);
     else if (kind === TRACKED) tracked[Math.max(0, distances[i]! - margin)]!++;
     else untracked[distances[i]!]!++;
   }
@@ -190,10 +190,10 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: I
     if (kind === PRIORITY) continue;
     if (kind === TRACKED) {
       const rank = Math.max(0, distances[i]! - margin);
-      if (rank < cutT || (rank === cutT && atT-- > 0)) out.add(ids[i]!);
+      if (rank < cutT || (rank === cutT && atT-- > 0)) out.add(ids[i]!, i);
     } else {
       const rank = distances[i]!;
-      if (rank < cutU || (rank === cutU && atU-- > 0)) out.add(ids[i]!);
+      if (rank < cutU || (rank === cutU && atU-- > 0)) out.add(ids[i]!, i);
     }
   }
   return bound - left;
@@ -205,6 +205,6 @@ function nearestPriorities(c: InterestCandidates, rule: InterestRule, out: IdSin
   for (let i = 0; i < c.count; i++) if (rule.priority.has(c.ids[i]!)) order.push(i);
   const prev = (i: number) => (rule.previous?.has(c.ids[i]!) ? 0 : 1);
   order.sort((a, b) => c.distances[a]! - c.distances[b]! || prev(a) - prev(b) || a - b);
-  for (const i of order.slice(0, rule.bound)) out.add(c.ids[i]!);
+  for (const i of order.slice(0, rule.bound)) out.add(c.ids[i]!, i);
   return rule.bound;
 }

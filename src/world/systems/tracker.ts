@@ -3,25 +3,24 @@
  * within the view radius gathered from the spatial grid, and the domain's selection rule applied
  * (src/domain/interest.ts). Gathering costs about the bound, not the crowd: while the grid cells
  * around the viewer hold at most SCAN_FACTOR × the bound, or are too thin for a walk to pay, they
- * are scanned; beyond, what the viewer tracked is looked up by id and the tiles are walked ring by
+ * are scanned; beyond, what the viewer tracked is offered whole and the tiles are walked ring by
  * ring outward only until the bound is passed (a per-tile index of the grid), falling back to the
- * scan once the walk has cost what the scan would (`ringWalkBudget`).
+ * scan once the walk has cost what the scan would (`ringWalkBudget`). What a player tracks of the
+ * players is kept by reference between selections (`TrackedMark`): off its turn only what could have
+ * walked out of view since it was last measured is measured again.
  */
 import { chebyshev } from "../../domain/movement.js";
 import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
 import type { SpatialGrid } from "../grid.js";
 import type { Player } from "../player.js";
+import { Chosen, TrackedMark, type Placed } from "./tracked-mark.js";
+
+export { TrackedMark };
 
 /** Scan the cells around a viewer while they hold at most this many times the bound; beyond, walk rings when cheaper. */
 export const SCAN_FACTOR = 2;
 /** What looking at one tile of a ring walk costs, in entities scanned in a cell: an estimate (a tile is a map lookup and the ring's bookkeeping, an entity a distance check). */
 const TILE_COST = 4;
-
-interface Placed {
-  readonly id: string;
-  readonly x: number;
-  readonly z: number;
-}
 
 /**
  * How pressed a selection was: `calm`, every candidate chosen (no more than the bound in view);
@@ -46,50 +45,9 @@ export function ringWalkBudget(near: number, area: number, bound: number): numbe
   return tiles <= budget ? budget : 0;
 }
 
-/**
- * A viewer's mark for one collection, from the last time all it tracked was checked against the leave
- * radius: until which tick none of it can have passed that radius (see `Tracker.prune`), and
- * the grid's `jumps` then. `until` below the current tick: check again.
- */
-export interface StillMark {
-  until: number;
-  jumps: number;
-}
-
-/**
- * What one selection chose, to bring the viewer's set to it in place: a set emptied and filled
- * again for every selection gave its table back and grew it anew each time (a crowd's views hold a
- * hundred), where in place only what changed is deleted or added.
- */
-class Chosen {
-  /** Per id, the last selection that chose it (cleared now and then, so ids gone from the world do not pile up). */
-  private readonly stamp = new Map<string, number>();
-  private epoch = 0;
-  private readonly ids: string[] = [];
-  private count = 0;
-
-  begin(limit: number): void {
-    this.epoch++;
-    this.count = 0;
-    if (this.stamp.size > limit) this.stamp.clear();
-  }
-
-  add(id: string): void {
-    this.stamp.set(id, this.epoch);
-    this.ids[this.count++] = id;
-  }
-
-  /** Make `out` hold exactly what was chosen, and `keep`. */
-  into(out: Set<string>, keep: string | undefined): void {
-    for (const id of out) if (id !== keep && this.stamp.get(id) !== this.epoch) out.delete(id);
-    for (let i = 0; i < this.count; i++) out.add(this.ids[i]!);
-    if (keep !== undefined) out.add(keep);
-  }
-}
-
 export class Tracker<T extends Placed> {
   /** The candidates of the current viewer (buffers reused from one viewer to the next). */
-  private readonly c: { ids: string[]; distances: Int32Array; count: number } = { ids: [], distances: new Int32Array(256), count: 0 };
+  private readonly c: { ids: string[]; refs: T[]; distances: Int32Array; count: number } = { ids: [], refs: [], distances: new Int32Array(256), count: 0 };
   /** The cells around the current viewer (reused from one viewer to the next). */
   private readonly cells: ReadonlyMap<string, T>[] = [];
   /** The occupied tiles of the ring being walked. */
@@ -98,6 +56,8 @@ export class Tracker<T extends Placed> {
   /** What the viewer tracked, counted by the rank it competes at (ring walks). */
   private readonly trackedRanks: Uint32Array;
   private readonly chosen = new Chosen();
+  /** `pruneDue`'s scratch: the mark's indexes of what left. */
+  private readonly gone: number[] = [];
 
   constructor(
     private readonly grid: SpatialGrid<T>,
@@ -116,8 +76,9 @@ export class Tracker<T extends Placed> {
     readonly maxSwaps: number,
     /**
      * Tiles a viewer and one of these entities can draw apart in one tick, when the grid tells each
-     * jump (`SpatialGrid.jumps`): then what a viewer tracks need not be checked again until it could
-     * have passed the leave radius. Undefined: checked every time.
+     * jump (`SpatialGrid.jumps`) and whether a viewer accepts one of them changes only with the
+     * distance (players): then what a viewer tracks need not be checked again until it could have
+     * passed the leave radius (`TrackedMark`). Undefined: checked every time.
      */
     private readonly apartPerTick?: number,
   ) {
@@ -127,11 +88,14 @@ export class Tracker<T extends Placed> {
   /**
    * Make `out` hold what `viewer` tracks of this collection (and `keep`, the viewer itself in its own
    * collection): `priority` first, then by the rule, `previous` its history. `out` may hold anything
-   * before (it is brought to the choice in place). Returns how pressed the view is (`Pressure`).
+   * before (it is brought to the choice in place). With a `mark` (the viewer's), what it tracked is
+   * offered from the mark when the mark holds it, and the mark is made anew for the choice at `tick`.
+   * Returns how pressed the view is (`Pressure`).
    */
-  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>, keep?: string): Pressure {
+  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>, keep?: string, mark?: TrackedMark, tick = 0): Pressure {
     const { grid, radius } = this;
     this.c.count = 0;
+    const marked = mark !== undefined && previous !== undefined && this.marks(mark, previous) ? mark : undefined;
     for (const id of priority) {
       const e = this.all.get(id);
       if (e) this.consider(e, viewer, previous?.has(id) ? this.leaveRadius : radius);
@@ -139,16 +103,17 @@ export class Tracker<T extends Placed> {
     const near = grid.cellsNear(viewer.x, viewer.z, radius, this.cells);
     const afterPriority = this.c.count;
     const budget = ringWalkBudget(near, this.cells.length * grid.cellSize * grid.cellSize, this.bound);
-    if (budget === 0 || !this.walkRings(viewer, priority, previous, afterPriority, budget)) {
+    if (budget === 0 || !this.walkRings(viewer, priority, previous, marked, afterPriority, budget)) {
       this.c.count = afterPriority;
-      // What it tracked within the view radius, the scan finds; only the rest is looked up by id.
-      this.considerTracked(viewer, priority, previous, radius);
+      // What it tracked within the view radius, the scan finds; only the rest is offered from the mark or by id.
+      this.considerTracked(viewer, priority, previous, marked, radius);
       this.scan(viewer, priority);
     }
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
     this.chosen.begin(4 * (this.all.size + 1024));
     const chosen = selectInterest(this.c as InterestCandidates, rule, this.chosen);
     this.chosen.into(out, keep);
+    if (mark) this.remark(mark, out, tick);
     if (this.c.count <= this.bound) return "calm";
     return chosen >= this.bound ? "crowded" : "filling";
   }
@@ -157,41 +122,99 @@ export class Tracker<T extends Placed> {
    * Off the viewer's turn: drop from `tracked`, in place, what is gone, past the leave radius or no
    * longer acceptable, listing it in `dropped`. False, with nothing dropped, when a priority it does
    * not track is within view, or when more than `vacancies` places of the bound would stand free
-   * after (MAX_CROWD_VACANCIES): the caller selects now.
+   * after (MAX_CROWD_VACANCIES): the caller selects now. With the viewer's `mark`, when it holds what
+   * is tracked, only what could have passed the leave radius since it was last measured is measured.
    */
-  prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[], tick: number, still?: StillMark, vacancies = Infinity): boolean {
+  prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[], tick: number, mark?: TrackedMark, vacancies = Infinity): boolean {
     if (this.newPriorityInView(viewer, priority, tracked)) return false;
-    if (this.isStill(tick, still)) return true;
-    let farthest = 0;
-    for (const id of tracked) {
-      const d = this.stays(id, viewer);
-      if (d < 0) dropped.push(id);
-      else if (d > farthest) farthest = d;
+    if (mark !== undefined && this.marks(mark, tracked)) {
+      if (tick <= mark.until) return true;
+      return this.pruneDue(viewer, tracked, dropped, tick, mark, vacancies);
     }
+    // Measured by id, and the mark made anew from what stays.
+    const marking = mark !== undefined && this.apartPerTick !== undefined;
+    if (marking) mark.begin(this.grid as unknown as SpatialGrid<Placed>);
+    for (const id of tracked) {
+      if (id === viewer.id) continue;
+      const e = this.all.get(id);
+      const d = e === undefined ? -1 : chebyshev(e, viewer);
+      if (e === undefined || d > this.leaveRadius || !this.accept(e, viewer)) dropped.push(id);
+      else if (marking) mark.add(e, this.dueAt(tick, d));
+    }
+    if (!this.commit(viewer, tracked, dropped, vacancies)) {
+      mark?.invalidate();
+      return false;
+    }
+    if (marking) mark.size = tracked.size;
+    return true;
+  }
+
+  /** Whether `mark` holds what `tracked` holds (only for a grid that tells jumps). */
+  private marks(mark: TrackedMark, tracked: ReadonlySet<string>): boolean {
+    return this.apartPerTick !== undefined && mark.holds(tracked, this.grid as unknown as SpatialGrid<Placed>);
+  }
+
+  /** `prune` with a mark that holds what is tracked: what is due measured, the rest kept. */
+  private pruneDue(viewer: Player, tracked: Set<string>, dropped: string[], tick: number, mark: TrackedMark, vacancies: number): boolean {
+    const { refs, due } = mark;
+    const gone = this.gone;
+    gone.length = 0;
+    let until = Infinity;
+    for (let i = 0; i < mark.count; i++) {
+      let at = due[i]!;
+      if (at < tick) {
+        const e = refs[i] as T;
+        const d = chebyshev(e, viewer);
+        if (d > this.leaveRadius || !this.accept(e, viewer)) {
+          gone.push(i);
+          dropped.push(e.id);
+          continue;
+        }
+        due[i] = at = this.dueAt(tick, d);
+      }
+      if (at < until) until = at;
+    }
+    if (!this.commit(viewer, tracked, dropped, vacancies)) {
+      mark.invalidate();
+      return false;
+    }
+    // Taken out from the last: each index still points where it did when listed.
+    for (let j = gone.length - 1; j >= 0; j--) {
+      const i = gone[j]!;
+      const last = --mark.count;
+      refs[i] = refs[last]!;
+      due[i] = due[last]!;
+    }
+    mark.until = until;
+    mark.size = tracked.size;
+    return true;
+  }
+
+  /** Drop `dropped` from `tracked`, unless more than `vacancies` places of the bound would stand free (then false, `dropped` emptied). */
+  private commit(viewer: Player, tracked: Set<string>, dropped: string[], vacancies: number): boolean {
     if (dropped.length > 0 && tracked.size - dropped.length - (tracked.has(viewer.id) ? 1 : 0) < this.bound - vacancies) {
       dropped.length = 0;
       return false;
     }
     for (const id of dropped) tracked.delete(id);
-    this.markStill(tick, farthest, still);
     return true;
   }
 
-  /**
-   * Whether nothing the viewer tracks can have passed the leave radius since its mark: no entity of
-   * the grid jumped or left since (the viewer neither: players are in the grid they track), and too
-   * few ticks went by for any of them to walk that far. What left the state was taken out of the
-   * viewer's set already, which selects it again (`SchemaMirror.remove`).
-   */
-  private isStill(tick: number, still: StillMark | undefined): boolean {
-    return still !== undefined && this.apartPerTick !== undefined && tick <= still.until && still.jumps === this.grid.jumps;
+  /** The last tick something `d` tiles from the viewer at `tick` cannot have passed the leave radius by. */
+  private dueAt(tick: number, d: number): number {
+    return tick + Math.floor((this.leaveRadius - d) / this.apartPerTick!);
   }
 
-  /** All the viewer tracks checked at `tick`, the farthest `farthest` tiles away: until when it must stay within the leave radius. */
-  private markStill(tick: number, farthest: number, still: StillMark | undefined): void {
-    if (still === undefined || this.apartPerTick === undefined) return;
-    still.until = tick + Math.floor((this.leaveRadius - farthest) / this.apartPerTick);
-    still.jumps = this.grid.jumps;
+  /** Make `mark` anew, at `tick`, for what the selection just made chose (`out`: that, and the viewer itself). */
+  private remark(mark: TrackedMark, out: ReadonlySet<string>, tick: number): void {
+    if (this.apartPerTick === undefined) return;
+    mark.begin(this.grid as unknown as SpatialGrid<Placed>);
+    const { c, chosen } = this;
+    for (let k = 0; k < chosen.count; k++) {
+      const i = chosen.indexes[k]!;
+      mark.add(c.refs[i]!, this.dueAt(tick, c.distances[i]!));
+    }
+    mark.size = out.size;
   }
 
   /** Whether a priority the viewer does not track is within view (and acceptable). */
@@ -204,23 +227,24 @@ export class Tracker<T extends Placed> {
     return false;
   }
 
-  /** How far something the viewer tracks is, when it may stay tracked (the viewer itself, or still there, within the leave radius and acceptable); else -1. */
-  private stays(id: string, viewer: Player): number {
-    if (id === viewer.id) return 0;
-    const e = this.all.get(id);
-    if (e === undefined) return -1;
-    const d = chebyshev(e, viewer);
-    return d <= this.leaveRadius && this.accept(e, viewer) ? d : -1;
-  }
-
   private within(e: T, viewer: Player, radius: number): boolean {
     return chebyshev(e, viewer) <= radius;
   }
 
-  /** What the viewer tracked (priorities aside, offered already) as candidates, farther than `beyond` and up to the leave radius. */
-  private considerTracked(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, beyond: number): void {
+  /**
+   * What the viewer tracked (priorities aside, offered already) as candidates, farther than `beyond`
+   * and up to the leave radius: from its mark when the mark holds it, else looked up by id.
+   */
+  private considerTracked(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, marked: TrackedMark | undefined, beyond: number): void {
     if (!previous) return;
     const anyPriority = priority.size > 0;
+    if (marked) {
+      for (let i = 0; i < marked.count; i++) {
+        const e = marked.refs[i] as T;
+        if (!(anyPriority && priority.has(e.id))) this.consider(e, viewer, this.leaveRadius, beyond);
+      }
+      return;
+    }
     for (const id of previous) {
       const e = anyPriority && priority.has(id) ? undefined : this.all.get(id);
       if (e !== undefined) this.consider(e, viewer, this.leaveRadius, beyond);
@@ -230,17 +254,18 @@ export class Tracker<T extends Placed> {
   /** A candidate if farther than `beyond`, within `radius` and acceptable (the distance first: cheaper than `accept`). */
   private consider(e: T, viewer: Player, radius: number, beyond = -1): void {
     const d = chebyshev(e, viewer);
-    if (d > beyond && d <= radius && this.accept(e, viewer)) this.push(e.id, d);
+    if (d > beyond && d <= radius && this.accept(e, viewer)) this.push(e, d);
   }
 
-  private push(id: string, distance: number): void {
+  private push(e: T, distance: number): void {
     const c = this.c;
     if (c.count === c.distances.length) {
       const grown = new Int32Array(c.distances.length * 2);
       grown.set(c.distances);
       c.distances = grown;
     }
-    c.ids[c.count] = id;
+    c.ids[c.count] = e.id;
+    c.refs[c.count] = e;
     c.distances[c.count++] = distance;
   }
 
@@ -257,16 +282,16 @@ export class Tracker<T extends Placed> {
   }
 
   /**
-   * A crowd: what the viewer tracked offered whole (looked up by id), then the others ring by ring
+   * A crowd: what the viewer tracked offered whole (from its mark, or looked up by id), then the others ring by ring
    * outward, nearest first, only as many as can still get in: the selection ranks what it tracked
    * `margin` tiles nearer and first at a tie, so once those of rank up to r and the others within r
    * pass the bound, nothing farther could be chosen. The candidates from `from` on are the walk's.
    * False when the bound is not passed within `budget` tiles: the caller takes those back and scans.
    */
-  private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, from: number, budget: number): boolean {
+  private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, marked: TrackedMark | undefined, from: number, budget: number): boolean {
     const { radius, margin } = this;
     const room = this.bound - from;
-    this.considerTracked(viewer, priority, previous, -1);
+    this.considerTracked(viewer, priority, previous, marked, -1);
     const tracked = this.c.count;
     const ranks = this.trackedRanks.fill(0);
     // Ranks up to the leave radius (what it tracks stays a candidate that far): one past the view's
@@ -288,7 +313,7 @@ export class Tracker<T extends Placed> {
         for (let j = 0; j < tile.length && need > 0; j++) {
           const e = tile[j]!;
           if ((anyPriority && priority.has(e.id)) || previous?.has(e.id) || !this.accept(e, viewer)) continue;
-          this.push(e.id, r);
+          this.push(e, r);
           filled++;
           need--;
         }

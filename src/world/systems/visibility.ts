@@ -38,7 +38,7 @@ import type { Player } from "../player.js";
 import type { Surroundings } from "../access.js";
 import { canSeeGroundItem } from "./ground.js";
 import { RUN_TILES_PER_TICK } from "../../domain/movement.js";
-import { Tracker, type StillMark } from "./tracker.js";
+import { TrackedMark, Tracker } from "./tracker.js";
 
 /** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
 export const VIEW_RADIUS = 24;
@@ -88,8 +88,8 @@ export interface SelectionCadence {
   readonly kept: Record<keyof VisibleSet, boolean>;
   /** Per collection kept, what the last `visibleFor` dropped from the kept set (gone, or past the leave radius). */
   readonly dropped: Record<keyof VisibleSet, string[]>;
-  /** Per collection, until when what it tracks cannot have passed the leave radius (`Tracker.prune`); reset by each selection. */
-  readonly still: Record<keyof VisibleSet, StillMark>;
+  /** Per collection, what it tracks by reference, and until when each cannot have passed the leave radius (`TrackedMark`); made by each selection. */
+  readonly marks: Record<keyof VisibleSet, TrackedMark>;
 }
 
 let phases = 0;
@@ -100,7 +100,7 @@ export const newCadence = (): SelectionCadence => ({
   calm: { players: false, npcs: false, resources: false, groundItems: false },
   kept: { players: false, npcs: false, resources: false, groundItems: false },
   dropped: { players: [], npcs: [], resources: [], groundItems: [] },
-  still: { players: { until: -1, jumps: 0 }, npcs: { until: -1, jumps: 0 }, resources: { until: -1, jumps: 0 }, groundItems: { until: -1, jumps: 0 } },
+  marks: { players: new TrackedMark(), npcs: new TrackedMark(), resources: new TrackedMark(), groundItems: new TrackedMark() },
 });
 
 /** Whether a collection of the viewer's selected every `period` ticks is selected at `tick`. */
@@ -169,7 +169,7 @@ export class Visibility {
         cadence &&
         previous &&
         !due(cadence, kind, tick) &&
-        tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind], tick, cadence.still[kind], cadence.calm[kind] ? Infinity : MAX_CROWD_VACANCIES);
+        tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind], tick, cadence.marks[kind], cadence.calm[kind] ? Infinity : MAX_CROWD_VACANCIES);
       if (keep) {
         // Kept as it was: the Set objects trade places, nothing is copied (the stale one is brought
         // to the next selection in place).
@@ -177,9 +177,8 @@ export class Visibility {
         cadence!.kept[kind] = true;
         continue;
       }
-      if (cadence) cadence.still[kind].until = -1;
       // The set is brought to the selection in place (it holds an older one, or what was kept).
-      const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind], kind === "players" ? p.id : undefined);
+      const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind], kind === "players" ? p.id : undefined, cadence?.marks[kind], tick);
       if (cadence) {
         cadence.crowded[kind] = pressure === "crowded";
         cadence.calm[kind] = pressure === "calm";

@@ -260,12 +260,21 @@ describe("world interest management: the crowd's selection cadence", () => {
       for (const p of [viewer, ...crowd]) if (rand() < 0.2) world.movement.request(p, { x: SPOT.x + tile(40), z: SPOT.z + tile(40), run: true });
       if (rand() < 0.02) world.movement.teleport(crowd[Math.floor(rand() * crowd.length)]!, SPOT.x + tile(40), SPOT.z + tile(40));
       world.step();
+      const before = new Set(seen?.players);
       const next = world.visibleFor(viewer, spare, seen, cadence);
       [spare, seen] = [seen, next];
-      if (cadence.kept.players && cadence.still.players.until >= world.tick) skipped++;
+      if (cadence.kept.players && cadence.marks.players.until >= world.tick) skipped++;
       for (const id of next.players) {
         const p = world.players.get(id)!;
-        assert.ok(Math.max(Math.abs(p.x - viewer.x), Math.abs(p.z - viewer.z)) <= VIEW_RADIUS + VIEW_LEAVE_MARGIN, `tick ${t}: ${id} tracked past the leave radius`);
+        const d = Math.max(Math.abs(p.x - viewer.x), Math.abs(p.z - viewer.z));
+        assert.ok(d <= VIEW_RADIUS + VIEW_LEAVE_MARGIN, `tick ${t}: ${id} tracked past the leave radius`);
+        assert.ok(before.has(id) || d <= VIEW_RADIUS, `tick ${t}: ${id} came in from past the view radius`);
+      }
+      // Now and then a tracked player is taken out of the set outside the selection (as the room does
+      // for one not mirrored yet): the mark no longer holds the set, and must not offer it as tracked.
+      if (rand() < 0.05) {
+        const out = [...next.players].find((id) => id !== viewer.id);
+        if (out) next.players.delete(out);
       }
     }
     assert.ok(skipped > 50, `the check was skipped on ${skipped} ticks`);

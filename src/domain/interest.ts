@@ -81,6 +81,13 @@ export interface InterestCandidates {
   readonly ids: readonly string[];
   readonly distances: ArrayLike<number>;
   readonly count: number;
+  /**
+   * From this index on, what the caller knows of each candidate, so it is not looked up in the
+   * rule's sets: none is a priority, those before `trackedUntil` are in `previous` and the rest are
+   * not. Undefined: every candidate is looked up.
+   */
+  readonly knownFrom?: number;
+  readonly trackedUntil?: number;
 }
 
 export interface InterestRule {
@@ -127,14 +134,15 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: I
   const { bound, priority, previous } = rule;
   if (bound <= 0) return 0;
   const margin = rule.margin ?? 0;
-  // Each candidate's kind, looked up once: a priority, tracked until now, or not.
+  // Each candidate's kind, looked up once unless the caller knows it: a priority, tracked until now, or not.
   if (kinds.length < count) kinds = new Uint8Array(Math.max(count, 2 * kinds.length));
+  const knownFrom = c.knownFrom ?? count;
+  const trackedUntil = c.trackedUntil ?? 0;
   let prio = 0;
   let held = 0;
   let far = 0;
   for (let i = 0; i < count; i++) {
-    const id = ids[i]!;
-    const kind = priority.has(id) ? PRIORITY : previous?.has(id) ? TRACKED : OTHER;
+    const kind = i >= knownFrom ? (i < trackedUntil ? TRACKED : OTHER) : priority.has(ids[i]!) ? PRIORITY : previous?.has(ids[i]!) ? TRACKED : OTHER;
     kinds[i] = kind;
     if (kind === PRIORITY) prio++;
     else {

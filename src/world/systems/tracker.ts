@@ -47,7 +47,14 @@ export function ringWalkBudget(near: number, area: number, bound: number): numbe
 
 export class Tracker<T extends Placed> {
   /** The candidates of the current viewer (buffers reused from one viewer to the next). */
-  private readonly c: { ids: string[]; refs: T[]; distances: Int32Array; count: number } = { ids: [], refs: [], distances: new Int32Array(256), count: 0 };
+  private readonly c: { ids: string[]; refs: T[]; distances: Int32Array; count: number; knownFrom: number; trackedUntil: number } = {
+    ids: [],
+    refs: [],
+    distances: new Int32Array(256),
+    count: 0,
+    knownFrom: 0,
+    trackedUntil: 0,
+  };
   /** The cells around the current viewer (reused from one viewer to the next). */
   private readonly cells: ReadonlyMap<string, T>[] = [];
   /** The occupied tiles of the ring being walked. */
@@ -105,9 +112,12 @@ export class Tracker<T extends Placed> {
     const budget = ringWalkBudget(near, this.cells.length * grid.cellSize * grid.cellSize, this.bound);
     if (budget === 0 || !this.walkRings(viewer, priority, previous, marked, afterPriority, budget)) {
       this.c.count = afterPriority;
-      // What it tracked within the view radius, the scan finds; only the rest is offered from the mark or by id.
-      this.considerTracked(viewer, priority, previous, marked, radius);
+      // What it tracked within the view radius, the scan finds (tracked or not: looked up by the
+      // rule); only the rest is offered from the mark or by id, known to be tracked.
       this.scan(viewer, priority);
+      this.c.knownFrom = this.c.count;
+      this.considerTracked(viewer, priority, previous, marked, radius);
+      this.c.trackedUntil = this.c.count;
     }
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
     this.chosen.begin(4 * (this.all.size + 1024));
@@ -291,8 +301,10 @@ export class Tracker<T extends Placed> {
   private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, marked: TrackedMark | undefined, from: number, budget: number): boolean {
     const { radius, margin } = this;
     const room = this.bound - from;
+    // Known to the rule: what it tracked (offered whole), then the walk's newcomers.
+    this.c.knownFrom = from;
     this.considerTracked(viewer, priority, previous, marked, -1);
-    const tracked = this.c.count;
+    const tracked = (this.c.trackedUntil = this.c.count);
     const ranks = this.trackedRanks.fill(0);
     // Ranks up to the leave radius (what it tracks stays a candidate that far): one past the view's
     // radius counts against no ring, so the walk still takes the others of the last rings.

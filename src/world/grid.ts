@@ -2,7 +2,7 @@
  * A uniform spatial hash for interest management: entities are bucketed by cell so a view query
  * touches only the cells around the viewer, whatever the size of the world; and by tile, so the
  * nearest ones can be found ring by ring in a crowd without looking at the whole crowd.
- * Coordinates are whole tiles within ±32,767.
+ * Coordinates are whole tiles within ±32,767 (a tile or cell is keyed by one 32-bit integer).
  */
 export class SpatialGrid<T extends { id: string }> {
   private readonly cells = new Map<number, Map<string, T>>();
@@ -111,13 +111,17 @@ export class SpatialGrid<T extends { id: string }> {
   }
 }
 
+/**
+ * One 32-bit integer for a pair of coordinates within ±32,767: a small integer to V8 (no number boxed
+ * for each map lookup, as a key past 2³¹ was: most of the world's tiles and cells).
+ */
 function key(a: number, b: number): number {
-  return (a + 32768) * 65536 + (b + 32768);
+  return (a << 16) | (b & 0xffff);
 }
 
 /** Chebyshev distance between two tiles given by their keys. */
 function tileDistance(a: number, b: number): number {
-  return Math.max(Math.abs(Math.floor(a / 65536) - Math.floor(b / 65536)), Math.abs((a % 65536) - (b % 65536)));
+  return Math.max(Math.abs((a >> 16) - (b >> 16)), Math.abs(((a << 16) >> 16) - ((b << 16) >> 16)));
 }
 
 function add<T extends { id: string }>(index: Map<number, Map<string, T>>, k: number, entity: T): void {

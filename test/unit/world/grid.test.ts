@@ -53,4 +53,22 @@ describe("world/grid (SpatialGrid)", () => {
     plain.set(a, 100, 100);
     assert.equal(plain.jumps, 0, "no maxStep: moves are not told apart");
   });
+  it("tells every tile of ±32,767 apart, across the axes and at the edges, and measures steps across them", () => {
+    const grid = new SpatialGrid<{ id: string }>(16, 2);
+    const spots: [number, number][] = [];
+    for (const x of [-32768, -32767, -17, -16, -1, 0, 1, 15, 16, 32766, 32767]) for (const z of [-32768, -1, 0, 1, 32767]) spots.push([x, z]);
+    spots.forEach(([x, z], i) => grid.set(e(`s${i}`), x, z));
+    spots.forEach(([x, z], i) => assert.deepEqual(grid.at(x, z)?.map((v) => v.id), [`s${i}`], `(${x}, ${z}) holds its own`));
+    assert.equal(grid.jumps, 0);
+    const a = e("a");
+    grid.set(a, -1, -1);
+    for (const [x, z] of [[0, 0], [1, -1], [-1, 0], [1, 1], [-1, -1]] as const) grid.set(a, x, z);
+    assert.equal(grid.jumps, 0, "steps of up to 2 tiles across the axes");
+    grid.set(a, 32767, -1);
+    grid.set(a, -32768, -1);
+    grid.set(a, -32768, 32767);
+    assert.equal(grid.jumps, 3, "from edge to edge");
+    const cornerCell = spots.flatMap(([x, z], i) => (x <= -32767 && z === 32767 ? [`s${i}`] : []));
+    assert.deepEqual(gathered(grid, -32768, 32767, 1), ["a", ...cornerCell].sort(), "the corner's cell");
+  });
 });

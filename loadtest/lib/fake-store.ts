@@ -42,7 +42,7 @@ export class FakeCharacterStore implements CharacterStore {
   saves: ProgressSnapshot[] = [];
   /** Batched progress saves (`saveProgress`), each also in `saves`. */
   batches: ProgressSnapshot[][] = [];
-  /** Shutdown batches (`saveLeaving`): the characters of each; each save also in `saves`, each closed login in `logouts`. */
+  /** Leave batches (`saveLeaving`: the shutdown's batches, the leave groups): the characters of each; each save also in `saves`, each closed login in `logouts`. */
   leaveBatches: string[][] = [];
   deaths: FakeDeath[] = [];
   logouts: { loginId: string; reason: string }[] = [];

@@ -1,5 +1,6 @@
 /**
- * The shutdown save (docs/persistence.md "Shutdown"): the whole state of up to `LEAVE_BATCH_MAX`
+ * The save of characters that leave together — a leave group (docs/persistence.md "Leaving") or a
+ * batch of the shutdown save ("Shutdown"): the whole state of up to `LEAVE_BATCH_MAX`
  * characters that leave — progress, coins, inventory, equipment and bank, and the close of their
  * logins — in one transaction of a few statements, instead of a transaction of about ten round
  * trips per character. Every row is written as the per-player save (`CharacterRepository.save`)
@@ -16,7 +17,7 @@ import { progressStatements } from "./progress.js";
 
 export type { LeaveBatchResult, LeaveSave };
 
-/** Characters one shutdown batch writes at most (the item rows of 250 characters: a few thousand). */
+/** Characters one leave batch writes at most (the item rows of 250 characters: a few thousand). */
 export const LEAVE_BATCH_MAX = 250;
 
 type Tx = SqlEntityManager;
@@ -117,7 +118,7 @@ async function closeLogins(em: Tx, loginIds: readonly string[], reason: string):
  */
 export async function writeLeaveBatch(orm: Orm, saves: readonly LeaveSave[], reason: string): Promise<LeaveBatchResult> {
   if (saves.length === 0) return { written: 0, fenced: [], busy: [] };
-  if (saves.length > LEAVE_BATCH_MAX) throw new RangeError(`a shutdown batch writes at most ${LEAVE_BATCH_MAX} characters, not ${saves.length}`);
+  if (saves.length > LEAVE_BATCH_MAX) throw new RangeError(`a leave batch writes at most ${LEAVE_BATCH_MAX} characters, not ${saves.length}`);
   return orm.em.fork().transactional(async (tx) => {
     const em = tx as Tx;
     const lost = await holdLeases(

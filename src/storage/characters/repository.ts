@@ -203,7 +203,7 @@ export class CharacterRepository implements CharacterStore {
   }
 
   /**
-   * Save the whole state of several characters that leave at shutdown, and close their logins, in
+   * Save the whole state of several characters that leave (a leave group, a shutdown batch), and close their logins, in
    * one transaction (`writeLeaveBatch`, at most `LEAVE_BATCH_MAX`), each under its fence.
    * @returns the characters written and those the fence refused (nothing written for them).
    */

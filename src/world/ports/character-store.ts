@@ -100,7 +100,7 @@ export interface ProgressBatchResult {
  */
 export const PROGRESS_BATCH_MAX = 250;
 
-/** What the shutdown save writes for one character. */
+/** What a leave group or the shutdown save writes for one character. */
 export interface LeaveSave {
   snapshot: ProgressSnapshot;
   /** The login to close, if any. */
@@ -108,7 +108,7 @@ export interface LeaveSave {
 }
 
 /**
- * What a shutdown batch did: characters written, those the fence refused (nothing written for
+ * What a leave batch (a leave group, a shutdown batch) did: characters written, those the fence refused (nothing written for
  * them), and those whose row another transaction held (not written: the caller saves them alone).
  */
 export interface LeaveBatchResult {
@@ -160,7 +160,7 @@ export interface CharacterStore {
   save(s: ProgressSnapshot, groundStep?: TransactionStep): Promise<void>;
   /** Save the progress of up to `PROGRESS_BATCH_MAX` players (no items, no coins) together; the fenced ones are named. */
   saveProgress(rows: readonly CharacterProgress[]): Promise<ProgressBatchResult>;
-  /** Save the whole state of players that leave at shutdown and close their logins, in one transaction. */
+  /** Save the whole state of players that leave (a leave group, a shutdown batch) and close their logins, in one transaction. */
   saveLeaving(saves: readonly LeaveSave[], reason: string): Promise<LeaveBatchResult>;
   /** Count an NPC kill. */
   recordKill(characterId: string, npcId: string): Promise<void>;

@@ -11,6 +11,7 @@ import { PROGRESS_BATCH_MAX, type CharacterStore, type TransactionStep } from ".
 import { isLeaseLost } from "../ports/lease-fence.js";
 import { PileGoneError } from "../ports/world-state-store.js";
 import { ItemSafety } from "../item-safety.js";
+import { LeaveGroups } from "./leave-groups.js";
 import { refuse, refuseWith, type Refusal } from "../refusals.js";
 import type { PlayerQueues } from "../player-queues.js";
 import type { Player } from "../player.js";
@@ -57,8 +58,12 @@ export class Saving {
   private readonly alone = new WeakSet<Player>();
   /** Shutdown has begun (`stopRetrying`): a failed leave save is not retried. */
   private stopping = false;
+  /** Leaves written together (`saveOnLeave`). */
+  private readonly leaves: LeaveGroups;
 
-  constructor(private readonly d: SavingDeps) {}
+  constructor(private readonly d: SavingDeps) {
+    this.leaves = new LeaveGroups(d.queues, (group, reason) => this.writeLeaving(group, reason));
+  }
 
   /**
    * Queue a save of every player whose state changed. Never awaited by the tick. A player whose only
@@ -138,11 +143,20 @@ export class Saving {
   }
 
   /**
-   * Queue the save of a player that left, with its items, and record the end of its login. A save
-   * that fails on a transient error is tried again (`LEAVE_SAVE_BACKOFF_MS`) unless shutdown has
-   * begun; a player whose lease is lost is not written at all.
+   * Save a player that left, with its items, and close its login: in the next leave group
+   * (`LeaveGroups`, docs/persistence.md "Leaving"), or alone after its storage work when some is
+   * queued or running. Resolves when it is saved.
    */
   saveOnLeave(p: Player, reason: string): Promise<void> {
+    return this.d.queues.idle(p.id) ? this.leaves.add(p, reason) : this.saveAlone(p, reason);
+  }
+
+  /**
+   * Queue the save of a player that left, alone, with its items, and record the end of its login. A
+   * save that fails on a transient error is tried again (`LEAVE_SAVE_BACKOFF_MS`) unless shutdown
+   * has begun; a player whose lease is lost is not written at all.
+   */
+  private saveAlone(p: Player, reason: string): Promise<void> {
     return this.d.queues.run(p.id, async () => {
       const waits = this.d.leaveRetryMs ?? LEAVE_SAVE_BACKOFF_MS;
       for (let attempt = 0; ; attempt++) {
@@ -171,16 +185,16 @@ export class Saving {
    * logins, a few statements for the whole batch), `parallel` transactions at once on the pool.
    * Ordering as in `saveProgressBatch`: a player whose queue is idle gets a job now that ends when its
    * batch was written, so whatever else of it is queued later comes after; a player with storage
-   * work queued or running is saved alone, after it (`saveOnLeave`). A batch that fails is logged
+   * work queued or running is saved alone, after it (`saveAlone`). A batch that fails is logged
    * once and its players saved one at a time.
    */
   async saveLeavingTogether(all: readonly Player[], reason: string, batch: number, parallel: number): Promise<void> {
-    // A player whose lease is lost is not written at all (as in `saveOnLeave`).
+    // A player whose lease is lost is not written at all (as in `saveAlone`).
     const players = all.filter((p) => !p.leaseLost);
     const together = players.filter((p) => this.d.queues.idle(p.id));
     // (A failure is logged by the player's queue; the promises are awaited only at the end.)
     const batched = new Set(together);
-    const alone = players.filter((p) => !batched.has(p)).map((p) => this.saveOnLeave(p, reason).catch(() => undefined));
+    const alone = players.filter((p) => !batched.has(p)).map((p) => this.saveAlone(p, reason).catch(() => undefined));
     const batches: { players: Player[]; written: () => void }[] = [];
     for (let i = 0; i < together.length; i += batch) {
       const chunk = together.slice(i, i + batch);
@@ -194,18 +208,19 @@ export class Saving {
     const later: Promise<void>[] = [];
     let next = 0;
     const worker = async () => {
-      while (next < batches.length) later.push(...(await this.writeLeaving(batches[next++]!, reason)));
+      while (next < batches.length) later.push(...(await this.writeLeaving(batches[next++]!, reason)).values());
     };
     await Promise.all(Array.from({ length: Math.min(parallel, batches.length) }, worker));
     await Promise.allSettled([...alone, ...later]);
   }
 
   /**
-   * One batch of `saveLeavingTogether`. @returns the saves of its players that are written alone
-   * (rows another transaction held; every player of a batch that failed), started after the batch's
-   * queue jobs ended, for the caller to await.
+   * One batch of `saveLeavingTogether` or leave group (`LeaveGroups`). @returns the saves of its
+   * players that are written alone (rows another transaction held; every player of a batch that
+   * failed), by player, started after the batch's queue jobs ended, for the caller to await (a
+   * failure is logged by the player's queue).
    */
-  private async writeLeaving(b: { players: Player[]; written: () => void }, reason: string): Promise<Promise<void>[]> {
+  private async writeLeaving(b: { players: Player[]; written: () => void }, reason: string): Promise<Map<Player, Promise<void>>> {
     try {
       const { fenced, busy } = await this.d.characters.saveLeaving(
         b.players.map((p) => ({ snapshot: p.snapshot(true), loginId: p.loginId })),
@@ -213,8 +228,10 @@ export class Saving {
       );
       b.written();
       // Rows another transaction held (a settlement waiting on a lock): saved alone, after it.
-      // (A failure is logged by the player's queue; the promises are awaited only at the end.)
-      const alone = b.players.filter((p) => busy?.includes(p.id)).map((p) => this.saveOnLeave(p, reason).catch(() => undefined));
+      const alone = this.eachAlone(
+        b.players.filter((p) => busy?.includes(p.id)),
+        reason,
+      );
       // Refused by the fence (the others are written): those players' leases are lost.
       for (const id of fenced) {
         const p = b.players.find((q) => q.id === id);
@@ -226,8 +243,19 @@ export class Saving {
       const context = { players: b.players.length, firstPlayerId: b.players[0]?.id };
       if (this.d.characters.isUnavailable(e)) storageFailureLog(this.d.logger).failure(e, context);
       else this.d.logger.error({ err: e, ...context }, "batched leave save failed; its players will be saved one at a time");
-      return b.players.map((p) => this.saveOnLeave(p, reason).catch(() => undefined));
+      return this.eachAlone(b.players, reason);
     }
+  }
+
+  /** `saveAlone` of each player, by player (each marked handled: its queue logs a failure). */
+  private eachAlone(players: readonly Player[], reason: string): Map<Player, Promise<void>> {
+    const saves = new Map<Player, Promise<void>>();
+    for (const p of players) {
+      const save = this.saveAlone(p, reason);
+      save.catch(() => undefined);
+      saves.set(p, save);
+    }
+    return saves;
   }
 
   /**

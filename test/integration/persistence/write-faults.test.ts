@@ -9,7 +9,7 @@
  *   bank gets the dropped items at the next join, none lost, none twice;
  * - a resolve whose answer was lost, retried, still puts the items on the ground (not "the bank
  *   has them", which would lose them);
- * - a leave save that fails on a transient fault is tried again and lands.
+ * - a leave save that fails on a transient fault (its leave group's, then its own) is tried again and lands.
  * Invariant checked each time: every item of the character, over storage (inventory, equipment,
  * bank) and the world's ground, equals what it held before.
  */
@@ -138,6 +138,13 @@ for (const kind of storageKinds()) {
       p.inventory = p.inventory.map((s) => (s?.itemId === "bread" ? null : s));
       p.bank = new Map([["bread", 1]]);
       p.safety.itemsChanged();
+      // Its leave group's write is cut, then its save alone twice.
+      let groupFailures = 1;
+      const saveLeaving = repo.saveLeaving.bind(repo);
+      repo.saveLeaving = async (rows, reason) => {
+        if (groupFailures-- > 0) throw cut();
+        return saveLeaving(rows, reason);
+      };
       const save = repo.save.bind(repo);
       let failures = 2;
       repo.save = async (s) => {
@@ -145,7 +152,8 @@ for (const kind of storageKinds()) {
         return save(s);
       };
       await world.leave(p.id, "logout");
-      assert.equal(failures, -1, "two failures, then the save");
+      assert.equal(groupFailures, 0, "the group's write failed once");
+      assert.equal(failures, -1, "two failures alone, then the save");
       const stored = (await repo.load(p.id))!;
       assert.deepEqual(stored.bank, [{ itemId: "bread", quantity: 1 }]);
       assert.ok(!stored.inventory.some((s) => s.itemId === "bread"));

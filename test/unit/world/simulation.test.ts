@@ -9,6 +9,7 @@ import type { CharacterRecord, ProgressSnapshot } from "../../../src/world/ports
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { MAX_STACK } from "../../../src/domain/types.js";
 import { FakeCharacterStore } from "../../helpers/fake-store.js";
+import { LEAVE_GROUP_MAX, LEAVE_GROUP_PARALLEL } from "../../../src/world/systems/leave-groups.js";
 import { characterRecord, STARTER, until } from "../../helpers/records.js";
 import { chebyshev } from "../../../src/domain/movement.js";
 import { PATH_NODES_PER_TICK, pathNodeLimit } from "../../../src/domain/pathing.js";
@@ -128,7 +129,15 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const c = Object.create(content) as GameContent;
       const wall = (x: number, z: number) => chebyshev({ x, z }, { x: 60, z: 60 }) === 3;
       Object.defineProperty(c, "isBlocked", { value: (x: number, z: number) => wall(x, z) || content.isBlocked(x, z) });
-      world = new World({ content: c, characters: repo, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
+      world = new World({
+        content: c,
+        characters: repo,
+        logger: createLogger("silent"),
+        saveIntervalSeconds: 60,
+        checkAdminCode: () => "wrong",
+        rng: () => 0.5,
+        now: () => clock.t,
+      });
     };
 
     it("a move into an enclosed area is refused at once, with no search, and the player is told", () => {
@@ -161,7 +170,15 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const c = Object.create(content) as GameContent;
       const cup = (x: number, z: number) => (x === 90 && z >= 20 && z <= 100) || ((z === 20 || z === 100) && x >= 40 && x <= 90);
       Object.defineProperty(c, "isBlocked", { value: (x: number, z: number) => cup(x, z) || content.isBlocked(x, z) });
-      world = new World({ content: c, characters: repo, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
+      world = new World({
+        content: c,
+        characters: repo,
+        logger: createLogger("silent"),
+        saveIntervalSeconds: 60,
+        checkAdminCode: () => "wrong",
+        rng: () => 0.5,
+        now: () => clock.t,
+      });
       // Every search's expansions, whoever asks for it.
       const total = { expanded: 0 };
       const pathTo = world.movement.pathTo.bind(world.movement);
@@ -395,9 +412,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(slotOf(a.player, "bronze_axe"), -1);
       assert.equal(a.player.itemsDirty, false, "nothing left for the batched save");
       const piles = [...world.groundItems.values()];
-      assert.deepEqual(piles.map((g) => ({ itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z, ownerId: g.ownerId })), [
-        { itemId: "bronze_axe", quantity: 1, x: 0, z: 0, ownerId: a.player.id },
-      ]);
+      assert.deepEqual(
+        piles.map((g) => ({ itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z, ownerId: g.ownerId })),
+        [{ itemId: "bronze_axe", quantity: 1, x: 0, z: 0, ownerId: a.player.id }],
+      );
       // Private to the dropper first, counted from when it appeared; then anyone's.
       assert.equal(world.visibleFor(b.player).groundItems.size, 0);
       for (let i = 0; i < GROUND_ITEM_PRIVATE_TICKS; i++) world.step();
@@ -415,7 +433,13 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(slotOf(a.player, "bronze_axe"), axe);
       assert.equal(a.player.itemsLocked, false);
       assert.match(a.conn.systemLines().at(-1)!, /nothing changed/);
-      assert.equal(a.conn.sent.filter((s) => s.event === "player:sync").at(-1)!.data.inventory.some((i: any) => i.itemId === "bronze_axe"), true);
+      assert.equal(
+        a.conn.sent
+          .filter((s) => s.event === "player:sync")
+          .at(-1)!
+          .data.inventory.some((i: any) => i.itemId === "bronze_axe"),
+        true,
+      );
     });
   });
 
@@ -436,10 +460,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const d = repo.deaths[0]!;
       assert.equal(d.resolved, true);
       assert.deepEqual(itemsOf(player), ["bread", "bronze_axe", "bronze_pickaxe"]);
-      assert.deepEqual(
-        d.items.dropped.map((i) => `${i.itemId}×${i.quantity}`).sort(),
-        ["shrimp×2", "small_fishing_net×1", "tinderbox×1"],
-      );
+      assert.deepEqual(d.items.dropped.map((i) => `${i.itemId}×${i.quantity}`).sort(), ["shrimp×2", "small_fishing_net×1", "tinderbox×1"]);
       const ground = [...world.groundItems.values()];
       assert.deepEqual(ground.map((g) => `${g.itemId}×${g.quantity}`).sort(), ["shrimp×2", "small_fishing_net×1", "tinderbox×1"]);
       assert.ok(ground.every((g) => g.x === 0 && g.z === 100 && g.ownerId === player.id));
@@ -550,6 +571,72 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     });
   });
 
+  describe("leaving together", () => {
+    it(`players who leave together are saved ${LEAVE_GROUP_MAX} to a transaction, ${LEAVE_GROUP_PARALLEL} at once; each leave resolves once it is written`, async () => {
+      let open!: () => void;
+      repo.saveGate = new Promise((r) => (open = r));
+      const N = 2 * LEAVE_GROUP_MAX + 50;
+      const players = Array.from({ length: N }, (_, i) => join(`g${i}`).player);
+      players.forEach((p, i) => (p.loginId = `g${i}`));
+      let inFlight = 0;
+      let maxInFlight = 0;
+      const saveLeaving = repo.saveLeaving.bind(repo);
+      repo.saveLeaving = async (rows, reason) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          return await saveLeaving(rows, reason);
+        } finally {
+          inFlight--;
+        }
+      };
+      // A player with storage work queued is saved alone, after that work.
+      let release!: () => void;
+      const busy = players[0]!;
+      void world.queues.run(busy.id, () => new Promise<void>((r) => (release = r)));
+      const resolved = new Set<string>();
+      const leaves = players.map((p) => world.leave(p.id, "logout").then(() => resolved.add(p.id)));
+      assert.equal(world.players.size, 0, "every player is out of the world at once");
+      await until(() => inFlight === LEAVE_GROUP_PARALLEL, "groups in flight");
+      assert.equal(resolved.size, 0, "no leave resolves before its save is written");
+      open();
+      await until(() => repo.leaveBatches.length === 3, "every group written");
+      assert.ok(!repo.saves.some((x) => x.characterId === busy.id), "the busy player waits for its queued work");
+      assert.ok(!resolved.has(busy.id));
+      release();
+      await Promise.all(leaves);
+      assert.equal(maxInFlight, LEAVE_GROUP_PARALLEL, "a bounded number of groups at once");
+      assert.deepEqual(
+        repo.leaveBatches.map((b) => b.length),
+        [LEAVE_GROUP_MAX, LEAVE_GROUP_MAX, N - 1 - 2 * LEAVE_GROUP_MAX],
+      );
+      assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort(), "each player saved once");
+      assert.ok(
+        repo.saves.every((x) => x.items),
+        "with items",
+      );
+      assert.deepEqual(repo.logouts.map((l) => l.loginId).sort(), players.map((p) => p.loginId).sort());
+      assert.ok(repo.logouts.every((l) => l.reason === "logout"));
+    });
+
+    it("a leave group that fails: its players are saved one at a time, and their leaves resolve when they are", async () => {
+      const players = Array.from({ length: 5 }, (_, i) => join(`h${i}`).player);
+      repo.saveLeaving = async () => {
+        throw new Error("a row the group can't write");
+      };
+      await Promise.all(players.map((p) => world.leave(p.id, "logout")));
+      assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort());
+    });
+
+    it("a leave whose save fails alone too rejects, and the player is not told left", async () => {
+      const { player } = join("nowhere");
+      const left: string[] = [];
+      world.events.on("playerLeft", (id) => left.push(id));
+      repo.failSaves = true;
+      await assert.rejects(world.leave(player.id, "logout"));
+      assert.deepEqual(left, []);
+    });
+  });
+
   describe("shutdown", () => {
     it("leaveAll saves every player exactly once and closes its login, a batch a transaction, a bounded number at once", async () => {
       let open!: () => void;
@@ -586,7 +673,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
         [10, 10, 10, 10, 4],
       );
       assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort(), "each player saved once");
-      assert.ok(repo.saves.every((x) => x.items), "with items");
+      assert.ok(
+        repo.saves.every((x) => x.items),
+        "with items",
+      );
       assert.equal(repo.logouts.length, N);
       assert.ok(repo.logouts.every((c) => c.reason === "server_shutdown"));
     });
@@ -677,7 +767,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       player.action = { kind: "attack", targetId: npc.id };
       for (let i = 0; i < 5; i++) world.step();
       assert.equal(chebyshev(player, npc), 1);
-      assert.ok(conn.sent.some((s) => s.event === "combat:hit"), "attacked from the next tile");
+      assert.ok(
+        conn.sent.some((s) => s.event === "combat:hit"),
+        "attacked from the next tile",
+      );
     });
 
     it("standing on the target's tile with its four straight neighbours blocked: no corner is cut to a diagonal; it can't reach", () => {
@@ -719,7 +812,9 @@ describe("world/World simulation (fake storage, fake clock)", () => {
         now: () => clock.t,
       });
       const npc = world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
-      Object.assign(npc, { def: { ...npc.def, aggressive: false, wanderRadius: 0, drops: { always: [{ itemId: "coins", quantity: 50 }], table: [], rolls: 0, nothingWeight: 0 } } });
+      Object.assign(npc, {
+        def: { ...npc.def, aggressive: false, wanderRadius: 0, drops: { always: [{ itemId: "coins", quantity: 50 }], table: [], rolls: 0, nothingWeight: 0 } },
+      });
       npc.health = 1;
       const { player, conn } = join(id, { x: npc.x + 1, z: npc.z });
       return { npc, player, conn };
@@ -751,7 +846,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(player.coins, MAX_STACK - 10, "nothing credited past the cap");
       const [pile] = groundCoins();
       assert.ok(pile, "the coins lie on the ground");
-      assert.deepEqual({ quantity: pile.quantity, x: pile.x, z: pile.z, owner: pile.ownerId }, { quantity: 50, x: npc.spawn.x, z: npc.spawn.z, owner: player.id });
+      assert.deepEqual(
+        { quantity: pile.quantity, x: pile.x, z: pile.z, owner: pile.ownerId },
+        { quantity: 50, x: npc.spawn.x, z: npc.spawn.z, owner: player.id },
+      );
       await pickUp(player, pile.id);
       assert.equal(player.coins, MAX_STACK - 10);
       assert.ok(world.groundItems.has(pile.id), "still on the ground");

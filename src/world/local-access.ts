@@ -161,7 +161,7 @@ export class LocalAccess implements LocalWorldAccess {
     p.connection?.close(code, reason);
     // Not forced: a character in combat stays, without its connection, until the fight is over
     // (docs/protocol.md "Leaving in combat"; an agent's token replaced or revoked is no escape from a fight).
-    void this.d.membership.leave(characterId, reason, undefined, false);
+    this.d.membership.leave(characterId, reason, undefined, false).catch(() => undefined); // a failed save is logged by its queue
   }
 
   socialChanged(characterIds: string[]): void {

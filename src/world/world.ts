@@ -116,8 +116,8 @@ export class World {
       backgroundWork: deps.backgroundWork,
       onBatchFailure: (n) => deps.metrics?.saveFailures.inc(n),
       leaseLost: (p, why) => {
-        // At shutdown the player is out of the world already: its drop is only the log line.
-        if (!this.dropLost(p.id, why, p.fence?.epoch) && this.closing) this.departures.logLost(p.id, why);
+        // A player that left (a leave group, the shutdown) is out of the world already: its drop is only the log line.
+        if (!this.dropLost(p.id, why, p.fence?.epoch) && this.players.get(p.id) !== p) this.departures.logLost(p.id, why);
       },
     }));
     const state = (this.worldState = new WorldState({ store: deps.worldStore, clock, tickMs: deps.tickMs ?? 600, resources, logger, backgroundWork: deps.backgroundWork }));
@@ -159,7 +159,7 @@ export class World {
     this.movement.plan();
     for (const p of this.players.values()) {
       if (p.dropped && !p.dropped.seat && (p.leaving || now - p.dropped.at > this.reconnectSeconds * 1000) && !this.inCombat(p)) {
-        void this.leave(p.id, p.leaving ?? "reconnect_timeout", undefined, true);
+        this.leave(p.id, p.leaving ?? "reconnect_timeout", undefined, true).catch(() => undefined); // a failed save is logged by its queue
         continue;
       }
       if (!this.leaseDoubt.holds(p) && !p.dead) this.stepPlayer(p);

@@ -22,8 +22,9 @@ export const LEAVE_GROUP_PARALLEL = 2;
 
 /**
  * Writes a group (`Saving.writeLeaving`): calls `written` once the group's own write has ended
- * (committed or failed), and answers the saves of the players written alone instead (a row another
- * transaction held; every player of a group that failed), by player.
+ * (committed or failed), and answers, by player, the outcome of each player it did not write: its
+ * save alone (a row another transaction held; every player of a group that failed), or the fence's
+ * refusal.
  */
 export type WriteLeaving = (group: { players: Player[]; written: () => void }, reason: string) => Promise<Map<Player, Promise<void>>>;
 
@@ -31,7 +32,7 @@ interface Leaver {
   p: Player;
   /** Ends the job the leave put in the player's queue. */
   written: () => void;
-  /** Settles the leave: with its save, or with the save the player gets alone instead. */
+  /** Settles the leave: with its group's write, or with the player's own outcome (`WriteLeaving`). */
   settle: (outcome?: Promise<void>) => void;
 }
 

@@ -8,7 +8,7 @@
 import type { Inventory } from "../../domain/inventory.js";
 import { storageFailureLog, type Logger } from "../../logger.js";
 import { PROGRESS_BATCH_MAX, type CharacterStore, type TransactionStep } from "../ports/character-store.js";
-import { isLeaseLost } from "../ports/lease-fence.js";
+import { isLeaseLost, LeaseLostError } from "../ports/lease-fence.js";
 import { PileGoneError } from "../ports/world-state-store.js";
 import { ItemSafety } from "../item-safety.js";
 import { LeaveGroups } from "./leave-groups.js";
@@ -215,10 +215,10 @@ export class Saving {
   }
 
   /**
-   * One batch of `saveLeavingTogether` or leave group (`LeaveGroups`). @returns the saves of its
-   * players that are written alone (rows another transaction held; every player of a batch that
-   * failed), by player, started after the batch's queue jobs ended, for the caller to await (a
-   * failure is logged by the player's queue).
+   * One batch of `saveLeavingTogether` or leave group (`LeaveGroups`). @returns, by player, the
+   * outcome of each player the batch did not write: its save alone (a row another transaction held;
+   * every player of a batch that failed), started after the batch's queue jobs ended (a failure is
+   * logged by the player's queue), or the fence's refusal (a `LeaseLostError`), each marked handled.
    */
   private async writeLeaving(b: { players: Player[]; written: () => void }, reason: string): Promise<Map<Player, Promise<void>>> {
     try {
@@ -228,16 +228,20 @@ export class Saving {
       );
       b.written();
       // Rows another transaction held (a settlement waiting on a lock): saved alone, after it.
-      const alone = this.eachAlone(
+      const outcomes = this.eachAlone(
         b.players.filter((p) => busy?.includes(p.id)),
         reason,
       );
       // Refused by the fence (the others are written): those players' leases are lost.
       for (const id of fenced) {
         const p = b.players.find((q) => q.id === id);
-        if (p) this.d.leaseLost?.(p, "a shutdown save was refused by the lease fence");
+        if (!p) continue;
+        this.d.leaseLost?.(p, "a leave save was refused by the lease fence");
+        const refused = Promise.reject(new LeaseLostError([p.id], [p.fence?.epoch]));
+        refused.catch(() => undefined);
+        outcomes.set(p, refused);
       }
-      return alone;
+      return outcomes;
     } catch (e) {
       b.written();
       const context = { players: b.players.length, firstPlayerId: b.players[0]?.id };

@@ -145,14 +145,16 @@ for (const kind of storageKinds()) {
       assertDroppedOnce(p);
     });
 
-    it("leave save: nothing written", async () => {
+    it("leave save: nothing written; the leave fails with the fence's refusal and one line says so", async () => {
       const { p } = await joined();
       const before = await stored(p.id);
       await takeOver(p.id);
       p.inventory = emptyInventory();
       p.safety.itemsChanged();
-      await world.leave(p.id, "logout").catch(() => undefined);
+      await assert.rejects(world.leave(p.id, "logout"), LeaseLostError);
       assert.deepEqual(await stored(p.id), before);
+      const said = lines.filter((l) => l.msg === LOST);
+      assert.deepEqual(said.map((l) => l.characterId), [p.id]);
     });
 
     it("death: no death recorded, no item moved; the player is dropped once", async () => {

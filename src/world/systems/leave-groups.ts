@@ -8,9 +8,10 @@
  * of about ten round trips each on a pool of 20 connections: the last of them waited past the pool's
  * 5-second acquire time-out and failed.
  *
- * Ordering as in the batched progress save: a leaving player's storage queue is idle when it joins a
- * group (`Saving.saveOnLeave` checks), and a job is put in it at once that ends only when its group
- * has been written, so whatever of the player is queued later comes after the write.
+ * Ordering as in the batched progress save: a leaving player joins a group from a job in its storage
+ * queue that ends only when the group has been written, so whatever of the player is queued later
+ * comes after the write; the job is put in at once, or after the work already queued for it (a
+ * batched progress save in flight, an item commit), which then runs before the player is written.
  */
 import type { PlayerQueues } from "../player-queues.js";
 import type { Player } from "../player.js";
@@ -48,26 +49,46 @@ export class LeaveGroups {
   ) {}
 
   /**
-   * Save `p` (its storage queue idle) in the next group. Resolves when it is saved, in its group or
-   * alone after it; rejects when neither could save it.
+   * Save `p` in the next group: at once when its storage queue is idle, else once the work queued
+   * for it is done (a batched progress save in flight, an item commit). Resolves when it is saved,
+   * in its group or alone after it; rejects when neither could save it.
    */
   add(p: Player, reason: string): Promise<void> {
+    if (this.queues.idle(p.id)) {
+      const { written, saved } = this.enter(p, reason);
+      void this.queues.run(p.id, () => written);
+      return saved;
+    }
+    // The job holds the player's queue until the group's write has ended; the leave settles after
+    // (a save alone instead runs in the queue once the job has ended).
+    let saved!: Promise<void>;
+    return this.queues
+      .run(p.id, () => {
+        const entered = this.enter(p, reason);
+        saved = entered.saved;
+        return entered.written;
+      })
+      .then(() => saved);
+  }
+
+  /** `p` waits for the next group: `written` when the group's write has ended, `saved` when the leave settles. */
+  private enter(p: Player, reason: string): { written: Promise<void>; saved: Promise<void> } {
     let written!: () => void;
     const done = new Promise<void>((resolve) => (written = resolve));
-    void this.queues.run(p.id, () => done);
-    return new Promise<void>((settle) => {
+    const saved = new Promise<void>((settle) => {
       const list = this.waiting.get(reason);
       if (list) list.push({ p, written, settle });
       else this.waiting.set(reason, [{ p, written, settle }]);
-      // Leaves read in the same turn of the event loop start their group together.
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.pump();
-        });
-      }
     });
+    // Leaves read in the same turn of the event loop start their group together.
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.pump();
+      });
+    }
+    return { written: done, saved };
   }
 
   private pump(): void {

@@ -143,12 +143,12 @@ export class Saving {
   }
 
   /**
-   * Save a player that left, with its items, and close its login: in the next leave group
-   * (`LeaveGroups`, docs/persistence.md "Leaving"), or alone after its storage work when some is
-   * queued or running. Resolves when it is saved.
+   * Save a player that left, with its items, and close its login, in a leave group after whatever
+   * storage work is queued for it (`LeaveGroups`, docs/persistence.md "Leaving"). Resolves when it is
+   * saved.
    */
   saveOnLeave(p: Player, reason: string): Promise<void> {
-    return this.d.queues.idle(p.id) ? this.leaves.add(p, reason) : this.saveAlone(p, reason);
+    return this.leaves.add(p, reason);
   }
 
   /**

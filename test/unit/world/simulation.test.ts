@@ -569,7 +569,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
           inFlight--;
         }
       };
-      // A player with storage work queued is saved alone, after that work.
+      // A player with storage work queued joins a group once that work is done.
       let release!: () => void;
       const busy = players[0]!;
       void world.queues.run(busy.id, () => new Promise<void>((r) => (release = r)));
@@ -587,8 +587,9 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(maxInFlight, LEAVE_GROUP_PARALLEL, "a bounded number of groups at once");
       assert.deepEqual(
         repo.leaveBatches.map((b) => b.length),
-        [LEAVE_GROUP_MAX, LEAVE_GROUP_MAX, N - 1 - 2 * LEAVE_GROUP_MAX],
+        [LEAVE_GROUP_MAX, LEAVE_GROUP_MAX, N - 1 - 2 * LEAVE_GROUP_MAX, 1],
       );
+      assert.deepEqual(repo.leaveBatches.at(-1), [busy.id], "the busy player, in a group of its own after its work");
       assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort(), "each player saved once");
       assert.ok(
         repo.saves.every((x) => x.items),

@@ -154,7 +154,10 @@ for (const kind of storageKinds()) {
       await assert.rejects(world.leave(p.id, "logout"), LeaseLostError);
       assert.deepEqual(await stored(p.id), before);
       const said = lines.filter((l) => l.msg === LOST);
-      assert.deepEqual(said.map((l) => l.characterId), [p.id]);
+      assert.deepEqual(
+        said.map((l) => l.characterId),
+        [p.id],
+      );
     });
 
     it("death: no death recorded, no item moved; the player is dropped once", async () => {

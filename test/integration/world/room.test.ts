@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
 import type { WebSocket } from "ws";
 import type { WorldRoom } from "../../../rooms/WorldRoom.js";
+import { chebyshev } from "../../../src/domain/movement.js";
 import { SKILLS } from "../../../src/domain/types.js";
 import { CLOSE_CODES, type ChatMessage, type PlayerSync } from "../../../src/events.js";
 import type { GameServer } from "../../../src/server/server.js";
@@ -184,6 +185,14 @@ describe("WorldRoom (SDK clients)", function () {
       const chicken = server.world.npcs.get(chickenId)!;
       await admin(p, `/tp ${chicken.spawn.x} ${chicken.spawn.z - 2}`);
       await p.waitState((s) => s.npcs.get(chickenId) !== undefined, "the chicken in view");
+      // Piles already on the ground (another test's, or restored from the shared database) are not this kill's drop.
+      const earlier = new Set(p.state.groundItems.keys());
+      // The nearest new pile of the item to the chicken's spawn (it fights within its wander radius).
+      const dropped = (itemId: string) =>
+        ([...p.state.groundItems.entries()] as [string, any][])
+          .filter(([id, g]) => !earlier.has(id) && g.itemId === itemId)
+          .map(([, g]) => g)
+          .sort((a, b) => chebyshev(chicken.spawn, a) - chebyshev(chicken.spawn, b))[0];
       const m = p.log.mark();
       p.send("player:action", { action: "attack", targetId: chickenId });
       const hit = await p.log.waitFor("combat:hit", (h) => h.attackerId === p.id && h.targetId === chickenId, { since: m });
@@ -194,13 +203,10 @@ describe("WorldRoom (SDK clients)", function () {
       assert.ok(xp.gained > 0);
       await p.log.waitFor("combat:hit", (h) => h.targetId === chickenId && h.targetHealth === 0, { since: m, timeoutMs: 20_000 });
       await p.waitState((s) => s.npcs.get(chickenId) === undefined, "the dead chicken gone from view");
-      await p.waitState(
-        (s) => [...s.groundItems.values()].some((g: any) => g.itemId === "bones") && [...s.groundItems.values()].some((g: any) => g.itemId === "raw_chicken"),
-        "bones and raw chicken on the ground",
-      );
+      await p.waitState(() => dropped("bones") !== undefined && dropped("raw_chicken") !== undefined, "bones and raw chicken on the ground");
       // The pile lives 300 ticks (15 s at the tests' 50 ms tick): picked up before waiting for the
       // kill row, whose save may take seconds on a loaded machine.
-      const bones = [...p.state.groundItems.values()].find((g: any) => g.itemId === "bones") as any;
+      const bones = dropped("bones");
       const before = invCount(p, "bones");
       const m2 = p.log.mark();
       p.send("player:action", { action: "pickup", targetId: bones.id });

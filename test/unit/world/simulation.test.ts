@@ -64,6 +64,21 @@ describe("world/World simulation (fake storage, fake clock)", () => {
     });
   });
 
+  /** Counts the leave batches (`saveLeaving`: leave groups, shutdown batches) being written at once, and the most at once. */
+  const leaveBatchesInFlight = () => {
+    const counts = { now: 0, max: 0 };
+    const saveLeaving = repo.saveLeaving.bind(repo);
+    repo.saveLeaving = async (rows, reason) => {
+      counts.max = Math.max(counts.max, ++counts.now);
+      try {
+        return await saveLeaving(rows, reason);
+      } finally {
+        counts.now--;
+      }
+    };
+    return counts;
+  };
+
   const join = (id: string, at?: { x: number; z: number }, inv: CharacterRecord["inventory"] = STARTER) => {
     const conn = new FakeConnection();
     const { player } = world.join(record(id, at, inv), conn, 4009);
@@ -558,17 +573,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const N = 2 * LEAVE_GROUP_MAX + 50;
       const players = Array.from({ length: N }, (_, i) => join(`g${i}`).player);
       players.forEach((p, i) => (p.loginId = `g${i}`));
-      let inFlight = 0;
-      let maxInFlight = 0;
-      const saveLeaving = repo.saveLeaving.bind(repo);
-      repo.saveLeaving = async (rows, reason) => {
-        maxInFlight = Math.max(maxInFlight, ++inFlight);
-        try {
-          return await saveLeaving(rows, reason);
-        } finally {
-          inFlight--;
-        }
-      };
+      const batches = leaveBatchesInFlight();
       // A player with storage work queued joins a group once that work is done.
       let release!: () => void;
       const busy = players[0]!;
@@ -576,7 +581,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const resolved = new Set<string>();
       const leaves = players.map((p) => world.leave(p.id, "logout").then(() => resolved.add(p.id)));
       assert.equal(world.players.size, 0, "every player is out of the world at once");
-      await until(() => inFlight === LEAVE_GROUP_PARALLEL, "groups in flight");
+      await until(() => batches.now === LEAVE_GROUP_PARALLEL, "groups in flight");
       assert.equal(resolved.size, 0, "no leave resolves before its save is written");
       open();
       await until(() => repo.leaveBatches.length === 3, "every group written");
@@ -584,7 +589,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.ok(!resolved.has(busy.id));
       release();
       await Promise.all(leaves);
-      assert.equal(maxInFlight, LEAVE_GROUP_PARALLEL, "a bounded number of groups at once");
+      assert.equal(batches.max, LEAVE_GROUP_PARALLEL, "a bounded number of groups at once");
       assert.deepEqual(
         repo.leaveBatches.map((b) => b.length),
         [LEAVE_GROUP_MAX, LEAVE_GROUP_MAX, N - 1 - 2 * LEAVE_GROUP_MAX, 1],
@@ -644,30 +649,20 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const N = 45;
       const players = Array.from({ length: N }, (_, i) => join(`p${i}`).player);
       players.forEach((p, i) => (p.loginId = `s${i}`));
-      let inFlight = 0;
-      let maxInFlight = 0;
-      const saveLeaving = repo.saveLeaving.bind(repo);
-      repo.saveLeaving = async (rows, reason) => {
-        maxInFlight = Math.max(maxInFlight, ++inFlight);
-        try {
-          return await saveLeaving(rows, reason);
-        } finally {
-          inFlight--;
-        }
-      };
+      const batches = leaveBatchesInFlight();
       // A player with storage work queued is saved alone, after that work.
       let release!: () => void;
       const busy = players[0]!;
       void world.queues.run(busy.id, () => new Promise<void>((r) => (release = r)));
       const done = world.leaveAll("server_shutdown", 10, 2);
       assert.equal(world.players.size, 0, "everyone is out of the world at once");
-      await until(() => inFlight === 2, "two batches in flight");
+      await until(() => batches.now === 2, "two batches in flight");
       open();
       await until(() => repo.leaveBatches.length === 5, "every batch written");
       assert.ok(!repo.saves.some((x) => x.characterId === busy.id), "the busy player waits for its queued work");
       release();
       await done;
-      assert.equal(maxInFlight, 2, "at most `parallel` batches at once");
+      assert.equal(batches.max, 2, "at most `parallel` batches at once");
       assert.deepEqual(
         repo.leaveBatches.map((b) => b.length),
         [10, 10, 10, 10, 4],

@@ -61,25 +61,29 @@ let windowPeakRss = 0;
 /**
  * `PROBE_PROFILE_DIR`: a CPU profile of the measurement window only (from the SIGUSR2 that opens it,
  * for `PROBE_PROFILE_SECONDS`, default 20), written there as `window-<pid>.cpuprofile`; node's own
- * `--cpu-prof` covers the whole run, joins and start-up included.
+ * `--cpu-prof` covers the whole run, joins and start-up included. With `PROBE_HEAP_PROFILE=1`, a
+ * sampling heap profile of the same seconds too (`window-<pid>.heapprofile`, for Chrome DevTools'
+ * Memory tab): what the window allocated, by function (a sample every 32 KiB, the garbage collected since included).
  */
 async function profileWindow(dir: string) {
   const { Session } = await import("node:inspector/promises");
   const { writeFile } = await import("node:fs/promises");
   const session = new Session();
   session.connect();
+  const heap = process.env.PROBE_HEAP_PROFILE === "1";
   await session.post("Profiler.enable");
   await session.post("Profiler.start");
-  setTimeout(
-    () => {
-      void session
-        .post("Profiler.stop")
-        .then(({ profile }) => writeFile(`${dir}/window-${process.pid}.cpuprofile`, JSON.stringify(profile)))
-        .then(() => session.disconnect())
-        .catch((e: unknown) => process.stderr.write(`probe: profile not written: ${String(e)}\n`));
-    },
-    Number(process.env.PROBE_PROFILE_SECONDS ?? 20) * 1000,
-  ).unref();
+  if (heap) await session.post("HeapProfiler.startSampling", { samplingInterval: 32 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  const stop = async () => {
+    const { profile } = await session.post("Profiler.stop");
+    await writeFile(`${dir}/window-${process.pid}.cpuprofile`, JSON.stringify(profile));
+    if (heap) {
+      const sampled = await session.post("HeapProfiler.stopSampling");
+      await writeFile(`${dir}/window-${process.pid}.heapprofile`, JSON.stringify(sampled.profile));
+    }
+    session.disconnect();
+  };
+  setTimeout(() => void stop().catch((e: unknown) => process.stderr.write(`probe: profile not written: ${String(e)}\n`)), Number(process.env.PROBE_PROFILE_SECONDS ?? 20) * 1000).unref();
 }
 let profiled = false;
 

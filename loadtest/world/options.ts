@@ -46,7 +46,10 @@ export const { values: args } = parseArgs({
     json: { type: "string" },
     /** Write a V8 CPU profile of the game server into this directory (on exit). */
     "cpu-prof": { type: "string" },
+    /** Write a V8 CPU profile of each server's measurement window into this directory (loadtest/probe.ts). */
     "cpu-prof-window": { type: "string" },
+    /** With `--cpu-prof-window`: a sampling heap profile of the same window too (`window-<pid>.heapprofile`). */
+    "heap-prof-window": { type: "boolean", default: false },
     /** Extra Node.js flags for the server processes, e.g. "--max-semi-space-size=4". */
     "server-node-options": { type: "string" },
     /** Settings for the game server, `NAME=value`, repeatable (e.g. `--server-env JOIN_CONCURRENCY=24`): the server's environment is otherwise the bench's own. */

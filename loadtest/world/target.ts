@@ -54,7 +54,7 @@ export async function startTarget(kind: TargetKind, world: string, databaseUrl: 
       world,
       nodeArgs: [...SERVER_NODE, ...probeImport(ROOT, false), "loadtest/baseline/server.ts"],
       // A window profile (`--cpu-prof-window`) of the bare room too: what the game's costs compare with.
-      env: { TICK_MS: String(TICK_MS), PROBE_PROFILE_DIR: args["cpu-prof-window"] ? resolve(args["cpu-prof-window"]) : undefined },
+      env: { TICK_MS: String(TICK_MS), ...windowProfile() },
       onLine,
       tailLines: 100,
       onSpawn: (p) => children.add(p),
@@ -74,7 +74,7 @@ export async function startTarget(kind: TargetKind, world: string, databaseUrl: 
         TICK_MS: args["tick-ms"] || undefined,
         DATABASE_URL: databaseUrl,
         METRICS_PORT: String(metricsPort),
-        PROBE_PROFILE_DIR: args["cpu-prof-window"] ? resolve(args["cpu-prof-window"]) : undefined,
+        ...windowProfile(),
         // The shutdown's `players saved` line is at info.
         LOG_LEVEL: args["sigterm-joined"] ? "info" : undefined,
       },
@@ -94,6 +94,12 @@ export async function startTarget(kind: TargetKind, world: string, databaseUrl: 
   // Counted as lines come (Object.assign would copy a getter's value once).
   Object.defineProperty(target, "errorCount", { get: () => errors.count });
   return target;
+}
+
+/** The probe's window profiles (`--cpu-prof-window`, `--heap-prof-window`), as its environment. */
+function windowProfile(): Record<string, string | undefined> {
+  const dir = args["cpu-prof-window"];
+  return { PROBE_PROFILE_DIR: dir ? resolve(dir) : undefined, PROBE_HEAP_PROFILE: dir && args["heap-prof-window"] ? "1" : undefined };
 }
 
 export const stopTarget = (s: TargetServer) => stopLoadServer(s);

@@ -73,7 +73,12 @@ async function profileWindow(dir: string) {
   const heap = process.env.PROBE_HEAP_PROFILE === "1";
   await session.post("Profiler.enable");
   await session.post("Profiler.start");
-  if (heap) await session.post("HeapProfiler.startSampling", { samplingInterval: 32 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  if (heap)
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 32 * 1024,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
   const stop = async () => {
     const { profile } = await session.post("Profiler.stop");
     await writeFile(`${dir}/window-${process.pid}.cpuprofile`, JSON.stringify(profile));
@@ -83,7 +88,10 @@ async function profileWindow(dir: string) {
     }
     session.disconnect();
   };
-  setTimeout(() => void stop().catch((e: unknown) => process.stderr.write(`probe: profile not written: ${String(e)}\n`)), Number(process.env.PROBE_PROFILE_SECONDS ?? 20) * 1000).unref();
+  setTimeout(
+    () => void stop().catch((e: unknown) => process.stderr.write(`probe: profile not written: ${String(e)}\n`)),
+    Number(process.env.PROBE_PROFILE_SECONDS ?? 20) * 1000,
+  ).unref();
 }
 let profiled = false;
 

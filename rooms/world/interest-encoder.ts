@@ -18,6 +18,8 @@
 import { SchemaSerializer, type Room } from "@colyseus/core";
 import { $refId, Encoder, OPERATION, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
 import { EntitySlots, TrackedView, treeOf, type Ref } from "./tracked-view.js";
+import { fieldsOf, type SchemaClass, type SchemaField } from "./schema-fields.js";
+import { drainView } from "./view-drain.js";
 
 export { EntitySlots, TrackedView };
 
@@ -31,9 +33,6 @@ interface ChangeList {
   tail?: ChangeNode;
   nextPosition: number;
 }
-type SchemaClass = { readonly name: string; readonly prototype: Schema };
-
-const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64", "bigint64", "biguint64", "varint", "varuint"]);
 
 /**
  * Free bytes kept ahead of each entity's chunk: more than any entity encodes to (a few short strings
@@ -109,6 +108,9 @@ export class InterestEncoder extends Encoder {
     }
     this.leafTypes = new Set(leafTypes);
     const rootFields = fieldsOf(state.constructor as SchemaClass);
+    // What `drainView` writes: primitives, and maps of primitives or entities (no arrays, no streams).
+    const drainable = (f: SchemaField) => f.primitive || (f.map !== undefined && (typeof f.map === "string" || this.leafTypes.has(f.map as SchemaClass)));
+    for (const f of rootFields ?? []) if (!drainable(f)) throw new Error(`InterestEncoder: the state's ${f.name} must be a primitive or a map of primitives or entities`);
     // Every root field a primitive or view-filtered: then nothing below the root is in the shared full state.
     const sharedOnly = rootFields?.every((f) => f.primitive !== f.tagged) ?? false;
     this.sharedRootFields = sharedOnly ? rootFields!.filter((f) => !f.tagged).map((f) => f.name) : undefined;
@@ -211,20 +213,24 @@ export class InterestEncoder extends Encoder {
   }
 
   /**
-   * A view's patch. With nothing queued in the view itself (most patches in a crowd: no entity came
-   * in or left), Colyseus's drain has nothing to do, and its answer, the shared part and the view's
-   * part copied into a new array, is made here in a pooled Buffer instead (those arrays, one per
-   * client per tick, were a quarter of a crowd tick's garbage in `bench-interest`'s heap sampling).
+   * A view's patch: what is queued in the view itself (`drainView`, as Colyseus's drain writes it),
+   * then its part of the tick's changes (`encode`), and the shared part and the view's part in one
+   * pooled Buffer. Colyseus joined them into a new array for every client every tick (a quarter of a
+   * crowd tick's garbage in `bench-interest`'s heap sampling).
    */
   override encodeView(view: StateView, sharedOffset: number, it: Iterator, bytes: Uint8Array = this.sharedBuffer): Uint8Array {
-    if (!(view instanceof TrackedView) || !view.delivered || view.changes.size > 0) return super.encodeView(view, sharedOffset, it, bytes);
+    if (!(view instanceof TrackedView)) return super.encodeView(view, sharedOffset, it, bytes);
     const viewOffset = it.offset;
+    if (view.changes.size > 0) bytes = drainView(this, view, it, bytes, this.grow);
     const written = this.encode(it, view, bytes);
     const out = Buffer.allocUnsafe(sharedOffset + it.offset - viewOffset);
     out.set(written.subarray(0, sharedOffset), 0);
     out.set(written.subarray(viewOffset, it.offset), sharedOffset);
     return out;
   }
+
+  /** The encoder's `ensureCapacity`, for `drainView`. */
+  private readonly grow = (bytes: Uint8Array, offset: number) => this.ensureCapacity(bytes, offset);
 
   /**
    * Out of a new view's `changes`, the entities it takes whole (added when not new in the state:
@@ -358,20 +364,6 @@ export class InterestEncoder extends Encoder {
     grown.set(buffer);
     return grown;
   }
-}
-
-/** A schema class's fields in index order: name, whether primitive, whether view-filtered (tagged); undefined for a class without schema metadata. */
-function fieldsOf(type: SchemaClass): { index: number; name: string; primitive: boolean; tagged: boolean }[] | undefined {
-  const metadata = (type as unknown as { [Symbol.metadata]?: Record<string, { name?: string; type?: unknown; tag?: number }> })[Symbol.metadata];
-  if (!metadata) return undefined;
-  return Object.entries(metadata)
-    .filter(([key]) => /^\d+$/.test(key))
-    .map(([key, field]) => ({
-      index: Number(key),
-      name: field.name!,
-      primitive: typeof field.type === "string" && PRIMITIVES.has(field.type),
-      tagged: field.tag !== undefined,
-    }));
 }
 
 /** `chunkOf` with room for `slot`, the new entries marked unchanged. */

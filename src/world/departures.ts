@@ -1,5 +1,5 @@
 /**
- * Players leaving the world other than one by one through `World.leave`: a player dropped because
+ * Players leaving the world other than one by one (`Connections.leave`): a player dropped because
  * its lease is lost (docs/cluster.md "What a cluster guarantees"), and everyone at shutdown
  * (docs/persistence.md "Shutdown"). `remove` is the one way a leaving player is taken out.
  */

@@ -1,14 +1,16 @@
 /**
  * The world: who is here, where everything is, and the fixed tick. This core owns the entity maps,
- * the spatial grids and membership (join, drop, reconnect, leave); each system of the tick lives in
- * `systems/` and gets what it needs when the world builds it. Rules come from `src/domain/`, data
- * from the content manifests. The tick never waits on storage: saves are queued per player
- * (`PlayerQueues`), immediate item transactions run beside the loop.
+ * the spatial grids and membership (join, drop, reconnect, leave: `Connections`; a lost lease and
+ * the shutdown: `Departures`); each system of the tick lives in `systems/` and gets what it needs
+ * when the world builds it. Rules come from `src/domain/`, data from the content manifests. The
+ * tick never waits on storage: saves are queued per player (`PlayerQueues`), immediate item
+ * transactions run beside the loop.
  */
 import type { CharacterRecord } from "./ports/character-store.js";
 import type { GameContent } from "../content/load.js";
 import type { MoveTickReport, Regions } from "../domain/pathing.js";
 import { WorldClock } from "./clock.js";
+import { Connections } from "./connections.js";
 import { Departures } from "./departures.js";
 import { LeaseDoubt } from "./lease-doubt.js";
 import type { WorldDeps } from "./deps.js";
@@ -17,7 +19,7 @@ import { SpatialGrid } from "./grid.js";
 import { LocalAccess } from "./local-access.js";
 import { OutOfWorldGate } from "./out-of-world.js";
 import { PlayerQueues } from "./player-queues.js";
-import { Player, type Connection } from "./player.js";
+import type { Connection, Player } from "./player.js";
 import { refuse, type Refusal, type RefusalCode } from "./refusals.js";
 import { Combat, inCombat } from "./systems/combat.js";
 import { Deaths } from "./systems/death.js";
@@ -88,6 +90,8 @@ export class World {
   readonly access: LocalAccess;
   /** Players leaving: removed, dropped for a lost lease, everyone at shutdown. */
   private readonly departures: Departures;
+  /** Players joining, dropping, reconnecting and leaving one by one. */
+  private readonly connections: Connections;
   private readonly leaseDoubt: LeaseDoubt; // (docs/cluster.md "The holder's own clock")
 
   constructor(readonly deps: WorldDeps) {
@@ -130,6 +134,8 @@ export class World {
     const { events } = this;
     this.leaseDoubt = new LeaseDoubt(logger, deps.leaseInDoubt);
     this.departures = new Departures({ players, playerGrid, events, movement, saving, queues, state, logger, worldNumber: deps.worldNumber ?? 1 });
+    const { gate, prayers, departures } = this;
+    this.connections = new Connections({ players, playerGrid, content, clock, events, gate, movement, prayers, saving, departures });
     const socialChanged = (ids: string[]) => deps.social?.invalidate?.(ids);
     this.access = new LocalAccess({ membership: this, players, npcs, resources, groundItems, queues, clock, movement, visibility, saving, socialChanged });
     npcAi.spawn();
@@ -201,101 +207,32 @@ export class World {
 
   // ------------------------------------------------------------------ membership
 
-  /**
-   * Put a character in the world, or hand an existing one (lingering after a drop, or connected
-   * elsewhere) to the new connection. The old connection is closed with `replacedCode`.
-   */
+  /** Put a character in the world, or hand the lingering player to the new connection (`Connections.join`). */
   join(record: CharacterRecord, connection: Connection, replacedCode: number): { player: Player; resumed: boolean } {
-    const existing = this.players.get(record.character.id);
-    if (existing) {
-      const old = existing.connection;
-      existing.connection = connection;
-      existing.dropped = undefined;
-      existing.leaving = undefined;
-      if (old && old.id !== connection.id) old.close(replacedCode, "replaced by a new connection");
-      existing.sync();
-      return { player: existing, resumed: true };
-    }
-    this.assertMayJoin(record.character.id, record);
-    const player = new Player(record);
-    player.connection = connection;
-    // Its items are being settled (a trade): it was built from rows that may predate the
-    // settlement, and stays locked until the settlement has put the committed items in it.
-    if (this.saving.itemsHeld(player.id)) player.safety.lock();
-    if (!this.content.inBounds(player.x, player.z) || this.content.isBlocked(player.x, player.z)) {
-      player.x = this.content.spawn.x;
-      player.z = this.content.spawn.z;
-    }
-    if (player.health <= 0) player.health = player.maxHealth;
-    this.prayers.restore(player);
-    this.players.set(player.id, player);
-    this.playerGrid.set(player, player.x, player.z);
-    player.sync();
-    return { player, resumed: false };
+    return this.connections.join(record, connection, replacedCode);
   }
 
-  /**
-   * The connection dropped; the player stays for `reconnectSeconds` unless it reconnects. The tick
-   * ends that window, unless `seat`: the connection holds a reconnection seat whose own timer ends
-   * it (an SDK client's `allowReconnection`; its expiry calls `leave`), so one timer owns the window
-   * and a reconnection within the seat always finds its player.
-   */
+  /** The connection dropped: the player waits `reconnectSeconds`, or its seat's own timer (`Connections.drop`). */
   drop(playerId: string, connectionId: string, seat = false): void {
-    const p = this.players.get(playerId);
-    if (!p || p.connection?.id !== connectionId) return;
-    p.connection = undefined;
-    p.dropped = { at: this.clock.now(), connectionId, seat };
-    this.movement.stop(p);
-    if (p.tradeId) this.events.emit("tradeInterrupted", p.id, "disconnected");
+    this.connections.drop(playerId, connectionId, seat);
   }
 
-  /**
-   * The connection that dropped comes back (SDK reconnection, same connection object). Refused
-   * (undefined) unless the player is still here with no live connection and this is the very
-   * connection that dropped: a fresh join in between, or a later drop of that fresh connection,
-   * makes the old one stale.
-   */
+  /** The very connection that dropped comes back (`Connections.reconnect`); undefined when refused. */
   reconnect(playerId: string, connection: Connection): Player | undefined {
-    const p = this.players.get(playerId);
-    if (!p || p.connection || p.dropped?.connectionId !== connection.id) return undefined;
-    p.connection = connection;
-    p.dropped = undefined;
-    p.sync();
-    return p;
+    return this.connections.reconnect(playerId, connection);
   }
 
-  /**
-   * The player if `connectionId` is still its live connection; undefined when the player is gone
-   * or the connection was replaced or dropped.
-   */
+  /** The player if `connectionId` is still its live connection (`Connections.connectedPlayer`). */
   connectedPlayer(playerId: string, connectionId: string): Player | undefined {
-    const p = this.players.get(playerId);
-    return p?.connection?.id === connectionId ? p : undefined;
+    return this.connections.connectedPlayer(playerId, connectionId);
   }
 
   /**
-   * Remove a player: interrupt its trade, save it, close its session. Resolves when saved.
-   * With `connectionId`, only that connection's player goes: the live one, or the one that dropped
-   * and is waiting for it; a connection that was replaced or went stale removes nothing.
-   * A player in combat (`inCombat`) is not removed unless `force` (shutdown, a kick, a reload): it
-   * loses its connection and stays until the tick finds it out of combat, then leaves with `reason`.
+   * Remove a player, saved; only `connectionId`'s when given; held while in combat unless `force`
+   * (`Connections.leave`). Resolves when saved.
    */
-  async leave(playerId: string, reason: string, connectionId?: string, force = false): Promise<void> {
-    const p = this.players.get(playerId);
-    if (!p) return;
-    if (connectionId && (p.connection ? p.connection.id : p.dropped?.connectionId) !== connectionId) return;
-    if (!force && this.inCombat(p)) {
-      // No logging out of a fight: the player stays, without a connection, until the tick finds it
-      // out of combat (docs/protocol.md "Leaving in combat").
-      const gone = p.connection?.id ?? p.dropped?.connectionId ?? "";
-      if (p.connection) this.drop(p.id, p.connection.id);
-      p.dropped = { at: p.dropped?.at ?? this.clock.now(), connectionId: gone, seat: false };
-      p.leaving = reason;
-      return;
-    }
-    this.departures.remove(p);
-    await this.saving.saveOnLeave(p, reason);
-    this.events.emit("playerLeft", playerId);
+  leave(playerId: string, reason: string, connectionId?: string, force = false): Promise<void> {
+    return this.connections.leave(playerId, reason, connectionId, force);
   }
 
   /**

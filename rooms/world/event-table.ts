@@ -14,7 +14,6 @@ import { REFUSAL, refuse } from "../../src/world/refusals.js";
 import type { TradeEventHandler } from "../../src/trade/service.js";
 import type { World } from "../../src/world/world.js";
 
-
 /** What handlers act on. */
 export interface EventContext {
   world: World;
@@ -41,7 +40,10 @@ const world = <E extends ClientEventName>(event: E, handle: (w: World, p: Player
 });
 
 /** A trade event: its schema and the trade service's handler. */
-const trade = <E extends TradeEventName>(event: E, handle: (t: TradeEventHandler, p: Player, d: ClientEventPayload<E>) => Promise<void> | void): EventEntry<E> => ({
+const trade = <E extends TradeEventName>(
+  event: E,
+  handle: (t: TradeEventHandler, p: Player, d: ClientEventPayload<E>) => Promise<void> | void,
+): EventEntry<E> => ({
   schema: CLIENT_EVENTS[event],
   refusals: "trade",
   handle: (ctx, p, d) => handle(ctx.trades, p, d),

@@ -110,7 +110,8 @@ export class InterestEncoder extends Encoder {
     const rootFields = fieldsOf(state.constructor as SchemaClass);
     // What `drainView` writes: primitives, and maps of primitives or entities (no arrays, no streams).
     const drainable = (f: SchemaField) => f.primitive || (f.map !== undefined && (typeof f.map === "string" || this.leafTypes.has(f.map as SchemaClass)));
-    for (const f of rootFields ?? []) if (!drainable(f)) throw new Error(`InterestEncoder: the state's ${f.name} must be a primitive or a map of primitives or entities`);
+    for (const f of rootFields ?? [])
+      if (!drainable(f)) throw new Error(`InterestEncoder: the state's ${f.name} must be a primitive or a map of primitives or entities`);
     // Every root field a primitive or view-filtered: then nothing below the root is in the shared full state.
     const sharedOnly = rootFields?.every((f) => f.primitive !== f.tagged) ?? false;
     this.sharedRootFields = sharedOnly ? rootFields!.filter((f) => !f.tagged).map((f) => f.name) : undefined;

@@ -60,7 +60,6 @@ export async function authorizeJoin(
   return { ...principal, address, sessionId };
 }
 
-
 /** A world refusal (`WorldError`) as the Colyseus error the matchmaker and the SDK expect. */
 export function asServerError(e: unknown): never {
   throw e instanceof WorldError ? new ServerError(e.status, e.message) : e;

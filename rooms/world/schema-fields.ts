@@ -6,7 +6,25 @@ import type { Schema } from "@colyseus/schema";
 
 export type SchemaClass = { readonly name: string; readonly prototype: Schema };
 
-const PRIMITIVES = new Set(["string", "number", "boolean", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64", "bigint64", "biguint64", "varint", "varuint"]);
+const PRIMITIVES = new Set([
+  "string",
+  "number",
+  "boolean",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "float32",
+  "float64",
+  "bigint64",
+  "biguint64",
+  "varint",
+  "varuint",
+]);
 
 /** One field: its index and name, whether a primitive, whether view-filtered (tagged), and for a map, the type of its values. */
 export interface SchemaField {

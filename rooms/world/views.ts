@@ -18,11 +18,12 @@ export const ENTITY_SCHEMAS = Object.values(SCHEMA);
 type SchemaOf<K extends ViewKind> = InstanceType<(typeof SCHEMA)[K]>;
 
 /** Compile-time check: every public field of a view is a field of its schema class, with the same type. */
-type Fits<K extends ViewKind> = PublicViewOf<K> extends Pick<SchemaOf<K>, keyof PublicViewOf<K> & keyof SchemaOf<K>> & Record<keyof PublicViewOf<K>, unknown>
-  ? keyof PublicViewOf<K> extends keyof SchemaOf<K>
-    ? true
-    : false
-  : false;
+type Fits<K extends ViewKind> =
+  PublicViewOf<K> extends Pick<SchemaOf<K>, keyof PublicViewOf<K> & keyof SchemaOf<K>> & Record<keyof PublicViewOf<K>, unknown>
+    ? keyof PublicViewOf<K> extends keyof SchemaOf<K>
+      ? true
+      : false
+    : false;
 const viewsFitSchema: { [K in ViewKind]: Fits<K> } = { players: true, npcs: true, resources: true, groundItems: true };
 void viewsFitSchema;
 
@@ -152,8 +153,7 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
       if (obj) view.add(obj);
       else next[kind].delete(id);
     }
-    if (prev)
-      for (const id of prev[kind]) if (!next[kind].has(id)) leave(mirror, view, kind, id);
+    if (prev) for (const id of prev[kind]) if (!next[kind].has(id)) leave(mirror, view, kind, id);
   }
   seen.spare = prev;
   seen.visible = next;

@@ -65,28 +65,29 @@ export class CharacterResolver {
     // Refused at once rather than queued behind the change (which may take a while).
     this.world.assertMayJoin(characterId);
     // Refusals come back as values: a thrown one would be logged as a failed storage job.
-    const join = (fence?: LeaseFence) => this.world.queues.run(characterId, async (): Promise<{ value: T } | WorldError> => {
-      const record = await this.characters.load(characterId);
-      if (!record) return new WorldError("CHARACTER_NOT_FOUND", "no such character");
-      if (record.character.accountId !== principal.accountId) return new WorldError("CHARACTER_FORBIDDEN", "that character belongs to another account");
-      try {
-        // The recovery (a transaction with the open lock row locked) runs only when the load saw an
-        // open death lock: almost every join has none and pays nothing for it. Nothing can open one
-        // after that read and before this join has entered: a lock is opened only by a death
-        // (`recordDeath`), which runs in the character's storage queue — this job is in it, after
-        // every job queued before it — and, in a cluster, under the character's lease, which
-        // `claim` took before this job ran (taking it waits for a death transaction of the former
-        // holder that already checked the lease, and refuses every later one: docs/cluster.md
-        // "The fence"). A lock the world closes meanwhile (`resolveDeath`) makes the recovery
-        // restore nothing, as before.
-        // The player is built under the lease just taken: every write of it checks that lease.
-        const entered = (record.openDeath ? await this.recoverDeath(characterId, fence) : undefined) ?? record;
-        return { value: enter({ ...entered, ...(fence ? { fence } : {}) }) };
-      } catch (e) {
-        if (e instanceof WorldError) return e;
-        throw e;
-      }
-    });
+    const join = (fence?: LeaseFence) =>
+      this.world.queues.run(characterId, async (): Promise<{ value: T } | WorldError> => {
+        const record = await this.characters.load(characterId);
+        if (!record) return new WorldError("CHARACTER_NOT_FOUND", "no such character");
+        if (record.character.accountId !== principal.accountId) return new WorldError("CHARACTER_FORBIDDEN", "that character belongs to another account");
+        try {
+          // The recovery (a transaction with the open lock row locked) runs only when the load saw an
+          // open death lock: almost every join has none and pays nothing for it. Nothing can open one
+          // after that read and before this join has entered: a lock is opened only by a death
+          // (`recordDeath`), which runs in the character's storage queue — this job is in it, after
+          // every job queued before it — and, in a cluster, under the character's lease, which
+          // `claim` took before this job ran (taking it waits for a death transaction of the former
+          // holder that already checked the lease, and refuses every later one: docs/cluster.md
+          // "The fence"). A lock the world closes meanwhile (`resolveDeath`) makes the recovery
+          // restore nothing, as before.
+          // The player is built under the lease just taken: every write of it checks that lease.
+          const entered = (record.openDeath ? await this.recoverDeath(characterId, fence) : undefined) ?? record;
+          return { value: enter({ ...entered, ...(fence ? { fence } : {}) }) };
+        } catch (e) {
+          if (e instanceof WorldError) return e;
+          throw e;
+        }
+      });
     const entered = await (this.deps.claim ? this.deps.claim(characterId, join) : join());
     if (entered instanceof WorldError) throw entered;
     return entered.value;

@@ -15,9 +15,7 @@ import { ItemSafety } from "./item-safety.js";
 
 /** What the player is doing across ticks. */
 export type PlayerAction =
-  | { kind: "attack"; targetId: string }
-  | { kind: "gather"; nodeId: string; nextAttemptTick: number }
-  | { kind: "pickup"; groundItemId: string };
+  { kind: "attack"; targetId: string } | { kind: "gather"; nodeId: string; nextAttemptTick: number } | { kind: "pickup"; groundItemId: string };
 
 export type Equipment = Partial<Record<EquipSlot, { itemId: string; quantity: number }>>;
 

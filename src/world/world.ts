@@ -37,7 +37,16 @@ import { WorldEvents, type InterruptReason } from "./world-events.js";
 export { COMBAT_LOGOUT_SECONDS } from "./systems/combat.js";
 export { GATHER_INTERVAL_TICKS } from "./systems/gathering.js";
 export { GROUND_ITEM_LIFETIME_TICKS, GROUND_ITEM_PRIVATE_TICKS } from "./systems/ground.js";
-export { VIEW_RADIUS, VIEW_LEAVE_MARGIN, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, newCadence, playerView, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
+export {
+  VIEW_RADIUS,
+  VIEW_LEAVE_MARGIN,
+  RECENT_ATTACKER_SECONDS,
+  RECENT_CHAT_SECONDS,
+  newCadence,
+  playerView,
+  type SelectionCadence,
+  type VisibleSet,
+} from "./systems/visibility.js";
 export type { ViewFields } from "./objects.js";
 export { REFUSAL, type RefusalCode } from "./refusals.js";
 export { chatMessage } from "./messages.js";
@@ -111,7 +120,18 @@ export class World {
     const interrupt = (id: string, reason: InterruptReason) => this.events.emit("tradeInterrupted", id, reason);
     const progress = (this.progress = new Progress(clock.now));
     const movement = (this.movement = new Movement({ players, playerGrid, content, regions: this.regions, progress, interrupt }));
-    const visibility = (this.visibility = new Visibility({ players, npcs, resources, groundItems, playerGrid, npcGrid, resourceGrid, itemGrid, content, clock }));
+    const visibility = (this.visibility = new Visibility({
+      players,
+      npcs,
+      resources,
+      groundItems,
+      playerGrid,
+      npcGrid,
+      resourceGrid,
+      itemGrid,
+      content,
+      clock,
+    }));
     const saving = (this.saving = new Saving({
       players,
       queues,
@@ -124,8 +144,28 @@ export class World {
         if (!this.dropLost(p.id, why, p.fence?.epoch) && this.players.get(p.id) !== p) this.departures.logLost(p.id, why);
       },
     }));
-    const state = (this.worldState = new WorldState({ store: deps.worldStore, clock, tickMs: deps.tickMs ?? 600, resources, logger, backgroundWork: deps.backgroundWork }));
-    const ground = (this.ground = new Ground({ groundItems, itemGrid, resources, resourceGrid, content, clock, movement, saving, state, logger, lifetimeTicks: deps.groundItemLifetimeTicks, despawned: deps.metrics?.groundPilesDespawned }));
+    const state = (this.worldState = new WorldState({
+      store: deps.worldStore,
+      clock,
+      tickMs: deps.tickMs ?? 600,
+      resources,
+      logger,
+      backgroundWork: deps.backgroundWork,
+    }));
+    const ground = (this.ground = new Ground({
+      groundItems,
+      itemGrid,
+      resources,
+      resourceGrid,
+      content,
+      clock,
+      movement,
+      saving,
+      state,
+      logger,
+      lifetimeTicks: deps.groundItemLifetimeTicks,
+      despawned: deps.metrics?.groundPilesDespawned,
+    }));
     const deaths = (this.deaths = new Deaths({ players, npcs, playerGrid, queues, characters, content, logger, clock, ground, state, interrupt }));
     const npcAi = (this.npcAi = new Npcs({ npcs, npcGrid, players, playerGrid, content, clock, visibility, deaths, ground, progress, queues, characters }));
     this.combat = new Combat({ players, npcs, content, clock, movement, visibility, progress, npcAi, deaths, saving, ground });

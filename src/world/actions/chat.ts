@@ -105,8 +105,13 @@ async function adminCommand(w: World, p: Player, cmd: string, args: string[]) {
   }
   if (cmd === "coins") {
     const amount = Number(args[0]);
-    if (!Number.isInteger(amount) || amount < 0 || amount > MAX_STACK) return refuse(p, "INVALID_COMMAND", `Coins must be a whole number from 0 to ${MAX_STACK}.`);
-    await w.saving.commitItems(p, () => ({ coins: amount }), () => system(p, `Coins set to ${amount}.`));
+    if (!Number.isInteger(amount) || amount < 0 || amount > MAX_STACK)
+      return refuse(p, "INVALID_COMMAND", `Coins must be a whole number from 0 to ${MAX_STACK}.`);
+    await w.saving.commitItems(
+      p,
+      () => ({ coins: amount }),
+      () => system(p, `Coins set to ${amount}.`),
+    );
     return;
   }
   if (cmd === "tp") {

@@ -4,7 +4,16 @@
  */
 import type { GameContent } from "../../content/load.js";
 import type { ContentItem } from "../../content/game-content.js";
-import { applyDamage, COMBAT_LOGOUT_SECONDS, combatXp, DEFAULT_ATTACK_SPEED, equippedCombatant, npcCombatant, rollAttack, type Combatant } from "../../domain/combat.js";
+import {
+  applyDamage,
+  COMBAT_LOGOUT_SECONDS,
+  combatXp,
+  DEFAULT_ATTACK_SPEED,
+  equippedCombatant,
+  npcCombatant,
+  rollAttack,
+  type Combatant,
+} from "../../domain/combat.js";
 import { canStep, chebyshev, NEIGHBOURS } from "../../domain/movement.js";
 import { protectedDamage } from "../../domain/prayer.js";
 import { arrowRecovered, checkShot, DEFAULT_LAUNCHER_RANGE, isLauncher, rangedCombatant, RANGED_ERROR, type AmmunitionDef } from "../../domain/ranged.js";
@@ -140,7 +149,9 @@ export class Combat {
       victim.attackedBy.set(p.id, p.lastCombatAt); // kept in the victim's view (interest management)
     }
     p.nextAttackTick = clock.tick + (weapon?.attackSpeed ?? DEFAULT_ATTACK_SPEED);
-    const attacker = ammo ? { ...rangedCombatant(p.skills, p.equipment, (id) => content.items.get(id), p.style, ammo), boosts: boostsOf(p, content) } : combatantOf(p, content);
+    const attacker = ammo
+      ? { ...rangedCombatant(p.skills, p.equipment, (id) => content.items.get(id), p.style, ammo), boosts: boostsOf(p, content) }
+      : combatantOf(p, content);
     const xpStyle = ammo ? "ranged" : p.style;
     const at = { x: target.x, z: target.z };
     if (npc) {
@@ -157,7 +168,10 @@ export class Combat {
       const res = applyDamage(victim.health, damage);
       victim.health = res.health;
       victim.safety.progressChanged();
-      this.d.visibility.emitHit({ attackerId: p.id, targetId: victim.id, damage: res.dealt, targetHealth: victim.health, targetMaxHealth: victim.maxHealth }, victim);
+      this.d.visibility.emitHit(
+        { attackerId: p.id, targetId: victim.id, damage: res.dealt, targetHealth: victim.health, targetMaxHealth: victim.maxHealth },
+        victim,
+      );
       this.d.progress.grantXp(p, combatXp(res.dealt, xpStyle));
       if (res.dead) this.d.deaths.kill(victim, p.id);
     }

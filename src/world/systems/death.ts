@@ -155,7 +155,16 @@ export class Deaths {
           p.sync();
         }
         if (deathId && dropped) {
-          const pending: PendingDeath = { deathId, ownerId: p.id, tile: deathTile, dropped, fence: p.fence, nextTick: this.d.clock.tick, attempts: 0, inFlight: false };
+          const pending: PendingDeath = {
+            deathId,
+            ownerId: p.id,
+            tile: deathTile,
+            dropped,
+            fence: p.fence,
+            nextTick: this.d.clock.tick,
+            attempts: 0,
+            inFlight: false,
+          };
           this.pending.push(pending);
           this.resolve(pending);
         }

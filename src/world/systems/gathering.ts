@@ -78,7 +78,11 @@ export class Gathering {
   noTool(p: Player, toolIds: readonly string[]): Refusal {
     const held = new Set([...inventoryToSlots(p.inventory).map((s) => s.itemId), p.equipment.weapon?.itemId]);
     const tooHigh = toolIds.map((id) => this.d.content.tools.get(id)).find((t) => t && held.has(t.itemId) && !this.mayUse(p, t.itemId));
-    if (tooHigh) return refusal("LEVEL_TOO_LOW", `You need ${tooHigh.skill} level ${tooHigh.levelRequired} to use the ${this.d.content.items.get(tooHigh.itemId)?.name.toLowerCase() ?? tooHigh.itemId}.`);
+    if (tooHigh)
+      return refusal(
+        "LEVEL_TOO_LOW",
+        `You need ${tooHigh.skill} level ${tooHigh.levelRequired} to use the ${this.d.content.items.get(tooHigh.itemId)?.name.toLowerCase() ?? tooHigh.itemId}.`,
+      );
     return refusal("TOOL_REQUIRED", `You need a ${toolIds.map((t) => this.d.content.items.get(t)?.name ?? t).join(" or ")} for that.`);
   }
 
@@ -123,7 +127,10 @@ export class Gathering {
     }
     if (p.skills[skill].level < node.levelRequired) return this.stop(p, "LEVEL_TOO_LOW", `You need ${skill} level ${node.levelRequired} to do that.`);
     if (p.itemsLocked || p.tradeId) return;
-    const roll = rollGather({ level: p.skills[skill].level, requiredLevel: node.levelRequired, toolTier: tool.tier, curve: nodeCurve(node.successBase) }, clock.rng);
+    const roll = rollGather(
+      { level: p.skills[skill].level, requiredLevel: node.levelRequired, toolTier: tool.tier, curve: nodeCurve(node.successBase) },
+      clock.rng,
+    );
     if (!roll.ok || !roll.value.success) return;
     let inv: Inventory = p.inventory;
     if (node.consumes) {

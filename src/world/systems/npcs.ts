@@ -90,7 +90,10 @@ export class Npcs implements NpcKiller {
     const leash = n.def.wanderRadius + 10;
     if (
       target &&
-      (target.dead || (target.dropped !== undefined && !inCombat(target, clock.now())) || content.isSafe(target.x, target.z) || chebyshev(target, n.spawn) > leash)
+      (target.dead ||
+        (target.dropped !== undefined && !inCombat(target, clock.now())) ||
+        content.isSafe(target.x, target.z) ||
+        chebyshev(target, n.spawn) > leash)
     ) {
       target = undefined;
       n.targetId = undefined;
@@ -129,9 +132,7 @@ export class Npcs implements NpcKiller {
     const d = chebyshev(n, target);
     const style = n.def.attackStyle ?? "melee";
     const inReach =
-      style === "ranged"
-        ? d > 0 && d <= (n.def.attackRange ?? DEFAULT_LAUNCHER_RANGE) && lineOfSight(n, target, (x, z) => content.blocksSight(x, z))
-        : d === 1;
+      style === "ranged" ? d > 0 && d <= (n.def.attackRange ?? DEFAULT_LAUNCHER_RANGE) && lineOfSight(n, target, (x, z) => content.blocksSight(x, z)) : d === 1;
     if (!inReach) {
       const next = this.stepToward(n, target);
       if (next) this.move(n, next.x, next.z);
@@ -147,7 +148,10 @@ export class Npcs implements NpcKiller {
     target.safety.progressChanged();
     target.lastCombatAt = clock.now();
     target.attackedBy.set(n.id, target.lastCombatAt); // kept in the target's view (interest management)
-    this.d.visibility.emitHit({ attackerId: n.id, targetId: target.id, damage: res.dealt, targetHealth: target.health, targetMaxHealth: target.maxHealth }, target);
+    this.d.visibility.emitHit(
+      { attackerId: n.id, targetId: target.id, damage: res.dealt, targetHealth: target.health, targetMaxHealth: target.maxHealth },
+      target,
+    );
     if (res.dead) {
       n.targetId = undefined;
       this.d.deaths.kill(target, n.id);

@@ -6,7 +6,17 @@
 import type { GameContent } from "../../content/load.js";
 import type { Station } from "../../content/world-schemas.js";
 import type { AttackMode, BoostedSkill } from "../../domain/combat.js";
-import { activatePrayer, deactivatePrayer, drainPrayer, prayerBoosts, prayersOff, protectionOf, rechargePrayer, type PrayerDef, type PrayerState } from "../../domain/prayer.js";
+import {
+  activatePrayer,
+  deactivatePrayer,
+  drainPrayer,
+  prayerBoosts,
+  prayersOff,
+  protectionOf,
+  rechargePrayer,
+  type PrayerDef,
+  type PrayerState,
+} from "../../domain/prayer.js";
 import type { WorldClock } from "../clock.js";
 import { system } from "../messages.js";
 import { refuse } from "../refusals.js";

@@ -99,7 +99,15 @@ export class Tracker<T extends Placed> {
    * offered from the mark when the mark holds it, and the mark is made anew for the choice at `tick`.
    * Returns how pressed the view is (`Pressure`).
    */
-  select(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, out: Set<string>, keep?: string, mark?: TrackedMark, tick = 0): Pressure {
+  select(
+    viewer: Player,
+    priority: ReadonlySet<string>,
+    previous: ReadonlySet<string> | undefined,
+    out: Set<string>,
+    keep?: string,
+    mark?: TrackedMark,
+    tick = 0,
+  ): Pressure {
     const { grid, radius } = this;
     this.c.count = 0;
     const marked = mark !== undefined && previous !== undefined && this.marks(mark, previous) ? mark : undefined;
@@ -135,7 +143,15 @@ export class Tracker<T extends Placed> {
    * after (MAX_CROWD_VACANCIES): the caller selects now. With the viewer's `mark`, when it holds what
    * is tracked, only what could have passed the leave radius since it was last measured is measured.
    */
-  prune(viewer: Player, priority: ReadonlySet<string>, tracked: Set<string>, dropped: string[], tick: number, mark?: TrackedMark, vacancies = Infinity): boolean {
+  prune(
+    viewer: Player,
+    priority: ReadonlySet<string>,
+    tracked: Set<string>,
+    dropped: string[],
+    tick: number,
+    mark?: TrackedMark,
+    vacancies = Infinity,
+  ): boolean {
     if (this.newPriorityInView(viewer, priority, tracked)) return false;
     if (mark !== undefined && this.marks(mark, tracked)) {
       if (tick <= mark.until) return true;
@@ -245,7 +261,13 @@ export class Tracker<T extends Placed> {
    * What the viewer tracked (priorities aside, offered already) as candidates, farther than `beyond`
    * and up to the leave radius: from its mark when the mark holds it, else looked up by id.
    */
-  private considerTracked(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, marked: TrackedMark | undefined, beyond: number): void {
+  private considerTracked(
+    viewer: Player,
+    priority: ReadonlySet<string>,
+    previous: ReadonlySet<string> | undefined,
+    marked: TrackedMark | undefined,
+    beyond: number,
+  ): void {
     if (!previous) return;
     const anyPriority = priority.size > 0;
     if (marked) {
@@ -287,8 +309,7 @@ export class Tracker<T extends Placed> {
   private scan(viewer: Player, priority: ReadonlySet<string>): void {
     const { radius } = this;
     const anyPriority = priority.size > 0;
-    for (const cell of this.cells)
-      for (const e of cell.values()) if (!(anyPriority && priority.has(e.id))) this.consider(e, viewer, radius);
+    for (const cell of this.cells) for (const e of cell.values()) if (!(anyPriority && priority.has(e.id))) this.consider(e, viewer, radius);
   }
 
   /**
@@ -298,7 +319,14 @@ export class Tracker<T extends Placed> {
    * pass the bound, nothing farther could be chosen. The candidates from `from` on are the walk's.
    * False when the bound is not passed within `budget` tiles: the caller takes those back and scans.
    */
-  private walkRings(viewer: Player, priority: ReadonlySet<string>, previous: ReadonlySet<string> | undefined, marked: TrackedMark | undefined, from: number, budget: number): boolean {
+  private walkRings(
+    viewer: Player,
+    priority: ReadonlySet<string>,
+    previous: ReadonlySet<string> | undefined,
+    marked: TrackedMark | undefined,
+    from: number,
+    budget: number,
+  ): boolean {
     const { radius, margin } = this;
     const room = this.bound - from;
     // Known to the rule: what it tracked (offered whole), then the walk's newcomers.

@@ -137,10 +137,51 @@ export class Visibility {
     const tick = () => d.clock.tick;
     this.trackers = {
       // Two players draw apart by at most two runs a tick, unless one jumps (the grid counts jumps).
-      players: new Tracker<Player>(d.playerGrid, d.players, MAX_TRACKED_PLAYERS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (o, p) => o !== p, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION, 2 * RUN_TILES_PER_TICK),
-      npcs: new Tracker<Npc>(d.npcGrid, d.npcs, MAX_TRACKED_NPCS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (n) => n.respawnTick === undefined, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
-      resources: new Tracker<ResourceInstance>(d.resourceGrid, d.resources, MAX_TRACKED_RESOURCES, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, () => true, MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
-      groundItems: new Tracker<GroundItem>(d.itemGrid, d.groundItems, MAX_TRACKED_GROUND_ITEMS, VIEW_RADIUS, LEAVE_RADIUS, TRACKING_MARGIN, (g, p) => canSeeGroundItem(p, g, tick()), MAX_NEW_PER_TICK, MAX_SWAPS_PER_SELECTION),
+      players: new Tracker<Player>(
+        d.playerGrid,
+        d.players,
+        MAX_TRACKED_PLAYERS,
+        VIEW_RADIUS,
+        LEAVE_RADIUS,
+        TRACKING_MARGIN,
+        (o, p) => o !== p,
+        MAX_NEW_PER_TICK,
+        MAX_SWAPS_PER_SELECTION,
+        2 * RUN_TILES_PER_TICK,
+      ),
+      npcs: new Tracker<Npc>(
+        d.npcGrid,
+        d.npcs,
+        MAX_TRACKED_NPCS,
+        VIEW_RADIUS,
+        LEAVE_RADIUS,
+        TRACKING_MARGIN,
+        (n) => n.respawnTick === undefined,
+        MAX_NEW_PER_TICK,
+        MAX_SWAPS_PER_SELECTION,
+      ),
+      resources: new Tracker<ResourceInstance>(
+        d.resourceGrid,
+        d.resources,
+        MAX_TRACKED_RESOURCES,
+        VIEW_RADIUS,
+        LEAVE_RADIUS,
+        TRACKING_MARGIN,
+        () => true,
+        MAX_NEW_PER_TICK,
+        MAX_SWAPS_PER_SELECTION,
+      ),
+      groundItems: new Tracker<GroundItem>(
+        d.itemGrid,
+        d.groundItems,
+        MAX_TRACKED_GROUND_ITEMS,
+        VIEW_RADIUS,
+        LEAVE_RADIUS,
+        TRACKING_MARGIN,
+        (g, p) => canSeeGroundItem(p, g, tick()),
+        MAX_NEW_PER_TICK,
+        MAX_SWAPS_PER_SELECTION,
+      ),
     };
   }
 
@@ -306,9 +347,7 @@ export class Visibility {
     const dist = (e: Tile) => chebyshev(p, e);
     const tick = d.clock.tick;
     return {
-      stations: d.content.stations
-        .filter((s) => dist(s) <= radius)
-        .map((s) => ({ id: s.id, type: s.type, name: s.name, x: s.x, z: s.z, distance: dist(s) })),
+      stations: d.content.stations.filter((s) => dist(s) <= radius).map((s) => ({ id: s.id, type: s.type, name: s.name, x: s.x, z: s.z, distance: dist(s) })),
       resources: [...d.resourceGrid.near(p.x, p.z, radius)]
         .filter((r) => dist(r) <= radius)
         .map((r) => ({ id: r.id, type: r.type, skill: r.skill, x: r.x, z: r.z, depleted: r.respawnTick !== undefined, distance: dist(r) })),

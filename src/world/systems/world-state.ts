@@ -170,7 +170,8 @@ export class WorldState {
       } else if (r.node) {
         const depleted = r.respawnTick !== undefined && r.respawnTick > tick;
         const partial = r.remaining !== undefined && r.remaining !== r.node.resourcesPerNode;
-        if (depleted || partial) (c.nodes ??= []).push({ id: r.id, respawnAt: depleted ? +this.at(r.respawnTick!) : undefined, remaining: partial ? r.remaining : undefined });
+        if (depleted || partial)
+          (c.nodes ??= []).push({ id: r.id, respawnAt: depleted ? +this.at(r.respawnTick!) : undefined, remaining: partial ? r.remaining : undefined });
       }
     }
     return [...data].map(([k, d]) => {
@@ -189,7 +190,11 @@ export class WorldState {
     if (!store) return { piles: [], fires: [] };
     const tick = this.d.clock.tick;
     const now = this.d.clock.now();
-    const piles = (await store.loadPiles(new Date(now))).map((r) => ({ ...r, publicTick: this.tickOf(r.publicAt), expiresTick: Math.max(tick + 1, this.tickOf(r.expiresAt)) }));
+    const piles = (await store.loadPiles(new Date(now))).map((r) => ({
+      ...r,
+      publicTick: this.tickOf(r.publicAt),
+      expiresTick: Math.max(tick + 1, this.tickOf(r.expiresAt)),
+    }));
     const fires: RestoredState["fires"] = [];
     for (const chunk of await store.loadChunks()) {
       for (const n of chunk.data.nodes ?? []) {

@@ -35,7 +35,12 @@ describe("agent routes while the character is in combat", function () {
   const besideGoblin = () => {
     for (const id of server.world.npcIdsOf("goblin")) {
       const goblin = server.world.npcs.get(id)!;
-      for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]] as const) {
+      for (const [dx, dz] of [
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ] as const) {
         const x = goblin.x + dx;
         const z = goblin.z + dz;
         if (server.content.inBounds(x, z) && !server.content.isBlocked(x, z)) return { goblin, x, z };

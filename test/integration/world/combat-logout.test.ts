@@ -29,7 +29,16 @@ describe("combat logout (SDK leave, /ws close)", function () {
   /** A free tile next to the goblin's current position. */
   const besideGoblin = () => {
     const goblin = server.world.npcs.get(server.world.npcIdsOf("goblin")[0]!)!;
-    for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [-1, -1], [1, -1], [-1, 1]] as const) {
+    for (const [dx, dz] of [
+      [1, 0],
+      [-1, 0],
+      [0, 1],
+      [0, -1],
+      [1, 1],
+      [-1, -1],
+      [1, -1],
+      [-1, 1],
+    ] as const) {
       const x = goblin.x + dx;
       const z = goblin.z + dz;
       if (server.content.inBounds(x, z) && !server.content.isBlocked(x, z)) return { goblin, x, z };

@@ -125,7 +125,10 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       const b = await join();
       const c = await join();
       const befriend = (x: string, y: string) =>
-        server.storage.orm.em.fork().getConnection().execute("insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())", [x, y, x, y]);
+        server.storage.orm.em
+          .fork()
+          .getConnection()
+          .execute("insert into friendships (character_a, character_b, created_at) values (least(?, ?), greatest(?, ?), now())", [x, y, x, y]);
       await befriend(a.id, b.id);
       await befriend(c.id, b.id);
       server.world.access.socialChanged([a.id, b.id, c.id]);
@@ -254,7 +257,10 @@ describe("WorldRoom gameplay (SDK clients)", function () {
       m = p.log.mark();
       p.send("inventory:use", { slot: daggerSlot });
       const swapped = await p.log.waitFor("player:sync", (s) => s.equipment.weapon?.itemId === "bronze_dagger", { since: m });
-      assert.deepEqual(swapped.inventory.find((i: any) => i.slot === daggerSlot), { slot: daggerSlot, itemId: "bronze_sword", quantity: 1 });
+      assert.deepEqual(
+        swapped.inventory.find((i: any) => i.slot === daggerSlot),
+        { slot: daggerSlot, itemId: "bronze_sword", quantity: 1 },
+      );
       assert.equal(used(p), 28);
       // Unequip with no room: refused, nothing moves.
       await expectSystem(p, "player:action", { action: "unequip", targetId: "weapon" }, /don't have enough inventory space/);

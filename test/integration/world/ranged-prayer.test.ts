@@ -55,7 +55,10 @@ describe("ranged combat and prayers (SDK and /ws clients)", function () {
   };
   /** Stand `dx` tiles west of a live chicken and return its id. */
   const besideChicken = async (p: Client, dx: number) => {
-    const chicken = server.world.npcIdsOf("chicken").map((id) => server.world.npcs.get(id)!).find((n) => n.respawnTick === undefined && !server.content.isBlocked(n.x - dx, n.z))!;
+    const chicken = server.world
+      .npcIdsOf("chicken")
+      .map((id) => server.world.npcs.get(id)!)
+      .find((n) => n.respawnTick === undefined && !server.content.isBlocked(n.x - dx, n.z))!;
     await admin(p, `/tp ${chicken.x - dx} ${chicken.z}`);
     return chicken.id;
   };

@@ -36,8 +36,7 @@ describe("WorldRoom (SDK clients)", function () {
     if (opts.admin) await becomeAdmin(p);
     return p;
   };
-  const sql = <T = any>(query: string, params: unknown[] = []) =>
-    server.storage.orm.em.fork().getConnection().execute<T[]>(query, params);
+  const sql = <T = any>(query: string, params: unknown[] = []) => server.storage.orm.em.fork().getConnection().execute<T[]>(query, params);
   const stored = (id: string) => server.characters.load(id);
   const slotOf = (p: SdkPlayer, itemId: string) => (lastSync(p).inventory as { slot: number; itemId: string }[]).find((s) => s.itemId === itemId)!.slot;
 
@@ -84,7 +83,10 @@ describe("WorldRoom (SDK clients)", function () {
       assert.equal(open.length, 1);
       assert.equal(open[0].ended_at, null);
       await p.leave();
-      await eventually(async () => (await sql("select end_reason from player_logins where character_id = ? and ended_at is not null", [p.id]))[0], "login closed");
+      await eventually(
+        async () => (await sql("select end_reason from player_logins where character_id = ? and ended_at is not null", [p.id]))[0],
+        "login closed",
+      );
     });
 
     it("plays the requested character, and refuses another account's character", async () => {
@@ -140,7 +142,10 @@ describe("WorldRoom (SDK clients)", function () {
         assert.ok(Math.abs(s.x - prev.x) <= 2 * (s.tick - prev.tick), `ran ${prev.x - s.x} tiles in ${s.tick - prev.tick} ticks`);
         prev = s;
       }
-      assert.ok(seen.some((s, i) => i > 0 && Math.abs(s.x - seen[i - 1]!.x) === 2), "some patch shows a 2-tile step");
+      assert.ok(
+        seen.some((s, i) => i > 0 && Math.abs(s.x - seen[i - 1]!.x) === 2),
+        "some patch shows a 2-tile step",
+      );
     });
 
     it("accepts a 200-tile move and refuses 201 with a system message", async () => {
@@ -210,13 +215,18 @@ describe("WorldRoom (SDK clients)", function () {
       const before = invCount(p, "bones");
       const m2 = p.log.mark();
       p.send("player:action", { action: "pickup", targetId: bones.id });
-      await p.log.waitFor<PlayerSync>("player:sync", (s) => s.inventory.some((i) => i.itemId === "bones"), { since: m2 }).catch((e: Error) => {
-        // Seen in full CI runs, not alone: what the server held then, for whoever traces it.
-        const me = server.world.player(p.id);
-        const pile = server.world.groundItems.get(bones.id);
-        const facts = { player: me && { x: me.x, z: me.z, action: me.action, path: me.path.length }, pile: pile && { x: pile.x, z: pile.z, stored: pile.stored, storing: pile.storing, taking: pile.taking } };
-        throw new Error(`${e.message}\nserver: ${JSON.stringify(facts)}`);
-      });
+      await p.log
+        .waitFor<PlayerSync>("player:sync", (s) => s.inventory.some((i) => i.itemId === "bones"), { since: m2 })
+        .catch((e: Error) => {
+          // Seen in full CI runs, not alone: what the server held then, for whoever traces it.
+          const me = server.world.player(p.id);
+          const pile = server.world.groundItems.get(bones.id);
+          const facts = {
+            player: me && { x: me.x, z: me.z, action: me.action, path: me.path.length },
+            pile: pile && { x: pile.x, z: pile.z, stored: pile.stored, storing: pile.storing, taking: pile.taking },
+          };
+          throw new Error(`${e.message}\nserver: ${JSON.stringify(facts)}`);
+        });
       assert.equal(invCount(p, "bones"), before + 1);
       await p.waitState((s) => s.groundItems.get(bones.id) === undefined, "picked-up bones gone");
       const kills = await eventually(async () => (await server.characters.kills(p.id)).find((k) => k.npcId === "chicken"), "kill row");
@@ -230,7 +240,14 @@ describe("WorldRoom (SDK clients)", function () {
       // Next to where the bandit is now (it wanders up to 8 tiles from its spawn, farther than its
       // aggression radius of 5), on a tile the player may stand on.
       const c = server.world.content;
-      const near = [[0, -2], [0, 2], [-2, 0], [2, 0], [-1, -1], [1, 1]]
+      const near = [
+        [0, -2],
+        [0, 2],
+        [-2, 0],
+        [2, 0],
+        [-1, -1],
+        [1, 1],
+      ]
         .map(([dx, dz]) => ({ x: bandit.x + dx!, z: bandit.z + dz! }))
         .find((t) => c.inBounds(t.x, t.z) && !c.isBlocked(t.x, t.z))!;
       await admin(p, `/tp ${near.x} ${near.z}`);
@@ -596,14 +613,16 @@ describe("WorldRoom (SDK clients)", function () {
 
     it("players who join at the same time all see each other (none left out while still joining)", async () => {
       const joined = await Promise.all(Array.from({ length: 8 }, () => join()));
-      for (const p of joined)
-        await p.waitState((s) => joined.every((o) => s.players.get(o.id) !== undefined), `${p.id} sees all eight`);
+      for (const p of joined) await p.waitState((s) => joined.every((o) => s.players.get(o.id) !== undefined), `${p.id} sees all eight`);
     });
 
     it("sees NPCs and resources only near itself", async () => {
       const p = await join({ admin: true });
       await p.waitState((s) => s.resources.size > 0, "resources near spawn");
-      assert.ok([...p.state.npcs.values()].every((n: any) => n.npcId !== "chicken"), "no chickens from the town");
+      assert.ok(
+        [...p.state.npcs.values()].every((n: any) => n.npcId !== "chicken"),
+        "no chickens from the town",
+      );
       for (const r of p.state.resources.values() as Iterable<any>) assert.ok(Math.max(Math.abs(r.x), Math.abs(r.z)) <= VIEW_RADIUS);
       await admin(p, "/tp 0 40");
       await p.waitState((s) => [...s.npcs.values()].some((n: any) => n.npcId === "chicken"), "chickens in the meadow");

@@ -38,7 +38,8 @@ describe("worlds: several in one process", function () {
     return p;
   };
   const sql = <T = any>(query: string, params: unknown[] = []) => server.storage.orm.em.fork().getConnection().execute<T[]>(query, params);
-  const leaseOf = async (id: string) => (await sql<{ world: number; owner: string }>("select world, owner from character_leases where character_id = ?", [id]))[0];
+  const leaseOf = async (id: string) =>
+    (await sql<{ world: number; owner: string }>("select world, owner from character_leases where character_id = ?", [id]))[0];
   /** An SDK join that must fail: its MatchMakeError. */
   const refusedJoin = async (options: Record<string, unknown>) => {
     const client = new Client(`${server.url}/ws`);

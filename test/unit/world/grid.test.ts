@@ -58,11 +58,24 @@ describe("world/grid (SpatialGrid)", () => {
     const spots: [number, number][] = [];
     for (const x of [-32768, -32767, -17, -16, -1, 0, 1, 15, 16, 32766, 32767]) for (const z of [-32768, -1, 0, 1, 32767]) spots.push([x, z]);
     spots.forEach(([x, z], i) => grid.set(e(`s${i}`), x, z));
-    spots.forEach(([x, z], i) => assert.deepEqual(grid.at(x, z)?.map((v) => v.id), [`s${i}`], `(${x}, ${z}) holds its own`));
+    spots.forEach(([x, z], i) =>
+      assert.deepEqual(
+        grid.at(x, z)?.map((v) => v.id),
+        [`s${i}`],
+        `(${x}, ${z}) holds its own`,
+      ),
+    );
     assert.equal(grid.jumps, 0);
     const a = e("a");
     grid.set(a, -1, -1);
-    for (const [x, z] of [[0, 0], [1, -1], [-1, 0], [1, 1], [-1, -1]] as const) grid.set(a, x, z);
+    for (const [x, z] of [
+      [0, 0],
+      [1, -1],
+      [-1, 0],
+      [1, 1],
+      [-1, -1],
+    ] as const)
+      grid.set(a, x, z);
     assert.equal(grid.jumps, 0, "steps of up to 2 tiles across the axes");
     grid.set(a, 32767, -1);
     grid.set(a, -32768, -1);

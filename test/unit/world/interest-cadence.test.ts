@@ -36,7 +36,10 @@ describe("world interest management: the crowd's selection cadence", () => {
     world.join(characterRecord(name, { at: { x: SPOT.x + dx, z: SPOT.z + dz } }), { ...silent, id: `conn-${name}` }, 4009).player;
 
   /** The cadence `c` with the world's current tick `offset` ticks after the viewer's turn (0: its turn). */
-  const at = (c: SelectionCadence, offset: number): SelectionCadence => ({ ...c, phase: (((offset - world.tick) % CROWD_RESELECT_TICKS) + CROWD_RESELECT_TICKS) % CROWD_RESELECT_TICKS });
+  const at = (c: SelectionCadence, offset: number): SelectionCadence => ({
+    ...c,
+    phase: (((offset - world.tick) % CROWD_RESELECT_TICKS) + CROWD_RESELECT_TICKS) % CROWD_RESELECT_TICKS,
+  });
 
   interface Scene {
     viewer: Player;
@@ -102,7 +105,13 @@ describe("world interest management: the crowd's selection cadence", () => {
       offTurn: true,
       onTurn: true,
     },
-    { name: `calm (all in view fit): a newcomer waits for the viewer's next calm turn (every ${CALM_RESELECT_TICKS} ticks)`, crowded: false, event: () => join(3, 3), offTurn: false, onTurn: true },
+    {
+      name: `calm (all in view fit): a newcomer waits for the viewer's next calm turn (every ${CALM_RESELECT_TICKS} ticks)`,
+      crowded: false,
+      event: () => join(3, 3),
+      offTurn: false,
+      onTurn: true,
+    },
     {
       name: "calm: a tracked player that walks out of view leaves at once",
       crowded: false,
@@ -171,7 +180,11 @@ describe("world interest management: the crowd's selection cadence", () => {
     const after = world.visibleFor(s.viewer, undefined, kept, at(cadence, 2));
     assert.equal(cadence.kept.players, true, "no selection");
     assert.deepEqual(cadence.dropped.players, [gone.id]);
-    assert.deepEqual([...after.players].sort(), tracked0.filter((id) => id !== gone.id), "one place free, the newcomer still waits");
+    assert.deepEqual(
+      [...after.players].sort(),
+      tracked0.filter((id) => id !== gone.id),
+      "one place free, the newcomer still waits",
+    );
     const on = world.visibleFor(s.viewer, undefined, after, at(cadence, 0));
     assert.equal(cadence.kept.players, false, "its turn: selected");
     assert.ok(on.players.has(newcomer.id), "the selection takes the nearest newcomer in the free place");
@@ -234,7 +247,12 @@ describe("world interest management: the crowd's selection cadence", () => {
     const s = scene(true);
     const cadence = newCadence();
     // What it tracked until now: 40 of the crowd; more than the bound in view, so newcomers come in 10 a selection.
-    const history: VisibleSet = { players: new Set([s.viewer.id, ...s.ring.slice(0, 40).map((p) => p.id)]), npcs: new Set(), resources: new Set(), groundItems: new Set() };
+    const history: VisibleSet = {
+      players: new Set([s.viewer.id, ...s.ring.slice(0, 40).map((p) => p.id)]),
+      npcs: new Set(),
+      resources: new Set(),
+      groundItems: new Set(),
+    };
     let view = world.visibleFor(s.viewer, undefined, history, at(cadence, 0));
     assert.equal(view.players.size, 1 + 40 + MAX_NEW_PER_TICK);
     assert.equal(cadence.crowded.players, false, "room left: not crowded");
@@ -248,7 +266,7 @@ describe("world interest management: the crowd's selection cadence", () => {
     // every tick's selection, nothing the viewer tracks is past the leave radius, as when every
     // tracked player is checked every tick. Seeded: the same run every time.
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const tile = (d: number) => Math.floor(rand() * (2 * d + 1)) - d;
     const viewer = join(0, 0, `viewer-${++n}`);
     const crowd = Array.from({ length: MAX_TRACKED_PLAYERS + 30 }, () => join(tile(6), tile(6)));
@@ -282,6 +300,9 @@ describe("world interest management: the crowd's selection cadence", () => {
 
   it(`turns rotate: each of ${CROWD_RESELECT_TICKS} new viewers in a row has its turn on a different tick`, () => {
     const turns = Array.from({ length: CROWD_RESELECT_TICKS }, () => newCadence()).map((c) => (CROWD_RESELECT_TICKS - c.phase) % CROWD_RESELECT_TICKS);
-    assert.deepEqual([...turns].sort(), Array.from({ length: CROWD_RESELECT_TICKS }, (_, i) => i));
+    assert.deepEqual(
+      [...turns].sort(),
+      Array.from({ length: CROWD_RESELECT_TICKS }, (_, i) => i),
+    );
   });
 });

@@ -153,7 +153,8 @@ function run(seed: number, ticks: number) {
     }
     for (const s of sides) patch(s);
     // A patch drains what each view had queued: the next one does not send it again.
-    for (const [id, c] of sides[1]!.clients) if (c.decoder) assert.equal(c.view.changes.size, 0, `seed ${seed}, tick ${tick}, client ${id}: the view's changes were left queued`);
+    for (const [id, c] of sides[1]!.clients)
+      if (c.decoder) assert.equal(c.view.changes.size, 0, `seed ${seed}, tick ${tick}, client ${id}: the view's changes were left queued`);
     for (const id of sides[0]!.clients.keys()) {
       const [plain, tracked] = sides.map((s) => s.clients.get(id)!) as [DecodingClient, DecodingClient];
       if (plain.decoder === undefined) continue;
@@ -161,7 +162,9 @@ function run(seed: number, ticks: number) {
       // And exactly what the view holds, with the server's values.
       const s = sides[1]!;
       for (const kind of ["players", "npcs"] as const) {
-        const expected = [...(s.state[kind] as unknown as Map<string, Schema & { toJSON(): unknown }>)].filter(([, o]) => tracked!.view.has(o)).map(([k, o]) => [k, o.toJSON()]);
+        const expected = [...(s.state[kind] as unknown as Map<string, Schema & { toJSON(): unknown }>)]
+          .filter(([, o]) => tracked!.view.has(o))
+          .map(([k, o]) => [k, o.toJSON()]);
         const got = [...(tracked!.decoder.state[kind]?.entries() ?? [])].map(([k, v]) => [k, v.toJSON()]);
         assert.deepEqual(Object.fromEntries(got), Object.fromEntries(expected), `seed ${seed}, tick ${tick}, client ${id}: ${kind} differ from the view`);
       }

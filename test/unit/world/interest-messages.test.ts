@@ -12,7 +12,6 @@ import { newCadence, VIEW_RADIUS, World } from "../../../src/world/world.js";
 import { characterRecord } from "../../helpers/records.js";
 import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
 
-
 describe("world interest management: who hears chat and sees hits", () => {
   let content: GameContent;
   let world: World;
@@ -81,7 +80,12 @@ describe("world interest management: who hears chat and sees hits", () => {
 
   const npcId = () => [...world.npcs.keys()][0]!;
   const hitCases: { name: string; hit: (s: Scene) => { attackerId: string; targetId: string; at: Player }; sees: (s: Scene) => Player; expected: number }[] = [
-    { name: "the viewer tracks the target", hit: (s) => ({ attackerId: s.far.id, targetId: s.near[0]!.id, at: s.near[0]! }), sees: (s) => s.viewer, expected: 1 },
+    {
+      name: "the viewer tracks the target",
+      hit: (s) => ({ attackerId: s.far.id, targetId: s.near[0]!.id, at: s.near[0]! }),
+      sees: (s) => s.viewer,
+      expected: 1,
+    },
     { name: "the viewer tracks the attacker", hit: (s) => ({ attackerId: s.near[0]!.id, targetId: s.far.id, at: s.far }), sees: (s) => s.viewer, expected: 1 },
     { name: "the viewer tracks neither", hit: (s) => ({ attackerId: npcId(), targetId: s.far.id, at: s.far }), sees: (s) => s.viewer, expected: 0 },
     { name: "the target, tracked or not", hit: (s) => ({ attackerId: npcId(), targetId: s.far.id, at: s.far }), sees: (s) => s.far, expected: 1 },

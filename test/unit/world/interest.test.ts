@@ -17,7 +17,6 @@ import { COMBAT_LOGOUT_SECONDS, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, VI
 import { characterRecord } from "../../helpers/records.js";
 import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
 
-
 const silent: Connection = { id: "c", kind: "sdk", send: () => undefined, close: () => undefined };
 
 describe("world interest management in a crowd", () => {

@@ -54,7 +54,11 @@ describe("ranged combat and prayers in the world (fake storage, fake clock)", ()
     });
   });
 
-  const join = (id: string, at: { x: number; z: number }, o: { levels?: Record<string, number>; equipment?: CharacterRecord["equipment"]; prayer?: { points: number; active: string } } = {}) => {
+  const join = (
+    id: string,
+    at: { x: number; z: number },
+    o: { levels?: Record<string, number>; equipment?: CharacterRecord["equipment"]; prayer?: { points: number; active: string } } = {},
+  ) => {
     const rec = characterRecord(id, { at });
     const c = rec.character as unknown as Record<string, unknown>;
     for (const [skill, level] of Object.entries(o.levels ?? {})) c[`${skill}Xp`] = xpForLevel(level);
@@ -64,8 +68,15 @@ describe("ranged combat and prayers in the world (fake storage, fake clock)", ()
     const { player } = world.join(rec, conn, 4009);
     return { player, conn };
   };
-  const bow = (arrows = 10, arrow = "bronze_arrow"): CharacterRecord["equipment"] => ({ weapon: { itemId: "shortbow", quantity: 1 }, ammo: { itemId: arrow, quantity: arrows } });
-  const codes = (conn: FakeConnection, since = 0) => conn.sent.slice(since).filter((s) => s.event === "chat:message" && s.data.code).map((s) => s.data.code as string);
+  const bow = (arrows = 10, arrow = "bronze_arrow"): CharacterRecord["equipment"] => ({
+    weapon: { itemId: "shortbow", quantity: 1 },
+    ammo: { itemId: arrow, quantity: arrows },
+  });
+  const codes = (conn: FakeConnection, since = 0) =>
+    conn.sent
+      .slice(since)
+      .filter((s) => s.event === "chat:message" && s.data.code)
+      .map((s) => s.data.code as string);
   const act = (p: Player, action: string, targetId: string) => handleAction(world, p, { action, targetId } as never);
   const chicken = () => world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
 
@@ -102,7 +113,10 @@ describe("ranged combat and prayers in the world (fake storage, fake clock)", ()
       open();
       await until(() => world.groundItems.size === 1, "the pile after the commit");
       const pile = [...world.groundItems.values()][0]!;
-      assert.deepEqual({ itemId: pile.itemId, quantity: pile.quantity, x: pile.x, z: pile.z, ownerId: pile.ownerId }, { itemId: "bronze_arrow", quantity: 1, ...under, ownerId: player.id });
+      assert.deepEqual(
+        { itemId: pile.itemId, quantity: pile.quantity, x: pile.x, z: pile.z, ownerId: pile.ownerId },
+        { itemId: "bronze_arrow", quantity: 1, ...under, ownerId: player.id },
+      );
       const saved = repo.saves.at(-1)!;
       assert.deepEqual(saved.items?.equipment.ammo, { itemId: "bronze_arrow", quantity: 2 }, "the commit wrote one arrow fewer");
       assert.deepEqual(player.equipment.ammo, { itemId: "bronze_arrow", quantity: 2 });
@@ -160,7 +174,10 @@ describe("ranged combat and prayers in the world (fake storage, fake clock)", ()
       archer.targetId = player.id;
       world.step(); // every draw 0.5: a hit for 10
       const first = conn.sent.filter((s) => s.event === "combat:hit").map((s) => s.data);
-      assert.deepEqual(first.map((h) => [h.attackerId, h.damage]), [[archer.id, 10]]);
+      assert.deepEqual(
+        first.map((h) => [h.attackerId, h.damage]),
+        [[archer.id, 10]],
+      );
       assert.deepEqual({ x: archer.x, z: archer.z }, { x: player.x - 4, z: player.z }, "it did not walk up");
       player.action = null;
       await act(player, "pray", "ward_of_arrows");
@@ -169,7 +186,10 @@ describe("ranged combat and prayers in the world (fake storage, fake clock)", ()
       const since = conn.sent.length;
       world.step();
       const second = conn.sent.slice(since).filter((s) => s.event === "combat:hit" && s.data.targetId === player.id);
-      assert.deepEqual(second.map((s) => s.data.damage), [0]);
+      assert.deepEqual(
+        second.map((s) => s.data.damage),
+        [0],
+      );
     });
   });
 
@@ -210,7 +230,11 @@ describe("ranged combat and prayers in the world (fake storage, fake clock)", ()
     });
 
     it("a saved prayer comes back on join, its protection public; a death switches every prayer off", async () => {
-      const { player } = join("devout", { x: 100, z: 110 }, { levels: { prayer: 40 }, prayer: { points: 12.5, active: "ward_of_blades,keen_edge,gone_prayer" } });
+      const { player } = join(
+        "devout",
+        { x: 100, z: 110 },
+        { levels: { prayer: 40 }, prayer: { points: 12.5, active: "ward_of_blades,keen_edge,gone_prayer" } },
+      );
       assert.deepEqual(player.prayer, { points: 12.5, active: ["ward_of_blades", "keen_edge"] });
       assert.equal(player.protection, "melee");
       const saved = player.snapshot(false).prayer;

@@ -31,9 +31,7 @@ describe("world/refusals", () => {
     assert.deepEqual(refusal("TOO_FAR"), { code: "TOO_FAR", text: "That is too far away." });
   });
 
-  for (const [file, heading] of [
-    ["docs/protocol.md", /^### Refusal codes/m],
-  ] as const) {
+  for (const [file, heading] of [["docs/protocol.md", /^### Refusal codes/m]] as const) {
     it(`${file} lists exactly the codes of the table`, () => assert.deepEqual(documentedCodes(file, heading).sort(), codes));
   }
 });

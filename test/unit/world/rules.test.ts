@@ -71,7 +71,8 @@ describe("world rules (fake storage, fake clock)", () => {
   };
   const hitsOn = (id: string, since = 0) => {
     let n = 0;
-    for (const p of world.players.values()) for (const s of (p.connection as FakeConnection | undefined)?.sent.slice(since) ?? []) if (s.event === "combat:hit" && s.data.targetId === id) n++;
+    for (const p of world.players.values())
+      for (const s of (p.connection as FakeConnection | undefined)?.sent.slice(since) ?? []) if (s.event === "combat:hit" && s.data.targetId === id) n++;
     return n;
   };
   /** Every hit roll hits for its maximum. */
@@ -96,7 +97,20 @@ describe("world rules (fake storage, fake clock)", () => {
       repo.gate = new Promise((r) => (open = r));
       world.killPlayer(player, "npc:goblin:0");
       assert.equal(player.dead, true);
-      const state = () => JSON.stringify({ inv: player.inventory, bank: [...player.bank], coins: player.coins, x: player.x, z: player.z, path: player.path, action: player.action, style: player.style, tradeId: player.tradeId, ground: world.groundItems.size, fires: world.resources.size });
+      const state = () =>
+        JSON.stringify({
+          inv: player.inventory,
+          bank: [...player.bank],
+          coins: player.coins,
+          x: player.x,
+          z: player.z,
+          path: player.path,
+          action: player.action,
+          style: player.style,
+          tradeId: player.tradeId,
+          ground: world.groundItems.size,
+          fires: world.resources.size,
+        });
       const before = state();
       const events: [string, unknown][] = [
         ["player:move", { x: at.x + 5, z: at.z }],
@@ -256,7 +270,14 @@ describe("world rules (fake storage, fake clock)", () => {
   describe("items held by a settlement", () => {
     it("a player joining while its items are held is locked: item changes refused, kill coins go to the ground", async () => {
       const chicken = world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
-      Object.assign(chicken, { def: { ...chicken.def, aggressive: false, wanderRadius: 0, drops: { always: [{ itemId: "coins", quantity: 50 }], table: [], rolls: 0, nothingWeight: 0 } } });
+      Object.assign(chicken, {
+        def: {
+          ...chicken.def,
+          aggressive: false,
+          wanderRadius: 0,
+          drops: { always: [{ itemId: "coins", quantity: 50 }], table: [], rolls: 0, nothingWeight: 0 },
+        },
+      });
       chicken.health = 1;
       const first = join("held", { x: chicken.x + 1, z: chicken.z });
       const release = world.holdItems([first.player.id]);
@@ -271,7 +292,10 @@ describe("world rules (fake storage, fake clock)", () => {
       for (let i = 0; i < 10 && chicken.respawnTick === undefined; i++) world.step();
       assert.notEqual(chicken.respawnTick, undefined, "the chicken died");
       assert.equal(player.coins, 25, "no coins into items the settlement will replace");
-      assert.deepEqual([...world.groundItems.values()].filter((g) => g.itemId === "coins").map((g) => g.quantity), [50]);
+      assert.deepEqual(
+        [...world.groundItems.values()].filter((g) => g.itemId === "coins").map((g) => g.quantity),
+        [50],
+      );
       release();
       assert.equal(world.itemsHeld(player.id), false);
     });

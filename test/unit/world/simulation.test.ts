@@ -144,7 +144,15 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const c = Object.create(content) as GameContent;
       const wall = (x: number, z: number) => chebyshev({ x, z }, { x: 60, z: 60 }) === 3;
       Object.defineProperty(c, "isBlocked", { value: (x: number, z: number) => wall(x, z) || content.isBlocked(x, z) });
-      world = new World({ content: c, characters: repo, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
+      world = new World({
+        content: c,
+        characters: repo,
+        logger: createLogger("silent"),
+        saveIntervalSeconds: 60,
+        checkAdminCode: () => "wrong",
+        rng: () => 0.5,
+        now: () => clock.t,
+      });
     };
 
     it("a move into an enclosed area is refused at once, with no search, and the player is told", () => {
@@ -177,7 +185,15 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const c = Object.create(content) as GameContent;
       const cup = (x: number, z: number) => (x === 90 && z >= 20 && z <= 100) || ((z === 20 || z === 100) && x >= 40 && x <= 90);
       Object.defineProperty(c, "isBlocked", { value: (x: number, z: number) => cup(x, z) || content.isBlocked(x, z) });
-      world = new World({ content: c, characters: repo, logger: createLogger("silent"), saveIntervalSeconds: 60, checkAdminCode: () => "wrong", rng: () => 0.5, now: () => clock.t });
+      world = new World({
+        content: c,
+        characters: repo,
+        logger: createLogger("silent"),
+        saveIntervalSeconds: 60,
+        checkAdminCode: () => "wrong",
+        rng: () => 0.5,
+        now: () => clock.t,
+      });
       // Every search's expansions, whoever asks for it.
       const total = { expanded: 0 };
       const pathTo = world.movement.pathTo.bind(world.movement);
@@ -411,9 +427,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(slotOf(a.player, "bronze_axe"), -1);
       assert.equal(a.player.itemsDirty, false, "nothing left for the batched save");
       const piles = [...world.groundItems.values()];
-      assert.deepEqual(piles.map((g) => ({ itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z, ownerId: g.ownerId })), [
-        { itemId: "bronze_axe", quantity: 1, x: 0, z: 0, ownerId: a.player.id },
-      ]);
+      assert.deepEqual(
+        piles.map((g) => ({ itemId: g.itemId, quantity: g.quantity, x: g.x, z: g.z, ownerId: g.ownerId })),
+        [{ itemId: "bronze_axe", quantity: 1, x: 0, z: 0, ownerId: a.player.id }],
+      );
       // Private to the dropper first, counted from when it appeared; then anyone's.
       assert.equal(world.visibleFor(b.player).groundItems.size, 0);
       for (let i = 0; i < GROUND_ITEM_PRIVATE_TICKS; i++) world.step();
@@ -431,7 +448,13 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(slotOf(a.player, "bronze_axe"), axe);
       assert.equal(a.player.itemsLocked, false);
       assert.match(a.conn.systemLines().at(-1)!, /nothing changed/);
-      assert.equal(a.conn.sent.filter((s) => s.event === "player:sync").at(-1)!.data.inventory.some((i: any) => i.itemId === "bronze_axe"), true);
+      assert.equal(
+        a.conn.sent
+          .filter((s) => s.event === "player:sync")
+          .at(-1)!
+          .data.inventory.some((i: any) => i.itemId === "bronze_axe"),
+        true,
+      );
     });
   });
 
@@ -452,10 +475,7 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       const d = repo.deaths[0]!;
       assert.equal(d.resolved, true);
       assert.deepEqual(itemsOf(player), ["bread", "bronze_axe", "bronze_pickaxe"]);
-      assert.deepEqual(
-        d.items.dropped.map((i) => `${i.itemId}×${i.quantity}`).sort(),
-        ["shrimp×2", "small_fishing_net×1", "tinderbox×1"],
-      );
+      assert.deepEqual(d.items.dropped.map((i) => `${i.itemId}×${i.quantity}`).sort(), ["shrimp×2", "small_fishing_net×1", "tinderbox×1"]);
       const ground = [...world.groundItems.values()];
       assert.deepEqual(ground.map((g) => `${g.itemId}×${g.quantity}`).sort(), ["shrimp×2", "small_fishing_net×1", "tinderbox×1"]);
       assert.ok(ground.every((g) => g.x === 0 && g.z === 100 && g.ownerId === player.id));
@@ -668,7 +688,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
         [10, 10, 10, 10, 4],
       );
       assert.deepEqual(repo.saves.map((x) => x.characterId).sort(), players.map((p) => p.id).sort(), "each player saved once");
-      assert.ok(repo.saves.every((x) => x.items), "with items");
+      assert.ok(
+        repo.saves.every((x) => x.items),
+        "with items",
+      );
       assert.equal(repo.logouts.length, N);
       assert.ok(repo.logouts.every((c) => c.reason === "server_shutdown"));
     });
@@ -759,7 +782,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       player.action = { kind: "attack", targetId: npc.id };
       for (let i = 0; i < 5; i++) world.step();
       assert.equal(chebyshev(player, npc), 1);
-      assert.ok(conn.sent.some((s) => s.event === "combat:hit"), "attacked from the next tile");
+      assert.ok(
+        conn.sent.some((s) => s.event === "combat:hit"),
+        "attacked from the next tile",
+      );
     });
 
     it("standing on the target's tile with its four straight neighbours blocked: no corner is cut to a diagonal; it can't reach", () => {
@@ -801,7 +827,9 @@ describe("world/World simulation (fake storage, fake clock)", () => {
         now: () => clock.t,
       });
       const npc = world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
-      Object.assign(npc, { def: { ...npc.def, aggressive: false, wanderRadius: 0, drops: { always: [{ itemId: "coins", quantity: 50 }], table: [], rolls: 0, nothingWeight: 0 } } });
+      Object.assign(npc, {
+        def: { ...npc.def, aggressive: false, wanderRadius: 0, drops: { always: [{ itemId: "coins", quantity: 50 }], table: [], rolls: 0, nothingWeight: 0 } },
+      });
       npc.health = 1;
       const { player, conn } = join(id, { x: npc.x + 1, z: npc.z });
       return { npc, player, conn };
@@ -833,7 +861,10 @@ describe("world/World simulation (fake storage, fake clock)", () => {
       assert.equal(player.coins, MAX_STACK - 10, "nothing credited past the cap");
       const [pile] = groundCoins();
       assert.ok(pile, "the coins lie on the ground");
-      assert.deepEqual({ quantity: pile.quantity, x: pile.x, z: pile.z, owner: pile.ownerId }, { quantity: 50, x: npc.spawn.x, z: npc.spawn.z, owner: player.id });
+      assert.deepEqual(
+        { quantity: pile.quantity, x: pile.x, z: pile.z, owner: pile.ownerId },
+        { quantity: 50, x: npc.spawn.x, z: npc.spawn.z, owner: player.id },
+      );
       await pickUp(player, pile.id);
       assert.equal(player.coins, MAX_STACK - 10);
       assert.ok(world.groundItems.has(pile.id), "still on the ground");

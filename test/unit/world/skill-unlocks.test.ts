@@ -61,7 +61,10 @@ describe("every skill unlock holds (skill-unlocks.json)", () => {
 
   /** A player with `skill` at `level`, the items given (slot order) and the equipment given. */
   const player = (skill: SkillName, level: number, at: { x: number; z: number }, items: string[] = [], equipment: CharacterRecord["equipment"] = {}) => {
-    const rec = characterRecord(`u${++n}`, { at, inventory: items.map((itemId, slot) => ({ slot, itemId, quantity: content.items.get(itemId)!.stackable ? 10 : 1 })) });
+    const rec = characterRecord(`u${++n}`, {
+      at,
+      inventory: items.map((itemId, slot) => ({ slot, itemId, quantity: content.items.get(itemId)!.stackable ? 10 : 1 })),
+    });
     (rec.character as unknown as Record<string, number>)[`${skill}Xp`] = xpForLevel(level);
     rec.equipment = equipment;
     const conn = new Conn();
@@ -70,7 +73,9 @@ describe("every skill unlock holds (skill-unlocks.json)", () => {
   };
   const code = (conn: Conn) => conn.sent.find((s) => s.event === "chat:message" && s.data.code)?.data.code as string | undefined;
   const free = (near: { x: number; z: number }) => {
-    for (let r = 1; r < 6; r++) for (let dx = -r; dx <= r; dx++) for (let dz = -r; dz <= r; dz++) if (!content.isBlocked(near.x + dx, near.z + dz)) return { x: near.x + dx, z: near.z + dz };
+    for (let r = 1; r < 6; r++)
+      for (let dx = -r; dx <= r; dx++)
+        for (let dz = -r; dz <= r; dz++) if (!content.isBlocked(near.x + dx, near.z + dz)) return { x: near.x + dx, z: near.z + dz };
     throw new Error("no free tile");
   };
 
@@ -115,7 +120,10 @@ describe("every skill unlock holds (skill-unlocks.json)", () => {
     (arrow: string): Gate =>
     async (level) => {
       const c = world.npcs.get(world.npcIdsOf("chicken")[0]!)!;
-      const { p, conn } = player("ranged", level, { x: c.x - 3, z: c.z }, [], { weapon: { itemId: "shortbow", quantity: 1 }, ammo: { itemId: arrow, quantity: 5 } });
+      const { p, conn } = player("ranged", level, { x: c.x - 3, z: c.z }, [], {
+        weapon: { itemId: "shortbow", quantity: 1 },
+        ammo: { itemId: arrow, quantity: 5 },
+      });
       await handleAction(world, p, { action: "attack", targetId: c.id });
       return code(conn) ?? (p.action?.kind === "attack" ? undefined : "NOT_ATTACKING");
     };
@@ -186,10 +194,27 @@ describe("every skill unlock holds (skill-unlocks.json)", () => {
     },
     "smithing@1": atStation("furnace", "smithing", ["copper_ore", "tin_ore"], undefined, "bronze_bar"),
     "smithing@15": atStation("furnace", "smithing", ["iron_ore"], "smelt_iron_bar"),
-    "smithing@19": atStation("anvil", "smithing", ["bronze_bar", "bronze_bar", "bronze_bar", "bronze_bar", "bronze_bar", "hammer"], "smith_bronze_platebody", "bronze_platebody"),
+    "smithing@19": atStation(
+      "anvil",
+      "smithing",
+      ["bronze_bar", "bronze_bar", "bronze_bar", "bronze_bar", "bronze_bar", "hammer"],
+      "smith_bronze_platebody",
+      "bronze_platebody",
+    ),
     "smithing@30": atStation("furnace", "smithing", ["iron_ore", "coal", "coal"], "smelt_steel_bar", "steel_bar"),
   };
-  for (const p of ["Bark Ward", "Ember Grip", "Keen Edge", "Kestrel Eye", "Granite Ward", "Bull's Resolve", "Duelist's Focus", "Falcon Eye", "Ward of Blades", "Ward of Arrows"]) {
+  for (const p of [
+    "Bark Ward",
+    "Ember Grip",
+    "Keen Edge",
+    "Kestrel Eye",
+    "Granite Ward",
+    "Bull's Resolve",
+    "Duelist's Focus",
+    "Falcon Eye",
+    "Ward of Blades",
+    "Ward of Arrows",
+  ]) {
     checks[`prayer@${content0().prayers.find((x) => x.name === p)!.level}`] = pray(p);
   }
 

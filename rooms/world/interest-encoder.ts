@@ -9,17 +9,21 @@
  * Here each changed *entity* (a player, NPC, resource or ground item: a schema object whose fields are
  * all primitives, reached only through a view-filtered collection) is encoded once per tick into a
  * chunk, and a client's patch copies the chunks of the entities its view holds: the cost grows with
- * clients × the tracking bound. Everything else — the view's own additions and removals
- * (`view.changes`), the collections themselves and the shared (unfiltered) fields — goes through
- * Colyseus's encoder unchanged. The bytes on the wire are those Colyseus writes, in a different
- * order among entities (each entity's chunk starts with its own structure switch); the
- * differential test (test/unit/world/interest-encoder.test.ts) decodes both and compares.
+ * clients × the tracking bound. An entity that comes into a view is written whole from a snapshot
+ * made once per pass for every view it comes into (`TrackedView.wholes`, whole-snapshots.ts), where
+ * Colyseus queues and encodes its fields for each view; the rest of what a view queued of its own
+ * (collection entries, removals) is drained as Colyseus drains it (view-drain.ts). The collections
+ * themselves and the shared (unfiltered) fields go through Colyseus's encoder unchanged. The bytes
+ * on the wire are those Colyseus writes, in a different order among entities (each entity's chunk
+ * starts with its own structure switch); the differential test
+ * (test/unit/world/interest-encoder.test.ts) decodes both and compares.
  */
 import { SchemaSerializer, type Room } from "@colyseus/core";
-import { $refId, Encoder, OPERATION, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
+import { Encoder, OPERATION, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
 import { EntitySlots, TrackedView, treeOf, type Ref } from "./tracked-view.js";
 import { fieldsOf, type SchemaClass, type SchemaField } from "./schema-fields.js";
 import { drainView } from "./view-drain.js";
+import { WholeSnapshots } from "./whole-snapshots.js";
 
 export { EntitySlots, TrackedView };
 
@@ -40,16 +44,6 @@ interface ChangeList {
  */
 const ENTITY_HEADROOM = 4096;
 
-/**
- * An entity's whole snapshot (`InterestEncoder.wholeOf`), by the entity's slot: made while the entity
- * had no change pending, after `discards` patches; good until it changes or a patch goes out.
- */
-interface Whole {
-  tree: ChangeTree;
-  bytes: Uint8Array;
-  discards: number;
-}
-
 /** Colyseus's encoder with the per-view pass over entities done once per tick (see the file comment). */
 export class InterestEncoder extends Encoder {
   private readonly leafTypes: ReadonlySet<SchemaClass>;
@@ -62,7 +56,7 @@ export class InterestEncoder extends Encoder {
   private chunkStart: number[] = [];
   private chunkEnd: number[] = [];
   /** The slots views hold entities under (`TrackedView`). */
-  readonly slots = new EntitySlots();
+  readonly slots: EntitySlots;
   /**
    * Per slot, the number of its entity's chunk. Chunk numbers run on from tick to tick (a float64
    * holds them exactly for ever), so a number below `first` is an earlier tick's: not changed now.
@@ -86,16 +80,10 @@ export class InterestEncoder extends Encoder {
   private readonly rootViewFieldList: readonly (readonly [number, string])[];
   /** The last shared full state: where it started, the root values it encoded, its bytes. */
   private sharedFull: { start: number; values: unknown[]; bytes: Uint8Array } | undefined;
-  /** A view of nothing, whose changes are one entity's whole snapshot while `wholeOf` encodes it. */
-  private readonly scratch = new StateView();
-  /** Where `wholeOf` encodes (Colyseus's view pass wants BUFFER_SIZE free bytes, or it allocates a bigger buffer each time). */
-  private wholeBuffer = new Uint8Array(0);
-  /** Patches sent (`discardChanges`), for the whole snapshots' lifetime. */
-  private discards = 0;
+  /** Entities' whole snapshots, for the views that take them whole. */
+  private readonly snapshots: WholeSnapshots;
   /** The entities the view being encoded takes whole, out of its `changes` (`encodeView`): each tree, then its queued fields. */
   private viewWholes: (ChangeTree | Map<number | ChangeTree, OPERATION>)[] = [];
-  /** Per slot, the whole snapshot last made (kept off the change trees: a property more on them slows Colyseus's own passes). */
-  private readonly wholes: (Whole | undefined)[] = [];
 
   /** `leafTypes`: the entity classes; each must have only primitive fields (checked here). */
   constructor(state: Schema, root: Root | undefined, leafTypes: readonly SchemaClass[]) {
@@ -107,6 +95,8 @@ export class InterestEncoder extends Encoder {
         if (!field.primitive || field.tagged) throw new Error(`InterestEncoder: ${type.name}.${field.name} must be an untagged primitive field`);
     }
     this.leafTypes = new Set(leafTypes);
+    this.slots = new EntitySlots(this.leafTypes);
+    this.snapshots = new WholeSnapshots(this, this.slots);
     const rootFields = fieldsOf(state.constructor as SchemaClass);
     // What `drainView` writes: primitives, and maps of primitives or entities (no arrays, no streams).
     const drainable = (f: SchemaField) => f.primitive || (f.map !== undefined && (typeof f.map === "string" || this.leafTypes.has(f.map as SchemaClass)));
@@ -122,10 +112,11 @@ export class InterestEncoder extends Encoder {
     if (view === undefined) {
       // The shared pass starts a tick's encoding: the changes may differ from the last chunks.
       this.built = false;
+      this.snapshots.newPass();
       return super.encode(it, undefined, buffer, initialOffset);
     }
     // `wholeOf`'s snapshot: its changes were all there is.
-    if (view === this.scratch) return buffer.subarray(0, it.offset);
+    if (view === this.snapshots.scratch) return buffer.subarray(0, it.offset);
     if (!(view instanceof TrackedView)) return super.encode(it, view, buffer, initialOffset);
     view.delivered = true;
     if (!this.built) this.build();
@@ -134,10 +125,10 @@ export class InterestEncoder extends Encoder {
     if (wholes.length > 0) {
       this.viewWholes = [];
       for (let i = 0; i < wholes.length; i += 2) {
-        const bytes = this.wholeOf(wholes[i] as ChangeTree, wholes[i + 1] as Map<number | ChangeTree, OPERATION>);
-        buffer = this.copyBytes(bytes, 0, bytes.length, it, buffer);
+        buffer = this.copyWhole(this.snapshots.of(wholes[i] as ChangeTree, wholes[i + 1] as Map<number | ChangeTree, OPERATION>), it, buffer);
       }
     }
+    if (view.wholes.size > 0) buffer = this.snapshots.write(view, it, buffer, this.copyWhole);
     // Collections and the root, filtered for this view by Colyseus (parents before the entities).
     if (this.others.next) buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
     // Then the chunks of the changed entities this view holds, class by class (resource nodes, many
@@ -197,6 +188,7 @@ export class InterestEncoder extends Encoder {
     // The tick's chunks may predate changes made since (a join between two ticks): built afresh for
     // this view, and again by the next encoding.
     this.built = false;
+    this.snapshots.newPass();
     view.bootstrap(treeOf(this.state as unknown as Ref)!, this.rootViewFields);
     this.takeWholes(view);
     try {
@@ -209,13 +201,13 @@ export class InterestEncoder extends Encoder {
 
   override discardChanges(): void {
     this.built = false;
-    this.discards++;
+    this.snapshots.patchSent();
     super.discardChanges();
   }
 
   /**
    * A view's patch: what is queued in the view itself (`drainView`, as Colyseus's drain writes it),
-   * then its part of the tick's changes (`encode`), and the shared part and the view's part in one
+   * then the entities it took whole and its part of the tick's changes (`encode`), and the shared part and the view's part in one
    * pooled Buffer. Colyseus joined them into a new array for every client every tick (a quarter of a
    * crowd tick's garbage in `bench-interest`'s heap sampling).
    */
@@ -236,10 +228,9 @@ export class InterestEncoder extends Encoder {
   /**
    * Out of a new view's `changes`, the entities it takes whole (added when not new in the state:
    * every field queued), which Colyseus would encode again for every joining client; `encode` copies
-   * their snapshots instead (`wholeOf`), made once for all the clients that join between two changes
+   * their snapshots instead (`WholeSnapshots`), made once for all the clients that join between two changes
    * (docs/interest.md "A joining client's first state"). An entity's entry that is empty (removed
-   * again) stays. A view's later patches are left to Colyseus: in a tick few entities come into more
-   * than one view, and keeping their snapshots cost more than it saved (`bench-interest`).
+   * again) stays. (Only the view's first adds queue entities there: later ones are in `view.wholes`.)
    */
   private takeWholes(view: TrackedView): void {
     const trees = (this.root as unknown as { changeTrees: Record<number, ChangeTree | undefined> }).changeTrees;
@@ -249,28 +240,10 @@ export class InterestEncoder extends Encoder {
       const tree = trees[refId];
       if (tree === undefined || !this.isEntity(tree)) continue;
       view.changes.delete(refId);
-      // What Colyseus queued: every field the entity holds, each as an ADD (`wholeOf` encodes it).
+      // What Colyseus queued: every field the entity holds, each as an ADD (its snapshot's fields).
       wholes.push(tree, changes);
     }
     this.viewWholes = wholes;
-  }
-
-  /**
-   * An entity's whole snapshot (every field it holds, as Colyseus encodes a view's added entity), kept
-   * while the entity does not change (a crowd's players standing still while others join: every
-   * join's first state holds them).
-   */
-  private wholeOf(tree: ChangeTree, fields: Map<number | ChangeTree, OPERATION>): Uint8Array {
-    const slot = this.slots.of(tree);
-    const kept = this.wholes[slot];
-    const clean = !tree.has();
-    if (clean && kept?.tree === tree && kept.discards === this.discards) return kept.bytes;
-    this.scratch.changes.set((tree.ref as unknown as { [$refId]: number })[$refId], fields);
-    if (this.wholeBuffer.length < Encoder.BUFFER_SIZE + ENTITY_HEADROOM) this.wholeBuffer = new Uint8Array(Encoder.BUFFER_SIZE + ENTITY_HEADROOM);
-    const bytes = super.encodeView(this.scratch, 0, { offset: 0 }, this.wholeBuffer);
-    // Kept only while nothing of it is pending: a change since would not show in it.
-    this.wholes[slot] = clean ? { tree, bytes, discards: this.discards } : undefined;
-    return bytes;
   }
 
   /** Split the tick's changes: entities are encoded once into chunks, the rest listed for per-view encoding. */
@@ -346,6 +319,9 @@ export class InterestEncoder extends Encoder {
       root.changes = queue;
     }
   }
+
+  /** Copy a whole snapshot (`WholeSnapshots`) into the view's patch. */
+  private readonly copyWhole = (bytes: Uint8Array, it: Iterator, buffer: Uint8Array) => this.copyBytes(bytes, 0, bytes.length, it, buffer);
 
   private copyChunk(i: number, it: Iterator, buffer: Uint8Array): Uint8Array {
     return this.copyBytes(this.chunkBytes, this.chunkStart[i]!, this.chunkEnd[i]!, it, buffer);

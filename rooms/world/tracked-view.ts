@@ -6,6 +6,9 @@ import { $changes, OPERATION, StateView, type ChangeTree } from "@colyseus/schem
 
 export type Ref = Parameters<StateView["add"]>[0];
 
+/** Colyseus's default view tag (what `add` and `remove` take when given none). */
+const DEFAULT_VIEW_TAG = -1;
+
 /** The root's reference id: its entry comes first in a view's changes. */
 const ROOT_REF_ID = 0;
 
@@ -23,6 +26,9 @@ export const treeOf = (obj: Ref): ChangeTree | undefined => (obj as { [$changes]
 export class EntitySlots {
   private readonly free: number[] = [];
   private count = 0;
+
+  /** `leaves`: the entity classes (primitive fields only, checked by the encoder). */
+  constructor(readonly leaves: ReadonlySet<unknown> = new Set()) {}
 
   /** The slot of the entity `tree`, given at the first call. */
   of(tree: ChangeTree): number {
@@ -55,6 +61,12 @@ export class EntitySlots {
 export class TrackedView extends StateView {
   /** Slots of what was added (and not removed since), by the class of the object. */
   readonly entities = new Map<unknown, Set<number>>();
+  /**
+   * Entities added whole since the view's last patch (`add`'s own path): the encoder writes each one's
+   * snapshot after what the view queued, where Colyseus would have drained the fields it queued
+   * one by one.
+   */
+  readonly wholes = new Set<ChangeTree>();
   /** Whether any state was encoded for this view yet (a full state or a patch): until then, `changes` holds all it has. */
   delivered = false;
   /** Entities added before the view was delivered while they were new in the state (see `bootstrap`). */
@@ -64,9 +76,16 @@ export class TrackedView extends StateView {
     super();
   }
 
+  /**
+   * Colyseus's `add`, except for an entity that is not new in the state, added with the default tag
+   * to a view already bound to the state: Colyseus queues each of its fields in a map of its own (a
+   * map and a dozen entries for every entity that comes into every view), where here it is marked
+   * visible with its ancestors, as Colyseus does, and listed in `wholes`; the encoder writes its
+   * snapshot, made once per patch for all the views it comes into.
+   */
   override add(obj: Ref, tag?: number, checkIncludeParent?: boolean): boolean {
-    const added = super.add(obj, tag, checkIncludeParent);
     const tree = treeOf(obj);
+    const added = tree !== undefined && this.addWhole(obj, tree, tag, checkIncludeParent) ? true : super.add(obj, tag, checkIncludeParent);
     if (tree && !this.delivered && tree.isNew) (this.bornNew ??= []).push(obj);
     if (tree) {
       const type = (obj as object).constructor;
@@ -77,6 +96,23 @@ export class TrackedView extends StateView {
     return added;
   }
 
+  /** `add`'s own path (see `add`), when it applies: false when Colyseus's must run. */
+  private addWhole(obj: Ref, tree: ChangeTree, tag: number | undefined, checkIncludeParent: boolean | undefined): boolean {
+    if ((tag !== undefined && tag !== DEFAULT_VIEW_TAG) || checkIncludeParent === false || this.iterable) return false;
+    if (!this.slots.leaves.has((obj as object).constructor) || tree.isNew || !this.bound()) return false;
+    const parent = treeOf(tree.parent as Ref);
+    if (parent === undefined || parent.isStreamCollection) return false;
+    this.markVisible(tree);
+    this.addParentOf(tree, DEFAULT_VIEW_TAG);
+    this.wholes.add(tree);
+    return true;
+  }
+
+  /** Whether the view has a bit of its own in the state's trees (Colyseus binds it at its first `add`). */
+  private bound(): boolean {
+    return (this as unknown as { _root?: unknown })._root !== undefined;
+  }
+
   /**
    * Before the view's first encoding: `changes` then holds every entity it has whole, except those
    * that were new in the state when added (Colyseus leaves their fields to the tick's shared changes,
@@ -84,7 +120,7 @@ export class TrackedView extends StateView {
    * which queues its whole snapshot; one still new goes out with the pending changes.
    */
   bootstrap(rootTree: ChangeTree, rootViewFields: readonly number[]): void {
-    for (const obj of this.bornNew ?? []) if (this.has(obj) && !treeOf(obj)!.isNew) super.add(obj);
+    for (const obj of this.bornNew ?? []) if (this.has(obj) && !treeOf(obj)!.isNew) this.add(obj);
     this.bornNew = undefined;
     // Colyseus's full state of a view that sees the root names every view-filtered field of it, an
     // empty collection too (the SDK's state has no collection it was not told of): those not named
@@ -103,6 +139,8 @@ export class TrackedView extends StateView {
   override remove(obj: Ref, tag?: number, isClear?: boolean): this {
     super.remove(obj, tag, isClear ?? false);
     const tree = treeOf(obj);
+    // Never told of (added and removed before a patch): its snapshot does not go out, as Colyseus drops what it queued.
+    if (tree) this.wholes.delete(tree);
     const slot = tree && this.slots.peek(tree);
     if (slot !== undefined) this.entities.get((obj as object).constructor)?.delete(slot);
     return this;

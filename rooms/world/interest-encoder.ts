@@ -81,7 +81,7 @@ export class InterestEncoder extends Encoder {
   /** The last shared full state: where it started, the root values it encoded, its bytes. */
   private sharedFull: { start: number; values: unknown[]; bytes: Uint8Array } | undefined;
   /** Entities' whole snapshots, for the views that take them whole. */
-  private readonly snapshots: WholeSnapshots;
+  readonly snapshots: WholeSnapshots;
   /** The entities the view being encoded takes whole, out of its `changes` (`encodeView`): each tree, then its queued fields. */
   private viewWholes: (ChangeTree | Map<number | ChangeTree, OPERATION>)[] = [];
 
@@ -115,8 +115,6 @@ export class InterestEncoder extends Encoder {
       this.snapshots.newPass();
       return super.encode(it, undefined, buffer, initialOffset);
     }
-    // `wholeOf`'s snapshot: its changes were all there is.
-    if (view === this.snapshots.scratch) return buffer.subarray(0, it.offset);
     if (!(view instanceof TrackedView)) return super.encode(it, view, buffer, initialOffset);
     view.delivered = true;
     if (!this.built) this.build();

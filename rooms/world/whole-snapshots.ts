@@ -9,17 +9,12 @@
 import { $getByIndex, $refId, Encoder, OPERATION, StateView, type ChangeTree } from "@colyseus/schema";
 import { fieldsOf, type SchemaClass } from "./schema-fields.js";
 import type { EntitySlots, TrackedView } from "./tracked-view.js";
+import { drainView } from "./view-drain.js";
 
 type Iterator = { offset: number };
 type Fields = Map<number | ChangeTree, OPERATION>;
 /** Copies `bytes` into `buffer` at `it.offset` (growing it if need be) and returns the buffer written. */
 type Copy = (bytes: Uint8Array, it: Iterator, buffer: Uint8Array) => Uint8Array;
-
-/**
- * Free bytes kept ahead of each snapshot: more than any entity encodes to (a few short strings
- * and numbers), so Colyseus's own overflow path (a re-encode and a warning) is never needed.
- */
-const HEADROOM = 4096;
 
 /**
  * An entity's snapshot, made in encoding `pass` after `discards` patches: good for the rest of that
@@ -35,10 +30,12 @@ interface Whole {
 }
 
 export class WholeSnapshots {
-  /** A view of nothing, whose changes are one entity's whole snapshot while `of` encodes it: the encoder's own pass writes nothing more for it. */
-  readonly scratch = new StateView();
-  /** Where snapshots are encoded (Colyseus's view pass wants BUFFER_SIZE free bytes, or it allocates a bigger buffer each time). */
-  private buffer = new Uint8Array(0);
+  /** A view of nothing, whose changes are one entity's fields while `of` writes its snapshot. */
+  private readonly scratch = new StateView();
+  /** Where snapshots are encoded. */
+  private buffer: Uint8Array = new Uint8Array(Encoder.BUFFER_SIZE);
+  /** Snapshots written so far (tests and diagnostics: each entity once per pass, or once while it does not change). */
+  made = 0;
   /** Per slot, the snapshot last made (kept off the change trees: a property more on them slows Colyseus's own passes). */
   private readonly kept: (Whole | undefined)[] = [];
   /** Per entity class, every field it has, each as an ADD: the snapshot of an entity all of whose fields hold a value. */
@@ -68,8 +65,11 @@ export class WholeSnapshots {
     const clean = !tree.has();
     if (kept?.tree === tree && kept.discards === this.discards && (kept.pass === this.pass || (kept.clean && clean))) return kept.bytes;
     this.scratch.changes.set((tree.ref as unknown as { [$refId]: number })[$refId], fields);
-    if (this.buffer.length < Encoder.BUFFER_SIZE + HEADROOM) this.buffer = new Uint8Array(Encoder.BUFFER_SIZE + HEADROOM);
-    const bytes = Encoder.prototype.encodeView.call(this.encoder, this.scratch, 0, { offset: 0 }, this.buffer);
+    // Written as a view's patch drains what it queued (view-drain.ts), and kept as a copy of its own.
+    const it = { offset: 0 };
+    this.buffer = drainView(this.encoder, this.scratch, it, this.buffer, room);
+    const bytes = this.buffer.slice(0, it.offset);
+    this.made++;
     // Beyond this pass, good only while nothing of it is pending: a change since would not show in it.
     this.kept[slot] = { tree, bytes, discards: this.discards, pass: this.pass, clean };
     return bytes;
@@ -99,6 +99,14 @@ export class WholeSnapshots {
     for (const index of all.keys()) if (target[$getByIndex](index as number) === undefined) return someFields(tree);
     return all;
   }
+}
+
+/** The room a snapshot's structure needs ahead (as the encoder keeps: Encoder.BUFFER_SIZE). */
+function room(bytes: Uint8Array, offset: number): Uint8Array {
+  if (offset + Encoder.BUFFER_SIZE <= bytes.length) return bytes;
+  const grown = new Uint8Array(2 * (offset + Encoder.BUFFER_SIZE));
+  grown.set(bytes.subarray(0, offset));
+  return grown;
 }
 
 /** `liveFields` of an entity with a field that holds no value. */

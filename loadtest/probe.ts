@@ -16,7 +16,15 @@
  * `globalThis.__benchRecordTick(wallMicroseconds, cpuMicroseconds)`: `tick` and `tickCpu` (the CPU
  * time the process used meanwhile, which leaves out time spent waiting for a core).
  */
-import { createHistogram, monitorEventLoopDelay, performance, type IntervalHistogram, type RecordableHistogram } from "node:perf_hooks";
+import {
+  constants as perf,
+  createHistogram,
+  monitorEventLoopDelay,
+  performance,
+  PerformanceObserver,
+  type IntervalHistogram,
+  type RecordableHistogram,
+} from "node:perf_hooks";
 
 /** Tick durations in microseconds (wall clock, and CPU time of the process), per second and per window. */
 const tickSecond = createHistogram();
@@ -49,6 +57,28 @@ const second = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 const windowed = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 second.enable();
 windowed.enable();
+
+/**
+ * The garbage collector's pauses of the main thread since the window opened, by kind: `minor`
+ * (scavenges of the young generation), `major` (mark-compact of the old one, and its incremental
+ * steps), in milliseconds. Its concurrent work on V8's own threads is not a pause: it shows in the
+ * process's CPU only.
+ */
+const gc = { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 } };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+    const into =
+      kind === perf.NODE_PERFORMANCE_GC_MINOR
+        ? gc.minor
+        : kind === perf.NODE_PERFORMANCE_GC_MAJOR || kind === perf.NODE_PERFORMANCE_GC_INCREMENTAL
+          ? gc.major
+          : undefined;
+    if (!into) continue;
+    into.count++;
+    into.ms += e.duration;
+  }
+}).observe({ entryTypes: ["gc"] });
 
 let lastCpu = process.cpuUsage();
 let lastWall = performance.now();
@@ -107,6 +137,8 @@ process.on("SIGUSR2", () => {
   windowCpu = process.cpuUsage();
   windowWall = performance.now();
   windowPeakRss = 0;
+  gc.minor = { count: 0, ms: 0 };
+  gc.major = { count: 0, ms: 0 };
 });
 
 const timer = setInterval(() => {
@@ -131,6 +163,7 @@ const timer = setInterval(() => {
       elu: Math.round(performance.eventLoopUtilization(windowElu).utilization * 1000) / 1000,
       tick: ticks(tickWindow),
       tickCpu: ticks(tickCpuWindow),
+      gc: { minor: { count: gc.minor.count, ms: Math.round(gc.minor.ms) }, major: { count: gc.major.count, ms: Math.round(gc.major.ms) } },
     },
   };
   process.stdout.write(`PROBE ${JSON.stringify(line)}\n`);

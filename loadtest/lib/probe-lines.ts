@@ -24,6 +24,8 @@ export interface Probe {
     /** Ticks the server reported to the probe (the bare baseline); the game's come from its metrics. */
     tick: TickStats;
     tickCpu: TickStats;
+    /** The garbage collector's main-thread pauses in the window (loadtest/probe.ts). */
+    gc?: { minor: { count: number; ms: number }; major: { count: number; ms: number } };
   };
 }
 

@@ -50,6 +50,9 @@ export function logWindow(label: string, m: Measured) {
   console.log(
     `  [${label}] ${m.connected} bots measured over ${m.seconds} s: server cpu ${m.server.cpuAvg}% (peak ${m.server.cpuPeak}), rss ${m.server.rssPeakMb} MB, ` +
       `loop delay p99 ${m.server.loopDelayP99Ms} ms, tick p99 ${m.tick.p99Ms ?? "–"} ms (${m.tick.source}), ` +
+      (m.server.gc
+        ? `gc pauses ${m.server.gc.minor.ms} ms in ${m.server.gc.minor.count} scavenges + ${m.server.gc.major.ms} ms in ${m.server.gc.major.count} major, `
+        : "") +
       `move→visible p50 ${m.moveVisible.p50Ms} / p99 ${m.moveVisible.p99Ms} ms over ${m.moveVisible.count} (${m.moveVisible.lost} lost), ` +
       `egress ${m.egressBytesPerClientPerS} B/client/s; observers see ${m.observersSee.min}–${m.observersSee.max} players` +
       (m.moveVisible.unseen ? ` (a mover out of its observer's state ${m.moveVisible.unseen} times)` : "") +

@@ -40,7 +40,7 @@ export function tickFigures(last: Probe | undefined, a: Scrape | undefined, b: S
 export interface Measured {
   seconds: number;
   connected: number;
-  server: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; loopDelayMaxMs: number; elu: number };
+  server: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; loopDelayMaxMs: number; elu: number; gc?: Probe["window"]["gc"] };
   tick: TickFigures;
   moveVisible: { count: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number; lost: number; unseen: number };
   egressBytesPerClientPerS: number;
@@ -144,6 +144,7 @@ export class Run {
         loopDelayP99Ms: last?.window.p99 ?? NaN,
         loopDelayMaxMs: last?.window.max ?? NaN,
         elu: last?.window.elu ?? NaN,
+        gc: last?.window.gc,
       },
       tick: tickFigures(last, w.metrics, metrics),
       moveVisible: {

@@ -13,9 +13,7 @@ import { chebyshev } from "../../domain/movement.js";
 import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
 import type { SpatialGrid } from "../grid.js";
 import type { Player } from "../player.js";
-import { Chosen, TrackedMark, type Placed } from "./tracked-mark.js";
-
-export { TrackedMark };
+import { Chosen, type Placed, type TrackedMark } from "./tracked-mark.js";
 
 /** Scan the cells around a viewer while they hold at most this many times the bound; beyond, walk rings when cheaper. */
 export const SCAN_FACTOR = 2;
@@ -65,6 +63,8 @@ export class Tracker<T extends Placed> {
   private readonly chosen = new Chosen();
   /** `pruneDue`'s scratch: the mark's indexes of what left. */
   private readonly gone: number[] = [];
+  /** Whether the last `select` left `out` alone, the choice being `previous` (its `mayStay`). */
+  stayed = false;
 
   constructor(
     private readonly grid: SpatialGrid<T>,
@@ -97,7 +97,8 @@ export class Tracker<T extends Placed> {
    * collection): `priority` first, then by the rule, `previous` its history. `out` may hold anything
    * before (it is brought to the choice in place). With a `mark` (the viewer's), what it tracked is
    * offered from the mark when the mark holds it, and the mark is made anew for the choice at `tick`.
-   * Returns how pressed the view is (`Pressure`).
+   * Returns how pressed the view is (`Pressure`). With `mayStay`, a calm choice that is `previous` exactly
+   * (most of a calm view's) leaves `out` and the mark as they are and sets `stayed`: the caller keeps `previous`.
    */
   select(
     viewer: Player,
@@ -107,9 +108,11 @@ export class Tracker<T extends Placed> {
     keep?: string,
     mark?: TrackedMark,
     tick = 0,
+    mayStay = false,
   ): Pressure {
     const { grid, radius } = this;
     this.c.count = 0;
+    this.stayed = false;
     const marked = mark !== undefined && previous !== undefined && this.marks(mark, previous) ? mark : undefined;
     for (const id of priority) {
       const e = this.all.get(id);
@@ -127,6 +130,10 @@ export class Tracker<T extends Placed> {
       this.considerTracked(viewer, priority, previous, marked, radius);
       this.c.trackedUntil = this.c.count;
     }
+    if (mayStay && previous !== undefined && this.isTracked(previous, keep)) {
+      this.stayed = true;
+      return "calm";
+    }
     const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
     this.chosen.begin(4 * (this.all.size + 1024));
     const chosen = selectInterest(this.c as InterestCandidates, rule, this.chosen);
@@ -134,6 +141,16 @@ export class Tracker<T extends Placed> {
     if (mark) this.remark(mark, out, tick);
     if (this.c.count <= this.bound) return "calm";
     return chosen >= this.bound ? "crowded" : "filling";
+  }
+
+  /** Whether the candidates all fit and are exactly what `tracked` holds (less `keep`): every one is chosen, `tracked` again. */
+  private isTracked(tracked: ReadonlySet<string>, keep: string | undefined): boolean {
+    const { c } = this;
+    // None a newcomer a ring walk offered (past `trackedUntil`); the scan's and the priorities are looked up.
+    const size = tracked.size - (keep !== undefined && tracked.has(keep) ? 1 : 0);
+    if (c.count > this.bound || c.trackedUntil < c.count || c.count !== size) return false;
+    for (let i = 0; i < c.knownFrom; i++) if (!tracked.has(c.ids[i]!)) return false;
+    return true;
   }
 
   /**
@@ -248,13 +265,9 @@ export class Tracker<T extends Placed> {
     for (const id of priority) {
       if (tracked.has(id)) continue;
       const e = this.all.get(id);
-      if (e && this.within(e, viewer, this.radius) && this.accept(e, viewer)) return true;
+      if (e && chebyshev(e, viewer) <= this.radius && this.accept(e, viewer)) return true;
     }
     return false;
-  }
-
-  private within(e: T, viewer: Player, radius: number): boolean {
-    return chebyshev(e, viewer) <= radius;
   }
 
   /**

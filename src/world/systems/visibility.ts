@@ -38,7 +38,8 @@ import type { Player } from "../player.js";
 import type { Surroundings } from "../access.js";
 import { canSeeGroundItem } from "./ground.js";
 import { RUN_TILES_PER_TICK } from "../../domain/movement.js";
-import { TrackedMark, Tracker } from "./tracker.js";
+import { TrackedMark } from "./tracked-mark.js";
+import { Tracker } from "./tracker.js";
 
 /** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
 export const VIEW_RADIUS = 24;
@@ -211,19 +212,21 @@ export class Visibility {
         previous &&
         !due(cadence, kind, tick) &&
         tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind], tick, cadence.marks[kind], cadence.calm[kind] ? Infinity : MAX_CROWD_VACANCIES);
-      if (keep) {
-        // Kept as it was: the Set objects trade places, nothing is copied (the stale one is brought
-        // to the next selection in place).
-        [v[kind], previous![kind]] = [previous![kind], v[kind]];
-        cadence!.kept[kind] = true;
-        continue;
+      if (!keep) {
+        // The set is brought to the selection in place (it holds an older one, or what was kept),
+        // unless, with a cadence, the choice is calm and exactly what it tracked (`Tracker.select`'s `mayStay`).
+        const self = kind === "players" ? p.id : undefined;
+        const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind], self, cadence?.marks[kind], tick, cadence !== undefined);
+        if (cadence) {
+          cadence.crowded[kind] = pressure === "crowded";
+          cadence.calm[kind] = pressure === "calm";
+        }
+        if (!tracker.stayed) continue;
       }
-      // The set is brought to the selection in place (it holds an older one, or what was kept).
-      const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind], kind === "players" ? p.id : undefined, cadence?.marks[kind], tick);
-      if (cadence) {
-        cadence.crowded[kind] = pressure === "crowded";
-        cadence.calm[kind] = pressure === "calm";
-      }
+      // Kept as it was: the Set objects trade places, nothing is copied (the stale one is brought
+      // to the next selection in place).
+      [v[kind], previous![kind]] = [previous![kind], v[kind]];
+      cadence!.kept[kind] = true;
     }
     // A client's own selection (the room's, with a cadence): what its messages follow.
     if (cadence) p.tracking = v;

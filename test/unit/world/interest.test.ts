@@ -173,6 +173,7 @@ describe("world interest management in a crowd", () => {
     const rng = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const int = (n: number) => Math.floor(rng() * n);
     const LEAVE = VIEW_RADIUS + 4;
+    let stays = 0;
     for (let round = 0; round < 300; round++) {
       const bound = 5 + int(30);
       const grid = new SpatialGrid<E>();
@@ -190,7 +191,8 @@ describe("world interest management in a crowd", () => {
       const viewer = { id: "viewer", x: int(60) - 30, z: int(60) - 30 } as Player;
       const ids = [...all.keys()];
       const pick = (n: number) => new Set(Array.from({ length: n }, () => ids[int(ids.length)]!).filter(Boolean));
-      const hidden = pick(int(20));
+      // At times most of them hidden: a dense crowd the walk must pass to find the few it may see.
+      const hidden = rng() < 0.25 ? pick(3 * ids.length) : pick(int(20));
       const priority = pick(int(3));
       const previous = rng() < 0.3 ? undefined : pick(int(3 * bound));
       const accept = (e: E) => !hidden.has(e.id);
@@ -198,25 +200,78 @@ describe("world interest management in a crowd", () => {
       const out = new Set<string>();
       const pressure = tracker.select(viewer, priority, previous, out);
 
-      const candidates = { ids: [] as string[], distances: new Int32Array(all.size), count: 0 };
-      for (const e of all.values()) {
-        const d = chebyshev(e, viewer);
-        if (d <= (previous?.has(e.id) ? LEAVE : VIEW_RADIUS) && accept(e)) {
-          candidates.ids.push(e.id);
-          candidates.distances[candidates.count++] = d;
+      const expectedWith = (previous: ReadonlySet<string> | undefined) => {
+        const candidates = { ids: [] as string[], distances: new Int32Array(all.size), count: 0 };
+        for (const e of all.values()) {
+          const d = chebyshev(e, viewer);
+          if (d <= (previous?.has(e.id) ? LEAVE : VIEW_RADIUS) && accept(e)) {
+            candidates.ids.push(e.id);
+            candidates.distances[candidates.count++] = d;
+          }
         }
-      }
-      const expected = new Set<string>();
-      const taken = selectInterest(candidates, { bound, priority, previous, margin: 2, maxAdds: tracker.maxAdds, maxSwaps: tracker.maxSwaps }, expected);
-      const profile = (set: Set<string>) =>
+        const expected = new Set<string>();
+        const taken = selectInterest(candidates, { bound, priority, previous, margin: 2, maxAdds: tracker.maxAdds, maxSwaps: tracker.maxSwaps }, expected);
+        return { expected, taken, count: candidates.count };
+      };
+      const { expected, taken, count } = expectedWith(previous);
+      const profile = (set: ReadonlySet<string>, previous: ReadonlySet<string> | undefined) =>
         [...set]
           .map((id) => `${priority.has(id) ? "priority" : previous?.has(id) ? "tracked" : "other"}@${chebyshev(all.get(id)!, viewer)}`)
           .sort()
           .join(" ");
       const why = `round ${round}: ${all.size} entities, bound ${bound}, viewer at (${viewer.x}, ${viewer.z})`;
-      assert.equal(profile(out), profile(expected), why);
-      assert.equal(pressure, candidates.count <= bound ? "calm" : taken >= bound ? "crowded" : "filling", why);
+      assert.equal(profile(out, previous), profile(expected, previous), why);
+      assert.equal(pressure, count <= bound ? "calm" : taken >= bound ? "crowded" : "filling", why);
+
+      // Selected again with that choice as its history (one tracked gone or one more, at times), and
+      // leave to keep it (`mayStay`): it keeps it only when the rule would choose it again.
+      const history = new Set(out);
+      const inView = ids.filter((id) => chebyshev(all.get(id)!, viewer) <= VIEW_RADIUS && accept(all.get(id)!) && !out.has(id));
+      const roll = rng();
+      if (roll < 0.15 && history.size > 0) history.delete([...history][int(history.size)]!);
+      if (roll < 0.3 && inView.length > 0) history.add(inView[int(inView.length)]!);
+      else if (roll < 0.4) history.add(ids[int(ids.length)]!);
+      const again = new Set<string>();
+      tracker.select(viewer, priority, history, again, undefined, undefined, 0, true);
+      const next = expectedWith(history).expected;
+      if (tracker.stayed) {
+        stays++;
+        assert.deepEqual([...next].sort(), [...history].sort(), `${why}: kept what it tracked, which the rule would not choose again`);
+        assert.equal(again.size, 0, `${why}: kept, and still filled the set`);
+      } else assert.equal(profile(again, history), profile(next, history), `${why}, again`);
     }
+    // Both ways taken, in a scan and in a walk.
+    assert.ok(stays > 20 && stays < 280, `${stays} of 300 kept`);
+  });
+
+  it("a calm view keeps what it tracked (mayStay) only when the rule would choose exactly that", () => {
+    type E = { id: string; x: number; z: number };
+    const grid = new SpatialGrid<E>();
+    const all = new Map<string, E>();
+    const put = (id: string, x: number, z: number) => {
+      const e = { id, x, z };
+      all.set(id, e);
+      grid.set(e, x, z);
+    };
+    // A crowd it may not see fills the viewer's cell, dense enough that a ring walk pays even out to
+    // the view's edge (ringWalkBudget: 10,000 near, 2,500 tiles), and a few it may see.
+    for (let i = 0; i < 10_000; i++) put(`hidden${i}`, i % 8, Math.floor(i / 8) % 8);
+    for (const id of ["a", "b", "c", "d"]) put(id, -2, id.charCodeAt(0) - 97);
+    const tracker = new Tracker<E>(grid, all, 3, VIEW_RADIUS, VIEW_RADIUS + 4, 2, (e) => !e.id.startsWith("hidden"), 100, 100);
+    const viewer = { id: "viewer", x: 0, z: 0 } as Player;
+    const select = (tracked: string[]) => {
+      const out = new Set<string>();
+      tracker.select(viewer, new Set(), new Set(tracked), out, undefined, undefined, 0, true);
+      return { stayed: tracker.stayed, out: [...out].sort() };
+    };
+    // Four in view, bound 3: the rule drops one, even of four it tracked.
+    assert.deepEqual(select(["a", "b", "c", "d"]), { stayed: false, out: ["a", "b", "c"] });
+    all.delete("d");
+    grid.delete("d");
+    // Three in view, all tracked: kept.
+    assert.deepEqual(select(["a", "b", "c"]), { stayed: true, out: [] });
+    // As many as it tracked, but one it tracked is gone and one the walk found (to the view's edge) is new: chosen anew.
+    assert.deepEqual(select(["a", "b", "gone"]), { stayed: false, out: ["a", "b", "c"] });
   });
 
   it("always includes the trade partner, beyond the nearest", () => {

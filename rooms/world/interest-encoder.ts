@@ -47,6 +47,8 @@ const ENTITY_HEADROOM = 4096;
 /** Colyseus's encoder with the per-view pass over entities done once per tick (see the file comment). */
 export class InterestEncoder extends Encoder {
   private readonly leafTypes: ReadonlySet<SchemaClass>;
+  /** Whether a first state is being encoded (`encodeAllView`): it takes the view's entities whole, and nothing of the tick's changes. */
+  private firstState = false;
   /** Whether the chunks below describe the current changes (cleared by the shared pass and by `discardChanges`). */
   private built = false;
   /** Encoded chunks of this tick's changed entities: bytes, and per tree its [start, end) in them. */
@@ -117,7 +119,7 @@ export class InterestEncoder extends Encoder {
     }
     if (!(view instanceof TrackedView)) return super.encode(it, view, buffer, initialOffset);
     view.delivered = true;
-    if (!this.built) this.build();
+    if (!this.firstState && !this.built) this.build();
     // The entities it takes whole, where Colyseus would have drained them (after their collections).
     const wholes = this.viewWholes;
     if (wholes.length > 0) {
@@ -127,6 +129,9 @@ export class InterestEncoder extends Encoder {
       }
     }
     if (view.wholes.size > 0) buffer = this.snapshots.write(view, it, buffer, this.copyWhole);
+    // A first state holds every entity of the view whole, with the collections' entries for them:
+    // the tick's pending changes add nothing to it (`encodeAllView`).
+    if (this.firstState) return buffer.subarray(0, it.offset);
     // Collections and the root, filtered for this view by Colyseus (parents before the entities).
     if (this.others.next) buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
     // Then the chunks of the changed entities this view holds, class by class (resource nodes, many
@@ -176,23 +181,25 @@ export class InterestEncoder extends Encoder {
    * A client's full state (docs/interest.md "A joining client's first state"). Colyseus walks every
    * entity of the state for it (thousands in a crowd), at every join. A `TrackedView` nothing was
    * sent for yet (a client that has just joined: the room made its view empty and added what it
-   * tracks) holds all it has in `view.changes` (`bootstrap`), so its full state is those changes,
-   * drained as a patch drains them: the same state decoded, and its first patch does not send its
-   * view again. A view that was sent something (a client back from its reconnection window) gets
-   * Colyseus's walk: the SDK takes that full state as authoritative and drops what it does not name.
+   * tracks) holds all it has in `view.changes` and `view.wholes` (`bootstrap`), so its full state is
+   * those, drained as a patch drains them, every entity whole: the same state decoded, and its first
+   * patch does not send its view again. Nothing else of the tick's pending changes is encoded for it
+   * (they are older than the entities' snapshots, and the collections' entries for those are in
+   * `view.changes`): between two ticks, those are the joins since the last patch, and encoding them
+   * again for every join cost in proportion to the joins squared. A view that was sent something (a
+   * client back from its reconnection window) gets Colyseus's walk: the SDK takes that full state as
+   * authoritative and drops what it does not name.
    */
   override encodeAllView(view: StateView, sharedOffset: number, it: Iterator, bytes: Uint8Array = this.sharedBuffer): Uint8Array {
     if (!(view instanceof TrackedView) || view.delivered) return super.encodeAllView(view, sharedOffset, it, bytes);
-    // The tick's chunks may predate changes made since (a join between two ticks): built afresh for
-    // this view, and again by the next encoding.
-    this.built = false;
     this.snapshots.newPass();
     view.bootstrap(treeOf(this.state as unknown as Ref)!, this.rootViewFields);
     this.takeWholes(view);
+    this.firstState = true;
     try {
       return this.encodeView(view, sharedOffset, it, bytes);
     } finally {
-      this.built = false;
+      this.firstState = false;
       this.viewWholes = [];
     }
   }

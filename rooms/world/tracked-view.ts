@@ -114,13 +114,19 @@ export class TrackedView extends StateView {
   }
 
   /**
-   * Before the view's first encoding: `changes` then holds every entity it has whole, except those
-   * that were new in the state when added (Colyseus leaves their fields to the tick's shared changes,
-   * which a client still joining did not get): each of those that is no longer new is added again,
-   * which queues its whole snapshot; one still new goes out with the pending changes.
+   * Before the view's first encoding: every entity it has is to be taken whole (`changes` or
+   * `wholes`), except those that were new in the state when added (Colyseus leaves their fields to
+   * the tick's shared changes, which a client still joining did not get): each of those that is no
+   * longer new is added again, which takes it whole; one still new is listed whole too (its fields
+   * are all pending: the first state carries none of the tick's changes, interest-encoder.ts).
    */
   bootstrap(rootTree: ChangeTree, rootViewFields: readonly number[]): void {
-    for (const obj of this.bornNew ?? []) if (this.has(obj) && !treeOf(obj)!.isNew) this.add(obj);
+    for (const obj of this.bornNew ?? []) {
+      if (!this.has(obj)) continue;
+      const tree = treeOf(obj)!;
+      if (tree.isNew) this.wholes.add(tree);
+      else this.add(obj);
+    }
     this.bornNew = undefined;
     // Colyseus's full state of a view that sees the root names every view-filtered field of it, an
     // empty collection too (the SDK's state has no collection it was not told of): those not named

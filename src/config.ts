@@ -83,6 +83,7 @@ const envSchema = z.object({
   VOICE_URL: optionalUrl,
   SAVE_INTERVAL: int(60, 1, 3600),
   DISABLE_RATE_LIMIT: bool.default(false),
+  PLAYGROUND: bool.default(true),
   SKIP_MANIFESTS: bool.default(false),
   CI: bool.default(false),
   TRUST_PROXY: bool.default(false),
@@ -123,6 +124,8 @@ export interface Config {
   readonly port: number;
   readonly env: "development" | "production" | "test";
   readonly isProduction: boolean;
+  /** Whether the Colyseus playground is mounted (`PLAYGROUND`; never in production, docs/operations.md "Playground"). */
+  readonly playground: boolean;
   readonly ci: boolean;
   readonly worldDir: string;
   readonly manifestsDir: string;
@@ -259,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: v.PORT,
     env: v.NODE_ENV,
     isProduction,
+    playground: !isProduction && v.PLAYGROUND,
     ci: v.CI,
     worldDir: v.WORLD,
     manifestsDir: manifestsDirOf(v.WORLD),

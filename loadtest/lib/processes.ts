@@ -34,7 +34,8 @@ export function tempWorld(prefix = "world-"): string {
 /**
  * The settings every server a load script starts runs with: development mode on `port`, `world`'s
  * manifests as they are (SKIP_MANIFESTS), rate limits off and the per-address socket cap lifted
- * (every bot connects from 127.0.0.1, so per-address limits would measure nothing), log level warn;
+ * (every bot connects from 127.0.0.1, so per-address limits would measure nothing), no Colyseus
+ * playground (a development tool: production has none, and it sends every join a message more), log level warn;
  * nothing from this process's environment but PATH and HOME. `extra` settings win; undefined ones
  * are left out.
  */
@@ -48,6 +49,7 @@ export function loadServerEnv(port: number, world: string, extra: Record<string,
     SKIP_MANIFESTS: "true",
     DISABLE_RATE_LIMIT: "true",
     MAX_SOCKETS_PER_ADDRESS: "100000",
+    PLAYGROUND: "false",
     LOG_LEVEL: "warn",
   };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;

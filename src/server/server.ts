@@ -278,8 +278,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { path: MONITOR_PATH, router: monitorRouter(auth, limits) },
       { path: OLD_MONITOR_PATH, router: express.Router().use(monitorRedirect()) },
       { path: "/mcp", router: mcp.router },
-      // The playground outside production only (docs/operations.md "Playground").
-      ...(config.isProduction ? [] : await playgroundRouters()),
+      // The playground outside production only, unless turned off (docs/operations.md "Playground").
+      ...(config.playground ? await playgroundRouters() : []),
     ],
     modules: [
       ...createApiModules({ storage, content, auth, world: worldAccess, characters: characterService, social, config, admission }),

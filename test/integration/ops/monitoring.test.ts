@@ -213,6 +213,20 @@ describe("operations: monitor, playground, metrics, access log", function () {
     });
   });
 
+  describe("in development with PLAYGROUND=false", () => {
+    let server: GameServer;
+    before(async () => {
+      server = await startTestServer({ PLAYGROUND: "false" });
+    });
+    after(async () => server?.close());
+
+    it("has no playground (404 under both paths)", async () => {
+      for (const path of ["/playground", "/playground/", "/playground/rooms", "/ws/playground/rooms"]) {
+        assert.equal((await fetch(`${server.url}${path}`, { redirect: "manual" })).status, 404, path);
+      }
+    });
+  });
+
   describe("in production", () => {
     let server: GameServer;
     before(async () => {

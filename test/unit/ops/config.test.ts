@@ -148,6 +148,13 @@ describe("config", () => {
     assert.equal(loadConfig({ DISABLE_RATE_LIMIT: "true" }).rateLimitEnabled, false);
   });
 
+  it("PLAYGROUND: mounted outside production unless false; never in production", () => {
+    assert.equal(loadConfig({}).playground, true);
+    assert.equal(loadConfig({ PLAYGROUND: "false" }).playground, false);
+    assert.equal(loadConfig({ ...prodBase, PLAYGROUND: "true" }).playground, false);
+    assert.match(problems({ PLAYGROUND: "maybe" })[0], /^PLAYGROUND/);
+  });
+
   it("rejects malformed values with the setting named", () => {
     assert.match(problems({ PORT: "abc" })[0], /^PORT/);
     assert.match(problems({ TICK_MS: "5" })[0], /^TICK_MS/);

@@ -1,10 +1,10 @@
 /**
- * A client's own queued changes (`StateView.changes`: what came into its view whole, what left it),
- * written as Colyseus's `Encoder.encodeView` writes them, without what that costs per call: an
- * `[key, operation]` array for every field of every entity that comes in, and a new array joining the
- * shared and the view's bytes for every client with anything queued (in a crowd on the move, most of
- * them, every tick: a seventh of what the world allocated in `bench:world --wander
- * --heap-prof-window`). The interest encoder (interest-encoder.ts) calls it for its views and builds
+ * A client's own queued changes (`StateView.changes`: the collections' entries of what came into its
+ * view, what left it), written as Colyseus's `Encoder.encodeView` writes them, without what that costs
+ * per call: an `[key, operation]` array for every queued field, and a new array joining the shared and
+ * the view's bytes for every client with anything queued (in a crowd on the move, most of them, every
+ * tick: 7 % of what the world allocated in `bench:world --wander --heap-prof-window`). Entities'
+ * whole snapshots are written with it too (whole-snapshots.ts). The interest encoder (interest-encoder.ts) calls it for its views and builds
  * the patch in a pooled Buffer; the differential test (test/unit/world/interest-encoder.test.ts)
  * decodes its patches beside Colyseus's own and compares.
  *

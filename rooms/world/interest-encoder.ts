@@ -19,7 +19,7 @@
  * (test/unit/world/interest-encoder.test.ts) decodes both and compares.
  */
 import { SchemaSerializer, type Room } from "@colyseus/core";
-import { Encoder, OPERATION, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
+import { Encoder, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
 import { EntitySlots, TrackedView, treeOf, type Ref } from "./tracked-view.js";
 import { fieldsOf, type SchemaClass, type SchemaField } from "./schema-fields.js";
 import { drainView } from "./view-drain.js";
@@ -84,8 +84,6 @@ export class InterestEncoder extends Encoder {
   private sharedFull: { start: number; values: unknown[]; bytes: Uint8Array } | undefined;
   /** Entities' whole snapshots, for the views that take them whole. */
   readonly snapshots: WholeSnapshots;
-  /** The entities the view being encoded takes whole, out of its `changes` (`encodeView`): each tree, then its queued fields. */
-  private viewWholes: (ChangeTree | Map<number | ChangeTree, OPERATION>)[] = [];
 
   /** `leafTypes`: the entity classes; each must have only primitive fields (checked here). */
   constructor(state: Schema, root: Root | undefined, leafTypes: readonly SchemaClass[]) {
@@ -98,7 +96,7 @@ export class InterestEncoder extends Encoder {
     }
     this.leafTypes = new Set(leafTypes);
     this.slots = new EntitySlots(this.leafTypes);
-    this.snapshots = new WholeSnapshots(this, this.slots);
+    this.snapshots = new WholeSnapshots(this, this.slots, this.grow);
     const rootFields = fieldsOf(state.constructor as SchemaClass);
     // What `drainView` writes: primitives, and maps of primitives or entities (no arrays, no streams).
     const drainable = (f: SchemaField) => f.primitive || (f.map !== undefined && (typeof f.map === "string" || this.leafTypes.has(f.map as SchemaClass)));
@@ -121,13 +119,6 @@ export class InterestEncoder extends Encoder {
     view.delivered = true;
     if (!this.firstState && !this.built) this.build();
     // The entities it takes whole, where Colyseus would have drained them (after their collections).
-    const wholes = this.viewWholes;
-    if (wholes.length > 0) {
-      this.viewWholes = [];
-      for (let i = 0; i < wholes.length; i += 2) {
-        buffer = this.copyWhole(this.snapshots.of(wholes[i] as ChangeTree, wholes[i + 1] as Map<number | ChangeTree, OPERATION>), it, buffer);
-      }
-    }
     if (view.wholes.size > 0) buffer = this.snapshots.write(view, it, buffer, this.copyWhole);
     // A first state holds every entity of the view whole, with the collections' entries for them:
     // the tick's pending changes add nothing to it (`encodeAllView`).
@@ -200,7 +191,6 @@ export class InterestEncoder extends Encoder {
       return this.encodeView(view, sharedOffset, it, bytes);
     } finally {
       this.firstState = false;
-      this.viewWholes = [];
     }
   }
 
@@ -231,24 +221,22 @@ export class InterestEncoder extends Encoder {
   private readonly grow = (bytes: Uint8Array, offset: number) => this.ensureCapacity(bytes, offset);
 
   /**
-   * Out of a new view's `changes`, the entities it takes whole (added when not new in the state:
-   * every field queued), which Colyseus would encode again for every joining client; `encode` copies
-   * their snapshots instead (`WholeSnapshots`), made once for all the clients that join between two changes
+   * Out of a new view's `changes`, the entities Colyseus queued whole (its first add, before the
+   * view was bound, goes through Colyseus's own `add`: every field the entity holds, each as an ADD),
+   * into `view.wholes` with those `TrackedView.add` listed: `encode` copies their snapshots
+   * (`WholeSnapshots`), made once for all the clients that join between two changes
    * (docs/interest.md "A joining client's first state"). An entity's entry that is empty (removed
-   * again) stays. (Only the view's first adds queue entities there: later ones are in `view.wholes`.)
+   * again) stays.
    */
   private takeWholes(view: TrackedView): void {
     const trees = (this.root as unknown as { changeTrees: Record<number, ChangeTree | undefined> }).changeTrees;
-    const wholes: (ChangeTree | Map<number | ChangeTree, OPERATION>)[] = [];
     for (const [refId, changes] of view.changes) {
       if (changes.size === 0) continue;
       const tree = trees[refId];
       if (tree === undefined || !this.isEntity(tree)) continue;
       view.changes.delete(refId);
-      // What Colyseus queued: every field the entity holds, each as an ADD (its snapshot's fields).
-      wholes.push(tree, changes);
+      view.wholes.add(tree);
     }
-    this.viewWholes = wholes;
   }
 
   /** Split the tick's changes: entities are encoded once into chunks, the rest listed for per-view encoding. */
@@ -325,7 +313,7 @@ export class InterestEncoder extends Encoder {
     }
   }
 
-  /** Copy a whole snapshot (`WholeSnapshots`) into the view's patch. */
+  /** Copy a whole snapshot (`WholeSnapshots.write`) into the view's patch. */
   private readonly copyWhole = (bytes: Uint8Array, it: Iterator, buffer: Uint8Array) => this.copyBytes(bytes, 0, bytes.length, it, buffer);
 
   private copyChunk(i: number, it: Iterator, buffer: Uint8Array): Uint8Array {

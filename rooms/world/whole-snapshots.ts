@@ -46,6 +46,8 @@ export class WholeSnapshots {
   constructor(
     private readonly encoder: Encoder,
     private readonly slots: EntitySlots,
+    /** The encoder's `ensureCapacity` (the room one structure needs ahead), for `drainView`. */
+    private readonly grow: (bytes: Uint8Array, offset: number) => Uint8Array,
   ) {}
 
   /** An encoding pass begins (a tick's patch, a joining client's first state). */
@@ -58,16 +60,16 @@ export class WholeSnapshots {
     this.discards++;
   }
 
-  /** The whole snapshot of the entity `tree`, `fields` being what it holds (each as an ADD). */
-  of(tree: ChangeTree, fields: Fields): Uint8Array {
+  /** The whole snapshot of the entity `tree`. */
+  private of(tree: ChangeTree): Uint8Array {
     const slot = this.slots.of(tree);
     const kept = this.kept[slot];
     const clean = !tree.has();
     if (kept?.tree === tree && kept.discards === this.discards && (kept.pass === this.pass || (kept.clean && clean))) return kept.bytes;
-    this.scratch.changes.set((tree.ref as unknown as { [$refId]: number })[$refId], fields);
+    this.scratch.changes.set((tree.ref as unknown as { [$refId]: number })[$refId], this.liveFields(tree));
     // Written as a view's patch drains what it queued (view-drain.ts), and kept as a copy of its own.
     const it = { offset: 0 };
-    this.buffer = drainView(this.encoder, this.scratch, it, this.buffer, room);
+    this.buffer = drainView(this.encoder, this.scratch, it, this.buffer, this.grow);
     const bytes = this.buffer.slice(0, it.offset);
     this.made++;
     // Beyond this pass, good only while nothing of it is pending: a change since would not show in it.
@@ -76,15 +78,15 @@ export class WholeSnapshots {
   }
 
   /**
-   * The snapshots of the entities `view.add` listed whole since the view's last patch
-   * (`TrackedView.wholes`); one that left the state meanwhile has nothing to write (its collection's
-   * entry, drained before, says it is gone).
+   * The snapshots of the entities listed whole since the view's last patch (`TrackedView.wholes`:
+   * what `view.add` took, and at a first state what Colyseus's own add queued); one that left the
+   * state meanwhile has nothing to write (its collection's entry, drained before, says it is gone).
    */
   write(view: TrackedView, it: Iterator, buffer: Uint8Array, copy: Copy): Uint8Array {
     const trees = (this.encoder.root as unknown as { changeTrees: Record<number, ChangeTree | undefined> }).changeTrees;
     for (const tree of view.wholes) {
       if (trees[(tree.ref as unknown as { [$refId]: number })[$refId]] !== tree) continue;
-      buffer = copy(this.of(tree, this.liveFields(tree)), it, buffer);
+      buffer = copy(this.of(tree), it, buffer);
     }
     view.wholes.clear();
     return buffer;
@@ -99,14 +101,6 @@ export class WholeSnapshots {
     for (const index of all.keys()) if (target[$getByIndex](index as number) === undefined) return someFields(tree);
     return all;
   }
-}
-
-/** The room a snapshot's structure needs ahead (as the encoder keeps: Encoder.BUFFER_SIZE). */
-function room(bytes: Uint8Array, offset: number): Uint8Array {
-  if (offset + Encoder.BUFFER_SIZE <= bytes.length) return bytes;
-  const grown = new Uint8Array(2 * (offset + Encoder.BUFFER_SIZE));
-  grown.set(bytes.subarray(0, offset));
-  return grown;
 }
 
 /** `liveFields` of an entity with a field that holds no value. */

@@ -194,6 +194,17 @@ function run(seed: number, ticks: number) {
   }
 }
 
+/** An encoder's side with `players` players (ids "0", "1"…) and `clients` clients joined, their first states sent, their views empty. */
+function joinedToPlayers(players: number, clients: number): Side {
+  const s = side(true);
+  for (let i = 0; i < players; i++) s.state.players.set(String(i), entity("players", String(i), rng(i)) as InstanceType<typeof PlayerState>);
+  for (let c = 0; c < clients; c++) {
+    join(s, c);
+    ready(s, c);
+  }
+  return s;
+}
+
 /** Run `fn` and return what the decoders complained of meanwhile (an unknown refId, a mismatch: logged, then skipped). */
 function complaints(fn: () => void): unknown[][] {
   const said: unknown[][] = [];
@@ -285,12 +296,7 @@ describe("world schema encoding (InterestEncoder)", () => {
   });
 
   it("sends nothing of an entity a view added and let go, or that left the state, before the patch", () => {
-    const s = side(true);
-    for (let i = 0; i < 5; i++) s.state.players.set(String(i), entity("players", String(i), rng(i)) as InstanceType<typeof PlayerState>);
-    for (let c = 0; c < 2; c++) {
-      join(s, c);
-      ready(s, c);
-    }
+    const s = joinedToPlayers(5, 2);
     const [a, b] = [s.clients.get(0)!, s.clients.get(1)!];
     // Each view holds one already (its first add binds it to the state, through Colyseus's own add).
     for (const c of [a, b]) c.view.add(s.state.players.get("0")!);
@@ -312,12 +318,7 @@ describe("world schema encoding (InterestEncoder)", () => {
   });
 
   it("encodes an entity that joining clients get whole once for all of them, and again only when it changed", () => {
-    const s = side(true);
-    for (let i = 0; i < 50; i++) s.state.players.set(String(i), entity("players", String(i), rng(i)) as InstanceType<typeof PlayerState>);
-    for (let c = 0; c < 3; c++) {
-      join(s, c);
-      ready(s, c);
-    }
+    const s = joinedToPlayers(50, 3);
     patch(s); // the players are no longer new: a view that adds one now takes it whole
     const encoder = s.encoder as InterestEncoder;
     const made = () => encoder.snapshots.made;

@@ -19,6 +19,21 @@ import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
 
 const silent: Connection = { id: "c", kind: "sdk", send: () => undefined, close: () => undefined };
 
+/** An entity a Tracker of a test's own selects. */
+type E = { id: string; x: number; z: number };
+
+/** A grid of placed entities for a Tracker of a test's own, and `put` to place one more. */
+function placed() {
+  const grid = new SpatialGrid<E>();
+  const all = new Map<string, E>();
+  const put = (id: string, x: number, z: number) => {
+    const e = { id, x, z };
+    all.set(id, e);
+    grid.set(e, x, z);
+  };
+  return { grid, all, put };
+}
+
 describe("world interest management in a crowd", () => {
   let content: GameContent;
   let world: World;
@@ -74,14 +89,7 @@ describe("world interest management in a crowd", () => {
     // walk pays), 5 others 2 tiles away, 10 others at the view's edge (24 tiles), and 6 it tracked
     // 28 tiles away (within the leave radius: rank 26 with the margin of 2). The 10 are the 5 near and
     // 5 from the edge (rank 24 before 26), as a scan would choose.
-    type E = { id: string; x: number; z: number };
-    const grid = new SpatialGrid<E>();
-    const all = new Map<string, E>();
-    const put = (id: string, x: number, z: number) => {
-      const e = { id, x, z };
-      all.set(id, e);
-      grid.set(e, x, z);
-    };
+    const { grid, all, put } = placed();
     for (let i = 0; i < 200; i++) put(`hidden${i}`, i % 8, Math.floor(i / 8) % 8);
     for (let i = 0; i < 5; i++) put(`near${i}`, 2, i - 2);
     for (let i = 0; i < 10; i++) put(`edge${i}`, 24, i - 5);
@@ -109,7 +117,6 @@ describe("world interest management in a crowd", () => {
   });
 
   describe("a ring walk at a crowd's edge", () => {
-    type E = { id: string; x: number; z: number };
     const BOUND = 10;
     /** A block of `side` × `side` tiles, `perTile` on each, its corner at (x0, z0). */
     const setup = (blocks: [x0: number, z0: number, side: number, perTile: number][]) => {
@@ -168,7 +175,6 @@ describe("world interest management in a crowd", () => {
     // A differential test of the Tracker against every entity offered to the same rule: per kind
     // (priority, tracked, other), the same number chosen at each distance (which of a tie is the
     // rule's choice, by candidate order), and the same pressure.
-    type E = { id: string; x: number; z: number };
     let seed = 7;
     const rng = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const int = (n: number) => Math.floor(rng() * n);
@@ -245,14 +251,7 @@ describe("world interest management in a crowd", () => {
   });
 
   it("a calm view keeps what it tracked (mayStay) only when the rule would choose exactly that", () => {
-    type E = { id: string; x: number; z: number };
-    const grid = new SpatialGrid<E>();
-    const all = new Map<string, E>();
-    const put = (id: string, x: number, z: number) => {
-      const e = { id, x, z };
-      all.set(id, e);
-      grid.set(e, x, z);
-    };
+    const { grid, all, put } = placed();
     // A crowd it may not see fills the viewer's cell, dense enough that a ring walk pays even out to
     // the view's edge (ringWalkBudget: 10,000 near, 2,500 tiles), and a few it may see.
     for (let i = 0; i < 10_000; i++) put(`hidden${i}`, i % 8, Math.floor(i / 8) % 8);

@@ -16,6 +16,7 @@
  * `globalThis.__benchRecordTick(wallMicroseconds, cpuMicroseconds)`: `tick` and `tickCpu` (the CPU
  * time the process used meanwhile, which leaves out time spent waiting for a core).
  */
+import { readdirSync, readFileSync } from "node:fs";
 import {
   constants as perf,
   createHistogram,
@@ -80,6 +81,39 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ["gc"] });
 
+/**
+ * The process's CPU time in milliseconds by thread, from /proc (Linux; undefined elsewhere): `main`
+ * (the event loop), `v8` (V8's platform workers: the garbage collector's parallel scavenges and
+ * concurrent marking, background compiling), `libuv` (its pool: file system, DNS, crypto), `other`.
+ * What the process's CPU adds to the main thread's comes mostly from `v8`. Clock ticks are counted
+ * at 100 a second (Linux's USER_HZ); a thread that ended since takes its time with it.
+ */
+function threadCpu(): Record<"main" | "v8" | "libuv" | "other", number> | undefined {
+  const out = { main: 0, v8: 0, libuv: 0, other: 0 };
+  let tids: string[];
+  try {
+    tids = readdirSync("/proc/self/task");
+  } catch {
+    return undefined;
+  }
+  for (const tid of tids) {
+    let stat: string;
+    let comm: string;
+    try {
+      stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      comm = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+    } catch {
+      continue; // ended meanwhile
+    }
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const f = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+    const ms = (Number(f[11]) + Number(f[12])) * 10;
+    const role = Number(tid) === process.pid ? "main" : comm === "node" ? "v8" : comm === "libuv-worker" ? "libuv" : "other";
+    out[role] += ms;
+  }
+  return out;
+}
+
 let lastCpu = process.cpuUsage();
 let lastWall = performance.now();
 let lastElu = performance.eventLoopUtilization();
@@ -87,6 +121,7 @@ let windowElu = performance.eventLoopUtilization();
 let windowCpu = process.cpuUsage();
 let windowWall = performance.now();
 let windowPeakRss = 0;
+let windowThreads = threadCpu();
 
 /**
  * `PROBE_PROFILE_DIR`: a CPU profile of the measurement window only (from the SIGUSR2 that opens it,
@@ -136,6 +171,7 @@ process.on("SIGUSR2", () => {
   windowElu = performance.eventLoopUtilization();
   windowCpu = process.cpuUsage();
   windowWall = performance.now();
+  windowThreads = threadCpu();
   windowPeakRss = 0;
   gc.minor = { count: 0, ms: 0 };
   gc.major = { count: 0, ms: 0 };
@@ -148,6 +184,17 @@ const timer = setInterval(() => {
   windowPeakRss = Math.max(windowPeakRss, mem.rss);
   const elu = performance.eventLoopUtilization(lastElu);
   const wCpu = process.cpuUsage(windowCpu);
+  const threadsNow = threadCpu();
+  const pctOf = (ms: number) => Math.round((ms / (now - windowWall)) * 1000) / 10;
+  const threads =
+    threadsNow && windowThreads
+      ? {
+          main: pctOf(threadsNow.main - windowThreads.main),
+          v8: pctOf(threadsNow.v8 - windowThreads.v8),
+          libuv: pctOf(threadsNow.libuv - windowThreads.libuv),
+          other: pctOf(threadsNow.other - windowThreads.other),
+        }
+      : undefined;
   const line = {
     t: Date.now(),
     cpu: Math.round(((cpu.user + cpu.system) / 1000 / (now - lastWall)) * 1000) / 10,
@@ -158,6 +205,7 @@ const timer = setInterval(() => {
     window: {
       seconds: Math.round((now - windowWall) / 100) / 10,
       cpu: Math.round(((wCpu.user + wCpu.system) / 1000 / (now - windowWall)) * 1000) / 10,
+      threads,
       peakRss: windowPeakRss,
       ...delay(windowed),
       elu: Math.round(performance.eventLoopUtilization(windowElu).utilization * 1000) / 1000,

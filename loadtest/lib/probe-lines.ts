@@ -16,6 +16,8 @@ export interface Probe {
   window: {
     seconds: number;
     cpu: number;
+    /** The window's CPU by thread, % of a core (loadtest/probe.ts `threadCpu`; Linux only). */
+    threads?: { main: number; v8: number; libuv: number; other: number };
     peakRss: number;
     p50: number;
     p99: number;

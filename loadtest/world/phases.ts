@@ -50,6 +50,9 @@ export function logWindow(label: string, m: Measured) {
   console.log(
     `  [${label}] ${m.connected} bots measured over ${m.seconds} s: server cpu ${m.server.cpuAvg}% (peak ${m.server.cpuPeak}), rss ${m.server.rssPeakMb} MB, ` +
       `loop delay p99 ${m.server.loopDelayP99Ms} ms, tick p99 ${m.tick.p99Ms ?? "–"} ms (${m.tick.source}), ` +
+      (m.server.threads
+        ? `by thread main ${m.server.threads.main} / V8 workers ${m.server.threads.v8} / libuv ${m.server.threads.libuv} / other ${m.server.threads.other}% (probe window), `
+        : "") +
       (m.server.gc
         ? `gc pauses ${m.server.gc.minor.ms} ms in ${m.server.gc.minor.count} scavenges + ${m.server.gc.major.ms} ms in ${m.server.gc.major.count} major, `
         : "") +

@@ -40,7 +40,16 @@ export function tickFigures(last: Probe | undefined, a: Scrape | undefined, b: S
 export interface Measured {
   seconds: number;
   connected: number;
-  server: { cpuAvg: number; cpuPeak: number; rssPeakMb: number; loopDelayP99Ms: number; loopDelayMaxMs: number; elu: number; gc?: Probe["window"]["gc"] };
+  server: {
+    cpuAvg: number;
+    cpuPeak: number;
+    rssPeakMb: number;
+    loopDelayP99Ms: number;
+    loopDelayMaxMs: number;
+    elu: number;
+    gc?: Probe["window"]["gc"];
+    threads?: Probe["window"]["threads"];
+  };
   tick: TickFigures;
   moveVisible: { count: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number; lost: number; unseen: number };
   egressBytesPerClientPerS: number;
@@ -145,6 +154,7 @@ export class Run {
         loopDelayMaxMs: last?.window.max ?? NaN,
         elu: last?.window.elu ?? NaN,
         gc: last?.window.gc,
+        threads: last?.window.threads,
       },
       tick: tickFigures(last, w.metrics, metrics),
       moveVisible: {

@@ -106,6 +106,25 @@ export class SpatialGrid<T extends { id: string }> {
     return this.tiles.get(key(x, z));
   }
 
+  /**
+   * Gather into `out` the occupied tiles at Chebyshev distance `r` from (x, z) (a ring; r = 0, the
+   * tile itself), and return how many: `out` is reused, its entries past the count are stale.
+   */
+  ring(x: number, z: number, r: number, out: (readonly T[])[]): number {
+    if (r === 0) return this.gather(x, z, out, 0);
+    let n = 0;
+    for (let dx = -r; dx <= r; dx++) n = this.gather(x + dx, z + r, out, this.gather(x + dx, z - r, out, n));
+    for (let dz = -r + 1; dz < r; dz++) n = this.gather(x + r, z + dz, out, this.gather(x - r, z + dz, out, n));
+    return n;
+  }
+
+  /** `out[n]` is the tile's entities if it holds any (then n + 1 is returned, else n). */
+  private gather(x: number, z: number, out: (readonly T[])[], n: number): number {
+    const bucket = this.tiles.get(key(x, z));
+    if (bucket) out[n++] = bucket;
+    return n;
+  }
+
   get size(): number {
     return this.where.size;
   }

@@ -111,6 +111,8 @@ export class Player {
    * speaker or a combatant (docs/interest.md "In a crowd").
    */
   tracking: Readonly<Record<"players" | "npcs" | "resources" | "groundItems", ReadonlySet<string>>> | undefined;
+  /** Scratch of the players' interest tracker: the ring walk that found this player tracked by its viewer (`Placed.walkMark`). */
+  walkMark = 0;
 
   constructor(record: CharacterRecord) {
     const c = record.character;

@@ -9,6 +9,13 @@ export interface Placed {
   readonly id: string;
   readonly x: number;
   readonly z: number;
+  /**
+   * The tracker's scratch, on entities of a collection whose tracker marks them (players): the ring
+   * walk that found it among what its viewer tracks. A crowd's walk meets mostly what the viewer
+   * tracks already; telling them by this field, not by the viewer's set of ids, was a third of the
+   * walk's time (`loadtest/bench-interest.ts --scenario wander`).
+   */
+  walkMark?: number;
 }
 
 /**

@@ -19,6 +19,8 @@ import { Chosen, type Placed, type TrackedMark } from "./tracked-mark.js";
 export const SCAN_FACTOR = 2;
 /** What looking at one tile of a ring walk costs, in entities scanned in a cell: an estimate (a tile is a map lookup and the ring's bookkeeping, an entity a distance check). */
 const TILE_COST = 4;
+/** The last ring walk's number (`Placed.walkMark`): one counter for every tracker, so no two walks share one. */
+let walks = 0;
 
 /**
  * How pressed a selection was: `calm`, every candidate chosen (no more than the bound in view);
@@ -55,9 +57,8 @@ export class Tracker<T extends Placed> {
   };
   /** The cells around the current viewer (reused from one viewer to the next). */
   private readonly cells: ReadonlyMap<string, T>[] = [];
-  /** The occupied tiles of the ring being walked. */
+  /** The occupied tiles of the ring being walked (`SpatialGrid.ring`). */
   private readonly ring: (readonly T[])[] = [];
-  private ringSize = 0;
   /** What the viewer tracked, counted by the rank it competes at (ring walks). */
   private readonly trackedRanks: Uint32Array;
   private readonly chosen = new Chosen();
@@ -88,6 +89,8 @@ export class Tracker<T extends Placed> {
      * passed the leave radius (`TrackedMark`). Undefined: checked every time.
      */
     private readonly apartPerTick?: number,
+    /** Whether the entities carry `walkMark` (set on each at its creation, so their shape stays one). */
+    private readonly walkMarks = false,
   ) {
     this.trackedRanks = new Uint32Array(leaveRadius + 1);
   }
@@ -346,6 +349,11 @@ export class Tracker<T extends Placed> {
     this.c.knownFrom = from;
     this.considerTracked(viewer, priority, previous, marked, -1);
     const tracked = (this.c.trackedUntil = this.c.count);
+    // What it tracked within the leave radius, marked (with walkMarks): the walk meets nothing it tracked
+    // farther, and what it tracked but does not accept it turns down either way.
+    const walk = ++walks;
+    const marks = this.walkMarks;
+    if (marks) for (let i = from; i < tracked; i++) this.c.refs[i]!.walkMark = walk;
     const ranks = this.trackedRanks.fill(0);
     // Ranks up to the leave radius (what it tracks stays a candidate that far): one past the view's
     // radius counts against no ring, so the walk still takes the others of the last rings.
@@ -360,12 +368,12 @@ export class Tracker<T extends Placed> {
       if (need <= 0) return true;
       tiles += r === 0 ? 1 : 8 * r;
       if (tiles > budget) return false;
-      this.collectRing(viewer.x, viewer.z, r);
-      for (let i = 0; i < this.ringSize && need > 0; i++) {
+      const ringSize = this.grid.ring(viewer.x, viewer.z, r, this.ring);
+      for (let i = 0; i < ringSize && need > 0; i++) {
         const tile = this.ring[i]!;
         for (let j = 0; j < tile.length && need > 0; j++) {
           const e = tile[j]!;
-          if ((anyPriority && priority.has(e.id)) || previous?.has(e.id) || !this.accept(e, viewer)) continue;
+          if ((anyPriority && priority.has(e.id)) || (marks ? e.walkMark === walk : previous?.has(e.id)) || !this.accept(e, viewer)) continue;
           this.push(e, r);
           filled++;
           need--;
@@ -373,24 +381,5 @@ export class Tracker<T extends Placed> {
       }
     }
     return true;
-  }
-
-  /** Gather the occupied tiles at Chebyshev distance `r` from (x, z) into `ring`. */
-  private collectRing(x: number, z: number, r: number): void {
-    this.ringSize = 0;
-    if (r === 0) return this.tile(x, z);
-    for (let dx = -r; dx <= r; dx++) {
-      this.tile(x + dx, z - r);
-      this.tile(x + dx, z + r);
-    }
-    for (let dz = -r + 1; dz < r; dz++) {
-      this.tile(x - r, z + dz);
-      this.tile(x + r, z + dz);
-    }
-  }
-
-  private tile(x: number, z: number): void {
-    const bucket = this.grid.at(x, z);
-    if (bucket) this.ring[this.ringSize++] = bucket;
   }
 }

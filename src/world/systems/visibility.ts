@@ -149,6 +149,7 @@ export class Visibility {
         MAX_NEW_PER_TICK,
         MAX_SWAPS_PER_SELECTION,
         2 * RUN_TILES_PER_TICK,
+        true,
       ),
       npcs: new Tracker<Npc>(
         d.npcGrid,

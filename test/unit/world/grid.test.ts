@@ -53,6 +53,22 @@ describe("world/grid (SpatialGrid)", () => {
     plain.set(a, 100, 100);
     assert.equal(plain.jumps, 0, "no maxStep: moves are not told apart");
   });
+  it("ring gathers the occupied tiles at one Chebyshev distance, each once", () => {
+    const grid = new SpatialGrid<{ id: string }>(16);
+    // One entity on every tile of the 9 × 9 square around (3, -2), two on its centre.
+    for (let dx = -4; dx <= 4; dx++) for (let dz = -4; dz <= 4; dz++) grid.set(e(`${dx},${dz}`), 3 + dx, -2 + dz);
+    grid.set(e("again"), 3, -2);
+    const out: (readonly { id: string }[])[] = [];
+    for (let r = 0; r <= 5; r++) {
+      const n = grid.ring(3, -2, r, out);
+      const ids = out.slice(0, n).flatMap((tile) => tile.map((v) => v.id));
+      const expected: string[] = [];
+      for (let dx = -4; dx <= 4; dx++) for (let dz = -4; dz <= 4; dz++) if (Math.max(Math.abs(dx), Math.abs(dz)) === r) expected.push(`${dx},${dz}`);
+      if (r === 0) expected.push("again");
+      assert.deepEqual(ids.sort(), expected.sort(), `ring ${r}`);
+      assert.equal(n, r === 0 ? 1 : r <= 4 ? 8 * r : 0, `ring ${r}: its occupied tiles`);
+    }
+  });
   it("tells every tile of ±32,767 apart, across the axes and at the edges, and measures steps across them", () => {
     const grid = new SpatialGrid<{ id: string }>(16, 2);
     const spots: [number, number][] = [];

@@ -20,14 +20,14 @@ import { OPEN_SPOT as SPOT, worldWithoutStorage } from "../../helpers/world.js";
 const silent: Connection = { id: "c", kind: "sdk", send: () => undefined, close: () => undefined };
 
 /** An entity a Tracker of a test's own selects. */
-type E = { id: string; x: number; z: number };
+type E = { id: string; x: number; z: number; walkMark?: number };
 
 /** A grid of placed entities for a Tracker of a test's own, and `put` to place one more. */
 function placed() {
   const grid = new SpatialGrid<E>();
   const all = new Map<string, E>();
   const put = (id: string, x: number, z: number) => {
-    const e = { id, x, z };
+    const e: E = { id, x, z, walkMark: 0 };
     all.set(id, e);
     grid.set(e, x, z);
   };
@@ -130,8 +130,8 @@ describe("world interest management in a crowd", () => {
         }
       let accepted = 0;
       let tiles = 0;
-      const at = grid.at.bind(grid);
-      grid.at = (x, z) => (tiles++, at(x, z));
+      const ring = grid.ring.bind(grid);
+      grid.ring = (x, z, r, out) => ((tiles += r === 0 ? 1 : 8 * r), ring(x, z, r, out));
       const tracker = new Tracker<E>(grid, all, BOUND, VIEW_RADIUS, VIEW_RADIUS + 4, 2, () => (accepted++, true), 100, 100);
       const select = (x: number, z: number) => {
         accepted = tiles = 0;
@@ -185,7 +185,7 @@ describe("world interest management in a crowd", () => {
       const grid = new SpatialGrid<E>();
       const all = new Map<string, E>();
       const put = (x: number, z: number) => {
-        const e = { id: `e${all.size}`, x, z };
+        const e: E = { id: `e${all.size}`, x, z, walkMark: 0 };
         all.set(e.id, e);
         grid.set(e, x, z);
       };
@@ -202,7 +202,8 @@ describe("world interest management in a crowd", () => {
       const priority = pick(int(3));
       const previous = rng() < 0.3 ? undefined : pick(int(3 * bound));
       const accept = (e: E) => !hidden.has(e.id);
-      const tracker = new Tracker<E>(grid, all, bound, VIEW_RADIUS, LEAVE, 2, accept, 1 + int(10), int(5));
+      // Half the rounds tell what the viewer tracks by the walk's marks on the entities (as for players).
+      const tracker = new Tracker<E>(grid, all, bound, VIEW_RADIUS, LEAVE, 2, accept, 1 + int(10), int(5), undefined, round % 2 === 0);
       const out = new Set<string>();
       const pressure = tracker.select(viewer, priority, previous, out);
 
@@ -271,6 +272,23 @@ describe("world interest management in a crowd", () => {
     assert.deepEqual(select(["a", "b", "c"]), { stayed: true, out: [] });
     // As many as it tracked, but one it tracked is gone and one the walk found (to the view's edge) is new: chosen anew.
     assert.deepEqual(select(["a", "b", "gone"]), { stayed: false, out: ["a", "b", "c"] });
+  });
+
+  it("a ring walk that tells what the viewer tracks by its marks offers none of it again as a newcomer", () => {
+    const { grid, all, put } = placed();
+    // Ten a tile over the 7 × 7 tiles around the viewer: a walk (ringWalkBudget), whose first rings
+    // hold the five it tracks.
+    for (let i = 0; i < 490; i++) put(`e${i}`, (i % 7) - 3, (Math.floor(i / 7) % 7) - 3);
+    const nearest = [...all.values()].filter((e) => e.x === 0 && e.z === 0).map((e) => e.id);
+    const tracker = new Tracker<E>(grid, all, 10, VIEW_RADIUS, VIEW_RADIUS + 4, 2, () => true, 10, 2, undefined, true);
+    const viewer = { id: "viewer", x: 0, z: 0 } as Player;
+    for (const tracked of [nearest.slice(0, 5), nearest.slice(5)]) {
+      const out = new Set<string>();
+      assert.equal(tracker.select(viewer, new Set(), new Set(tracked), out), "crowded");
+      // What it tracked, and as many newcomers as there is room for: none of them one it tracked.
+      assert.equal(out.size, 10);
+      for (const id of tracked) assert.ok(out.has(id), id);
+    }
   });
 
   it("always includes the trade partner, beyond the nearest", () => {

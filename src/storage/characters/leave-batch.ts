@@ -12,6 +12,7 @@
  */
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import type { LeaveBatchResult, LeaveSave, ProgressSnapshot } from "../../world/ports/character-store.js";
+import { executeNative } from "../native.js";
 import type { Orm } from "../orm.js";
 import { progressStatements } from "./progress.js";
 
@@ -23,7 +24,7 @@ export const LEAVE_BATCH_MAX = 250;
 type Tx = SqlEntityManager;
 
 function run<T extends object[] = object[]>(em: Tx, sql: string, params: unknown[]): Promise<T> {
-  return em.getConnection().execute<T>(sql, params, "all", em.getTransactionContext());
+  return executeNative(em, sql, params, em.getTransactionContext()) as Promise<T>;
 }
 
 /** A PostgreSQL array literal of text values (one parameter, whatever the number of values). */

@@ -8,6 +8,7 @@
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { CharacterEntity, type Character } from "../../../entities/character.js";
 import type { ItemRows } from "../../world/ports/character-store.js";
+import { executeNative } from "../native.js";
 
 /**
  * The row and its items. Each item row is a JSON array of its columns (smaller to send and parse
@@ -38,7 +39,7 @@ const json = <T>(v: unknown): T => (typeof v === "string" ? JSON.parse(v) : v) a
  * @returns null when no such character.
  */
 export async function loadCharacter(em: SqlEntityManager, id: string): Promise<({ character: Character; openDeath: boolean } & ItemRows) | null> {
-  const [row] = await em.getConnection().execute<LoadRow[]>(LOAD_SQL, [id]);
+  const [row] = await executeNative<LoadRow>(em, LOAD_SQL, [id]);
   if (!row) return null;
   const { load_inventory, load_equipment, load_bank, load_open_death, ...columns } = row;
   const character = em.map(CharacterEntity, columns as never);

@@ -3,6 +3,7 @@
  * "Loading a character"): one statement, where an update and a flush (begin, insert, commit) took four.
  */
 import { randomUUID } from "node:crypto";
+import { executeNative } from "../native.js";
 import type { Orm } from "../orm.js";
 
 /**
@@ -21,6 +22,6 @@ insert into player_logins (id, character_id, account_id, transport, started_at) 
 export async function openLogin(orm: Orm, characterId: string, accountId: string, transport: string): Promise<string> {
   const id = randomUUID();
   const now = new Date();
-  await orm.em.getConnection().execute(OPEN_LOGIN_SQL, [now, characterId, id, characterId, accountId, transport, now]);
+  await executeNative(orm.em, OPEN_LOGIN_SQL, [now, characterId, id, characterId, accountId, transport, now]);
   return id;
 }

@@ -17,6 +17,7 @@ import {
   type SkillColumns,
 } from "../../world/ports/character-store.js";
 import type { LeaseFence } from "../fence.js";
+import { executeNative } from "../native.js";
 import type { Orm } from "../orm.js";
 
 export { PROGRESS_BATCH_MAX, type CharacterProgress, type ItemRows, type ProgressBatchResult, type ProgressSnapshot, type SkillColumns };
@@ -73,10 +74,10 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
   const tally = newTally();
   if (statements.length === 1) {
     const { sql, params } = statements[0]!;
-    tally.add(await em.getConnection().execute(sql, params, "all"));
+    tally.add(await executeNative<TallyRow>(em, sql, params));
   } else {
     await em.transactional(async (tx) => {
-      for (const { sql, params } of statements) tally.add(await tx.getConnection().execute(sql, params, "all", tx.getTransactionContext()));
+      for (const { sql, params } of statements) tally.add(await executeNative<TallyRow>(tx, sql, params, tx.getTransactionContext()));
     });
   }
   return tally.result(rows);
@@ -86,11 +87,14 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
  * Adds up what `progressStatements` answered (each statement one row: `updated`, and `held`, the
  * characters whose lease it found still theirs); `result` names the fenced rows among `rows`.
  */
+/** What a progress statement answers. */
+type TallyRow = { updated: number | string; held: string[] | string };
+
 export function newTally() {
   const held = new Set<string>();
   let updated = 0;
   return {
-    add(res: { updated: number | string; held: string[] | string }[]) {
+    add(res: TallyRow[]) {
       updated += Number(res[0]?.updated ?? 0);
       for (const h of parseArray(res[0]?.held)) held.add(h);
     },

@@ -90,9 +90,18 @@ export class EventRouter {
       const tradeId = (payload as { tradeId?: unknown })?.tradeId;
       return player.send("tradeError", { ...(typeof tradeId === "string" ? { tradeId } : {}), ...refusal });
     }
-    void this.handle(player, event as ClientEventName, parsed.data).catch((e) => {
-      this.logger.error({ err: e, event, playerId: player.id }, "event handler failed");
-    });
+    // Most handlers are synchronous (a move, an action): no promise is made for them.
+    let running: Promise<void> | void;
+    try {
+      running = this.handle(player, event as ClientEventName, parsed.data);
+    } catch (e) {
+      return this.failed(e, event, player);
+    }
+    if (running) running.catch((e: unknown) => this.failed(e, event, player));
+  }
+
+  private failed(e: unknown, event: string, player: Player): void {
+    this.logger.error({ err: e, event, playerId: player.id }, "event handler failed");
   }
 
   /**
@@ -100,7 +109,7 @@ export class EventRouter {
    * refused with the code `PLAYER_DEAD` — a system `chat:message`, or a `tradeError` for trade
    * events — and changes nothing (docs/protocol.md#refusals).
    */
-  async handle<E extends ClientEventName>(player: Player, event: E, payload: ClientEventPayload<E>): Promise<void> {
+  handle<E extends ClientEventName>(player: Player, event: E, payload: ClientEventPayload<E>): Promise<void> | void {
     const entry = this.table[event] as EventEntry<E>;
     if (player.dead) {
       if (entry.refusals === "trade") return player.send("tradeError", { code: REFUSAL.PLAYER_DEAD, message: "You are dead." });

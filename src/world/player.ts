@@ -62,7 +62,7 @@ export class Player {
   connection: Connection | undefined;
   loginId: string | undefined;
   admin = false;
-  path: Tile[] = [];
+  path: readonly Tile[] = [];
   running = false;
   action: PlayerAction | null = null;
   /**

@@ -44,6 +44,8 @@ export class Movement {
   actionSearches = { searched: 0, expanded: 0, deferred: 0 };
   /** Tiles this tick's searches may still expand (`player:move` first, then actions). */
   private budgetLeft: number;
+  /** The map's blocked test as a search takes it (one function, not one made for every search). */
+  private readonly blocked = (x: number, z: number) => this.d.content.isBlocked(x, z);
 
   constructor(private readonly d: MovementDeps) {
     this.budgetLeft = this.moves.perTick;
@@ -126,10 +128,9 @@ export class Movement {
   pathTo(p: Player, to: Tile, adjacent = false, maxNodes = searchLimit(p.tile, to), stats?: { expanded: number }): boolean {
     if (stats) stats.expanded = 0;
     if (!this.d.regions.reachable(p.tile, to, adjacent)) return false;
-    const content = this.d.content;
-    const res = findPath(p.tile, to, (x, z) => content.isBlocked(x, z), content.worldBounds, maxNodes, stats);
+    const res = findPath(p.tile, to, this.blocked, this.d.content.worldBounds, maxNodes, stats);
     if (!res.ok) return false;
-    let tiles = [...res.value.tiles];
+    let tiles = res.value.tiles; // the search's own array
     if (adjacent && tiles.length > 0) {
       // Stop on the first tile next to the target.
       const i = tiles.findIndex((t) => chebyshev(t, to) <= 1);
@@ -143,7 +144,7 @@ export class Movement {
   advance(p: Player): void {
     if (p.path.length === 0) return;
     const step = stepAlong(p.path, p.running ? RUN_TILES_PER_TICK : WALK_TILES_PER_TICK);
-    p.path = [...step.remaining];
+    p.path = step.remaining; // a slice of its own: paths are replaced, never changed in place
     if (!step.position) return;
     const content = this.d.content;
     const areaBefore = p.goal?.type === "explore" ? content.areaAt(p.x, p.z) : undefined;

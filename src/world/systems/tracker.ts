@@ -10,7 +10,7 @@
  * walked out of view since it was last measured is measured again.
  */
 import { chebyshev } from "../../domain/movement.js";
-import { selectInterest, type InterestCandidates } from "../../domain/interest.js";
+import { selectInterest, type InterestCandidates, type InterestRule } from "../../domain/interest.js";
 import type { SpatialGrid } from "../grid.js";
 import type { Player } from "../player.js";
 import { Chosen, type Placed, type TrackedMark } from "./tracked-mark.js";
@@ -64,6 +64,8 @@ export class Tracker<T extends Placed> {
   private readonly chosen = new Chosen();
   /** `pruneDue`'s scratch: the mark's indexes of what left. */
   private readonly gone: number[] = [];
+  /** The rule of the selections (one object, its sets given for each viewer). */
+  private readonly rule: { -readonly [K in keyof InterestRule]: InterestRule[K] };
   /** Whether the last `select` left `out` alone, the choice being `previous` (its `mayStay`). */
   stayed = false;
 
@@ -93,6 +95,7 @@ export class Tracker<T extends Placed> {
     private readonly walkMarks = false,
   ) {
     this.trackedRanks = new Uint32Array(leaveRadius + 1);
+    this.rule = { bound, priority: new Set(), previous: undefined, margin, maxAdds, maxSwaps };
   }
 
   /**
@@ -137,7 +140,9 @@ export class Tracker<T extends Placed> {
       this.stayed = true;
       return "calm";
     }
-    const rule = { bound: this.bound, priority, previous, margin: this.margin, maxAdds: this.maxAdds, maxSwaps: this.maxSwaps };
+    const rule = this.rule;
+    rule.priority = priority;
+    rule.previous = previous;
     this.chosen.begin(4 * (this.all.size + 1024));
     const chosen = selectInterest(this.c as InterestCandidates, rule, this.chosen);
     this.chosen.into(out, keep);

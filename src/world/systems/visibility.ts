@@ -226,7 +226,9 @@ export class Visibility {
       }
       // Kept as it was: the Set objects trade places, nothing is copied (the stale one is brought
       // to the next selection in place).
-      [v[kind], previous![kind]] = [previous![kind], v[kind]];
+      const kept = previous![kind];
+      previous![kind] = v[kind];
+      v[kind] = kept;
       cadence!.kept[kind] = true;
     }
     // A client's own selection (the room's, with a cadence): what its messages follow.

@@ -83,13 +83,13 @@ export async function writeProgressBatch(orm: Orm, rows: readonly CharacterProgr
   return tally.result(rows);
 }
 
+/** What a progress statement answers. */
+type TallyRow = { updated: number | string; held: string[] | string };
+
 /**
  * Adds up what `progressStatements` answered (each statement one row: `updated`, and `held`, the
  * characters whose lease it found still theirs); `result` names the fenced rows among `rows`.
  */
-/** What a progress statement answers. */
-type TallyRow = { updated: number | string; held: string[] | string };
-
 export function newTally() {
   const held = new Set<string>();
   let updated = 0;

@@ -120,7 +120,7 @@ export class SpatialGrid<T extends { id: string }> {
 
   /** `out[n]` is the tile's entities if it holds any (then n + 1 is returned, else n). */
   private gather(x: number, z: number, out: (readonly T[])[], n: number): number {
-    const bucket = this.tiles.get(key(x, z));
+    const bucket = this.at(x, z);
     if (bucket) out[n++] = bucket;
     return n;
   }

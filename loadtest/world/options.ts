@@ -44,7 +44,7 @@ export const { values: args } = parseArgs({
     "hotspot-share": { type: "string", default: "0.3" },
     "chat-chance": { type: "string", default: "0" },
     json: { type: "string" },
-    /** Write a V8 CPU profile of the game server into this directory (on exit). */
+    /** Write a V8 CPU profile of each server, the whole run, into this directory (on exit). */
     "cpu-prof": { type: "string" },
     /** Write a V8 CPU profile of each server's measurement window into this directory (loadtest/probe.ts). */
     "cpu-prof-window": { type: "string" },

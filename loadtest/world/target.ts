@@ -49,10 +49,12 @@ export async function startTarget(kind: TargetKind, world: string, databaseUrl: 
   };
   let server: LoadServer;
   let metricsUrl: string | undefined;
+  // A whole-run profile (`--cpu-prof`) of either server: the join phase of both compares.
+  const prof = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
   if (kind === "baseline") {
     server = await startLoadServer({
       world,
-      nodeArgs: [...SERVER_NODE, ...probeImport(ROOT, false), "loadtest/baseline/server.ts"],
+      nodeArgs: [...prof, ...SERVER_NODE, ...probeImport(ROOT, false), "loadtest/baseline/server.ts"],
       // A window profile (`--cpu-prof-window`) of the bare room too: what the game's costs compare with.
       env: { TICK_MS: String(TICK_MS), ...windowProfile() },
       onLine,
@@ -62,7 +64,6 @@ export async function startTarget(kind: TargetKind, world: string, databaseUrl: 
   } else {
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    const prof = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
     const entry = args.runtime === "tsx" ? [...probeImport(ROOT, false), "src/main.ts"] : [...probeImport(ROOT, true), "dist/src/main.js"];
     server = await startLoadServer({
       world,

@@ -12,7 +12,9 @@
  * Every change is one statement compared and set by PostgreSQL against its own clock: two joins
  * racing for the same character (in any processes) cannot both take it.
  */
+import { batchedInFlight, uniqueRounds } from "../storage/batches.js";
 import type { LeaseFence } from "../storage/fence.js";
+import { executeNative } from "../storage/native.js";
 import type { Orm } from "../storage/orm.js";
 
 /** How long a lease lasts without renewal by default (`LEASE_TTL_SECONDS`): a killed process frees its characters within this. */
@@ -34,6 +36,26 @@ export type TakeResult = { ok: true; fence: LeaseFence } | { ok: false; holder: 
 
 type HolderRow = { owner: string; world: number; left: string | number };
 
+/** A lease asked for: of `characterId`, for `world` of this process. */
+type LeaseAsk = { characterId: string; world: number };
+/** No such character (`grantAll`). */
+const MISSING = Symbol("missing");
+
+/**
+ * Grant the leases of these characters (an array each of ids and worlds) to this process (`owner`,
+ * term in seconds) where nobody holds one, it has expired, or this process holds it; a grant that
+ * changes hands draws a new epoch. Characters that do not exist get none. Rows are taken in id order
+ * (as `renew` and the batched save's fence lock them: no deadlock between them). Returns the granted
+ * ids with their epochs.
+ */
+const TAKE_SQL = `insert into character_leases (character_id, owner, world, expires_at, epoch)
+  select v.id, ?::text, v.world, now() + make_interval(secs => ?), nextval('character_lease_epochs')
+  from unnest(?::text[], ?::int[]) as v(id, world) where exists (select 1 from characters c where c.id = v.id) order by v.id
+  on conflict (character_id) do update set owner = excluded.owner, world = excluded.world, expires_at = excluded.expires_at,
+    epoch = case when character_leases.owner = excluded.owner and character_leases.world = excluded.world then character_leases.epoch else excluded.epoch end
+  where character_leases.expires_at <= now() or character_leases.owner = excluded.owner
+  returning character_id, epoch`;
+
 export class LeaseStore {
   /**
    * @param owner this process's id, unique per start: its Colyseus `processId`, the address of its
@@ -54,6 +76,9 @@ export class LeaseStore {
     return this.ttlSeconds * 1000 - Math.min(1000, this.ttlSeconds * 100);
   }
 
+  /** `grantAll` of one ask, batched with the concurrent ones (src/storage/batches.ts). */
+  private readonly grant = batchedInFlight((asks: readonly LeaseAsk[]) => this.grantAll(asks));
+
   private sql<T>(query: string, params: unknown[]): Promise<T[]> {
     return this.orm.em.fork().getConnection().execute<T[]>(query, params);
   }
@@ -67,30 +92,45 @@ export class LeaseStore {
    */
   async take(characterId: string, world: number): Promise<TakeResult> {
     for (let attempt = 0; attempt < 3; attempt++) {
+      // Before the statement is sent (it may wait for a batch in flight): the term is counted from here.
       const asked = Date.now();
-      let taken: { epoch: string | number }[];
-      try {
-        taken = await this.sql<{ epoch: string | number }>(
-          `insert into character_leases (character_id, owner, world, expires_at, epoch)
-           select ?, ?, ?, now() + make_interval(secs => ?), nextval('character_lease_epochs') where exists (select 1 from characters where id = ?)
-           on conflict (character_id) do update set owner = excluded.owner, world = excluded.world, expires_at = excluded.expires_at,
-             epoch = case when character_leases.owner = excluded.owner and character_leases.world = excluded.world then character_leases.epoch else excluded.epoch end
-           where character_leases.expires_at <= now() or character_leases.owner = excluded.owner
-           returning epoch`,
-          [characterId, this.owner, world, this.ttlSeconds, characterId],
-        );
-      } catch (e) {
-        // Deleted between the check and the insert (the foreign key).
-        if (isForeignKeyViolation(e)) return { ok: false, missing: true };
-        throw e;
-      }
-      if (taken.length > 0) return { ok: true, fence: { owner: this.owner, epoch: String(taken[0]!.epoch), validUntil: asked + this.termMs } };
+      const epoch = await this.grant({ characterId, world });
+      if (epoch === MISSING) return { ok: false, missing: true };
+      if (epoch !== undefined) return { ok: true, fence: { owner: this.owner, epoch, validUntil: asked + this.termMs } };
       const holder = await this.holder(characterId);
       if (holder) return { ok: false, holder };
       if (!(await this.sql(`select 1 from characters where id = ?`, [characterId])).length) return { ok: false, missing: true };
       // Released between the two statements: try again.
     }
     throw new Error(`character lease of ${characterId}: no stable answer`);
+  }
+
+  /**
+   * Grant these leases where `TAKE_SQL` may (at each position the new epoch, undefined when held by
+   * another, MISSING when no such character), in one statement per round of distinct characters.
+   * A character deleted between the statement's check and its insert fails the statement (the
+   * foreign key): each of its leases is then asked alone.
+   */
+  private async grantAll(asks: readonly LeaseAsk[]): Promise<(string | typeof MISSING | undefined)[]> {
+    const granted: (string | typeof MISSING | undefined)[] = [];
+    for (const round of uniqueRounds(asks, (a) => a.characterId)) {
+      const part = round.map((i) => asks[i]!);
+      let rows: { character_id: string; epoch: string | number }[];
+      try {
+        rows = await executeNative(this.orm.em, TAKE_SQL, [this.owner, this.ttlSeconds, part.map((a) => a.characterId), part.map((a) => a.world)]);
+      } catch (e) {
+        if (!isForeignKeyViolation(e)) throw e;
+        if (part.length === 1) {
+          granted[round[0]!] = MISSING;
+          continue;
+        }
+        for (const i of round) granted[i] = (await this.grantAll([asks[i]!]))[0];
+        continue;
+      }
+      const epochs = new Map(rows.map((r) => [r.character_id, String(r.epoch)]));
+      for (const i of round) granted[i] = epochs.get(asks[i]!.characterId);
+    }
+    return granted;
   }
 
   /** The current holder of a valid lease, or undefined (none, or expired). */

@@ -1,9 +1,10 @@
 /**
- * A character's whole record in one statement (`CharacterRepository.load`, docs/persistence.md
- * "Loading a character"): the character row, its inventory, equipment and bank as JSON arrays
+ * Characters' whole records in one statement (`CharacterRepository.load`, docs/persistence.md
+ * "Loading a character"): each character row, its inventory, equipment and bank as JSON arrays
  * aggregated by subqueries, and whether a death lock of the character is still open. One round trip
  * where the entity manager's `findOne` and three `find`s took two (the item reads ran in parallel),
- * and one statement's work in the process instead of four.
+ * and one statement's work in the process instead of four; the loads of concurrent joins go
+ * together (src/storage/batches.ts).
  */
 import type { SqlEntityManager } from "@mikro-orm/sql";
 import { CharacterEntity, type Character } from "../../../entities/character.js";
@@ -21,7 +22,7 @@ const LOAD_SQL = `select c.*,
   coalesce((select json_agg(json_build_array(e.slot_type, e.item_id, e.quantity) order by e.id) from equipment_items e where e.character_id = c.id), '[]') as load_equipment,
   coalesce((select json_agg(json_build_array(b.item_id, b.quantity) order by b.item_id) from bank_items b where b.character_id = c.id), '[]') as load_bank,
   exists (select 1 from player_deaths d where d.character_id = c.id and d.resolved_at is null) as load_open_death
-from characters c where c.id = ?`;
+from characters c where c.id = any(?::text[])`;
 
 interface LoadRow extends Record<string, unknown> {
   load_inventory: unknown;
@@ -33,14 +34,33 @@ interface LoadRow extends Record<string, unknown> {
 /** A JSON column as the driver gives it: parsed already (node-postgres, PGlite), or text. */
 const json = <T>(v: unknown): T => (typeof v === "string" ? JSON.parse(v) : v) as T;
 
+export type LoadedCharacter = { character: Character; openDeath: boolean } & ItemRows;
+
 /**
- * Read a character with its item rows, hydrated by `em` (managed by it) exactly as `findOne` would
- * (column names to properties, dates, JSON), and whether a death lock is open for it.
- * @returns null when no such character.
+ * Read characters with their item rows, hydrated exactly as `findOne` would (column names to
+ * properties, dates, JSON), and whether a death lock is open for each: at each position of `ids`
+ * its record, null when no such character. Each record has its own entity (an id asked twice is
+ * hydrated twice), managed by a fork of `em`.
  */
-export async function loadCharacter(em: SqlEntityManager, id: string): Promise<({ character: Character; openDeath: boolean } & ItemRows) | null> {
-  const [row] = await executeNative<LoadRow>(em, LOAD_SQL, [id]);
-  if (!row) return null;
+export async function loadCharacters(em: SqlEntityManager, ids: readonly string[]): Promise<(LoadedCharacter | null)[]> {
+  const rows = await executeNative<LoadRow>(em, LOAD_SQL, [[...new Set(ids)]]);
+  const byId = new Map(rows.map((r) => [r.id as string, r]));
+  const hydrated = new Set<string>();
+  let fork = em;
+  return ids.map((id) => {
+    const row = byId.get(id);
+    if (!row) return null;
+    // A second entity of the same id needs an identity map of its own.
+    if (hydrated.has(id)) {
+      fork = em.fork();
+      hydrated.clear();
+    }
+    hydrated.add(id);
+    return toRecord(fork, row);
+  });
+}
+
+function toRecord(em: SqlEntityManager, row: LoadRow): LoadedCharacter {
   const { load_inventory, load_equipment, load_bank, load_open_death, ...columns } = row;
   const character = em.map(CharacterEntity, columns as never);
   return {

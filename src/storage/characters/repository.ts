@@ -28,8 +28,7 @@ import type { Orm } from "../orm.js";
 import { isStorageUnavailable } from "../unavailable.js";
 import { runStep, type TransactionStep } from "../world-state.js";
 import { bankDropped } from "./death-bank.js";
-import { loadCharacter } from "./load.js";
-import { openLogin } from "./logins.js";
+import { JoinStatements } from "./join-statements.js";
 import { writeLeaveBatch } from "./leave-batch.js";
 import { progressData, writeProgressBatch } from "./progress.js";
 
@@ -74,7 +73,12 @@ export class NameTakenError extends Error {
  * character queries of the REST services (create, find, list, names).
  */
 export class CharacterRepository implements CharacterStore {
-  constructor(private readonly orm: Orm) {}
+  /** What joins read and write, batched across concurrent joins. */
+  private readonly joins: JoinStatements;
+
+  constructor(private readonly orm: Orm) {
+    this.joins = new JoinStatements(orm);
+  }
 
   private fork(): SqlEntityManager {
     return this.orm.em.fork() as SqlEntityManager;
@@ -133,13 +137,10 @@ export class CharacterRepository implements CharacterStore {
   /**
    * The oldest character of an account (`listByAccount`'s first): one indexed row, no entity built.
    * Every join without a character id asks it; the entity read was about 5 % of a crowd's join
-   * phase.
+   * phase. Batched across concurrent joins (`JoinStatements`).
    */
-  async firstOfAccount(accountId: string): Promise<string | undefined> {
-    const rows = await this.fork()
-      .getConnection()
-      .execute<{ id: string }[]>("select id from characters where account_id = ? order by created_at asc, id asc limit 1", [accountId]);
-    return rows[0]?.id;
+  firstOfAccount(accountId: string): Promise<string | undefined> {
+    return this.joins.firstOfAccount(accountId);
   }
 
   async isNameTaken(name: string, exceptId?: string): Promise<boolean> {
@@ -149,12 +150,10 @@ export class CharacterRepository implements CharacterStore {
 
   /**
    * Load a character with its inventory, equipment and bank, and whether a death lock of it is
-   * open, in one statement (`loadCharacter`).
+   * open, in one statement (`loadCharacters`), batched across concurrent loads (`JoinStatements`).
    */
-  async load(id: string): Promise<CharacterRecord | null> {
-    const loadedAt = performance.now();
-    const record = await loadCharacter(this.fork(), id);
-    return record && { ...record, loadedAt };
+  load(id: string): Promise<CharacterRecord | null> {
+    return this.joins.load(id);
   }
 
   /** Item rows of a character as committed (one read each; `load` has them in its one statement). */
@@ -252,10 +251,10 @@ export class CharacterRepository implements CharacterStore {
 
   /**
    * Record that a character entered the world over `transport`, closing the logins it still has
-   * open, in one statement (`openLogin`). @returns the login's id.
+   * open, in one statement (`openLogins`), batched across concurrent joins. @returns the login's id.
    */
-  async recordLogin(characterId: string, accountId: string, transport: string): Promise<string> {
-    return openLogin(this.orm, characterId, accountId, transport);
+  recordLogin(characterId: string, accountId: string, transport: string): Promise<string> {
+    return this.joins.openLogin({ characterId, accountId, transport });
   }
 
   /** Record that the character of a login left the world, and why (once: a closed login stays as it is). */

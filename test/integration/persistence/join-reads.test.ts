@@ -6,7 +6,10 @@
  * - a join (`CharacterResolver` with the real repository and World) recovers an open death — the
  *   bank gets the dropped items — and opens no recovery transaction when there is none;
  * - `recordLogin` opens a login and closes the character's open ones (only its own);
- * - `firstOfAccount` finds the character a join without one plays.
+ * - `firstOfAccount` finds the character a join without one plays;
+ * - concurrent joins' loads, first characters and logins go together, one statement each (a login
+ *   of a character asked twice: one statement per login, the later closing the earlier), and each
+ *   join gets its own answer.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -51,6 +54,22 @@ for (const kind of storageKinds()) {
     const sql = <T = Record<string, unknown>>(q: string, params: unknown[] = []) => storage.orm.em.fork().getConnection().execute<T[]>(q, params);
     const newCharacter = (inventory = STARTER) => repo.create({ accountId: randomUUID(), coins: 25, inventory });
     const die = (id: string) => recordTestDeath(repo, id, DROPPED);
+
+    /** What `f` returns, and how many statements went through the connection's client meanwhile. */
+    async function counted<T>(f: () => Promise<T>): Promise<{ result: T; statements: number }> {
+      const client = storage.orm.em.getConnection().getClient() as unknown as { executeQuery: (...a: unknown[]) => Promise<unknown> };
+      const original = client.executeQuery;
+      let statements = 0;
+      client.executeQuery = function (this: unknown, ...a: unknown[]) {
+        statements++;
+        return original.apply(this, a);
+      };
+      try {
+        return { result: await f(), statements };
+      } finally {
+        client.executeQuery = original;
+      }
+    }
 
     /** The record as the entity reads gave it before `load` was one statement. */
     async function entityReads(id: string) {
@@ -136,6 +155,52 @@ for (const kind of storageKinds()) {
       assert.equal(listed.length, 2);
       assert.equal(await repo.firstOfAccount(accountId), listed[0]!.id);
       assert.equal(await repo.firstOfAccount(randomUUID()), undefined);
+    });
+
+    it("concurrent loads go in one statement: each its own record (one asked twice: two entities), none for no character", async () => {
+      const a = await newCharacter([{ slot: 3, itemId: "shrimp", quantity: 2 }]);
+      const b = await newCharacter([]);
+      const { result, statements } = await counted(() => Promise.all([repo.load(a.id), repo.load(b.id), repo.load(randomUUID()), repo.load(a.id)]));
+      assert.equal(statements, 1);
+      const [la, lb, none, again] = result;
+      assert.equal(none, null);
+      assert.deepStrictEqual(columns(la!.character), columns((await entityReads(a.id)).character));
+      assert.deepStrictEqual(columns(lb!.character), columns((await entityReads(b.id)).character));
+      assert.deepStrictEqual(columns(again!.character), columns(la!.character));
+      assert.notEqual(again!.character, la!.character, "each record its own entity");
+      assert.deepStrictEqual([la!.inventory, lb!.inventory], [[{ slot: 3, itemId: "shrimp", quantity: 2 }], []]);
+    });
+
+    it("concurrent firstOfAccount calls go in one statement, each its account's oldest character", async () => {
+      const [x, y] = [randomUUID(), randomUUID()];
+      const x1 = await repo.create({ accountId: x, coins: 0, inventory: [] });
+      await repo.create({ accountId: x, coins: 0, inventory: [] });
+      const y1 = await repo.create({ accountId: y, coins: 0, inventory: [] });
+      const { result, statements } = await counted(() => Promise.all([repo.firstOfAccount(y), repo.firstOfAccount(randomUUID()), repo.firstOfAccount(x)]));
+      assert.equal(statements, 1);
+      assert.deepEqual(result, [y1.id, undefined, x1.id]);
+    });
+
+    it("concurrent logins go together; a character asked twice has its logins opened in turn, the later closing the earlier", async () => {
+      const a = await newCharacter();
+      const b = await newCharacter();
+      const { result, statements } = await counted(() =>
+        Promise.all([repo.recordLogin(a.id, a.accountId, "sdk"), repo.recordLogin(b.id, b.accountId, "json"), repo.recordLogin(a.id, a.accountId, "json")]),
+      );
+      assert.equal(statements, 2, "one round with each character once, then a's second login");
+      const rows = await sql<{ id: string; character_id: string; transport: string; end_reason: string | null }>(
+        "select id, character_id, transport, end_reason from player_logins",
+      );
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      assert.equal(rows.length, 3);
+      assert.deepEqual(
+        result.map((id) => [byId.get(id)!.character_id, byId.get(id)!.transport, byId.get(id)!.end_reason]),
+        [
+          [a.id, "sdk", "server_restart"],
+          [b.id, "json", null],
+          [a.id, "json", null],
+        ],
+      );
     });
 
     it("load says whether a death lock is open: after a death, not once it is resolved or recovered", async () => {

@@ -60,6 +60,24 @@ for (const kind of storageKinds()) {
       }
     });
 
+    it("concurrent takes go together: each granted its own epoch, one held elsewhere refused with its holder, a missing one missing", async () => {
+      const [c1, c2, c3, held] = [await newCharacter(), await newCharacter(), await newCharacter(), await newCharacter()];
+      assert.ok((await store("proc-b").take(held, 1)).ok);
+      const a = store("proc-a");
+      const results = await Promise.all([a.take(c1, 1), a.take(c2, 2), a.take(randomUUID(), 1), a.take(held, 1), a.take(c3, 1)]);
+      const [r1, r2, missing, refused, r3] = results;
+      assert.ok(r1.ok && r2.ok && r3.ok, "the free ones granted");
+      assert.equal(new Set([r1.fence.epoch, r2.fence.epoch, r3.fence.epoch]).size, 3, "each its own epoch");
+      assert.deepEqual(missing, { ok: false, missing: true });
+      assert.ok(!refused.ok && "holder" in refused && refused.holder.owner === "proc-b");
+      assert.deepEqual(await rows(c2), [{ owner: "proc-a", world: 2 }]);
+      assert.deepEqual(await rows(held), [{ owner: "proc-b", world: 1 }]);
+      // The same character twice at once (two of this process's worlds): one statement after the other, the later holds it.
+      const [w1, w2] = await Promise.all([a.take(c1, 3), a.take(c1, 4)]);
+      assert.ok(w1.ok && w2.ok && w1.fence.epoch !== w2.fence.epoch);
+      assert.deepEqual(await rows(c1), [{ owner: "proc-a", world: 4 }]);
+    });
+
     it("a character that does not exist has no lease to take (missing), and none is written", async () => {
       assert.deepEqual(await store("proc-a").take(randomUUID(), 1), { ok: false, missing: true });
       assert.equal((await storage.orm.em.fork().getConnection().execute("select count(*)::int as n from character_leases"))[0].n, 0);

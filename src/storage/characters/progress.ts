@@ -1,7 +1,7 @@
 /**
  * A character's progress as a save writes it, and the batched progress save (docs/persistence.md
  * "Batched saves"): the progress of up to `PROGRESS_BATCH_MAX` characters in one
- * `UPDATE characters … FROM (VALUES …)` statement. `progressData` is what the per-player save
+ * `UPDATE characters … FROM unnest(…)` statement, its values one array per column. `progressData` is what the per-player save
  * (`CharacterRepository.writeSnapshot`) assigns too; the batch maps exactly those properties to
  * their columns through the entity metadata, so a new skill or progress column is written by both
  * save paths or by neither.
@@ -105,7 +105,7 @@ export function newTally() {
 }
 
 /**
- * The `UPDATE … FROM (VALUES …)` statements that write `rows` as the per-player save would (one per
+ * The `UPDATE … FROM unnest(…)` statements that write `rows` as the per-player save would (one per
  * set of properties), `coins` included where a row has it (the shutdown save,
  * `src/storage/characters/leave-batch.ts`). Throws on a character twice.
  */
@@ -117,7 +117,7 @@ export function progressStatements(orm: Orm, rows: readonly (CharacterProgress &
   const now = new Date();
   const seen = new Set<string>();
   const fences = new Map<string, LeaseFence>();
-  // Rows that set the same properties share a statement (VALUES has one shape).
+  // Rows that set the same properties share a statement (its arrays have one shape).
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const s of rows) {
     if (seen.has(s.characterId)) throw new Error(`character ${s.characterId} is twice in one progress batch`);
@@ -134,29 +134,48 @@ export function progressStatements(orm: Orm, rows: readonly (CharacterProgress &
   return [...groups.values()].map((group) => {
     const names = Object.keys(group[0]!);
     const props = names.map((n) => columnOf(meta, n));
-    const col = (p: EntityProperty) => platform.quoteIdentifier(p.fieldNames[0]!);
-    const tuple = `(${props.map((p) => `?::${p.columnTypes[0]}`).join(", ")}, ?::text, ?::bigint)`;
-    const params: unknown[] = [];
+    // One array per column (and the fence's owner and epoch), in the rows' order.
+    const params: unknown[][] = [...props.map(() => []), [], []];
     for (const data of group) {
-      for (const p of props) {
+      props.forEach((p, i) => {
         const v = data[p.name];
-        params.push(p.customType && v != null ? p.customType.convertToDatabaseValue(v, platform, { mode: "query" }) : v);
-      }
+        params[i]!.push(p.customType && v != null ? p.customType.convertToDatabaseValue(v, platform, { mode: "query" }) : v);
+      });
       const fence = fences.get(data[pk] as string);
-      params.push(fence?.owner ?? null, fence?.epoch ?? null);
+      params[props.length]!.push(fence?.owner ?? null);
+      params[props.length + 1]!.push(fence?.epoch ?? null);
     }
-    const id = col(columnOf(meta, pk));
-    // The fence, per row: its lease row still this owner and epoch, locked until the statement commits.
-    const sql = `with v(${props.map(col).join(", ")}, fence_owner, fence_epoch) as (values ${group.map(() => tuple).join(", ")}),
+    return { sql: progressSql(orm, meta, props, names.join(",")), params };
+  });
+}
+
+/** The progress statement of one set of properties, by their names joined (made once per set). */
+const progressSqls = new WeakMap<Orm, Map<string, string>>();
+
+/**
+ * The statement writing `props` of each row, its values one array per column (`unnest`): its text
+ * does not grow with the rows, and is made once per set of properties. The fence, per row: its
+ * lease row still this owner and epoch, locked until the statement commits.
+ */
+function progressSql(orm: Orm, meta: EntityMetadata, props: EntityProperty[], shape: string): string {
+  let byShape = progressSqls.get(orm);
+  if (!byShape) progressSqls.set(orm, (byShape = new Map<string, string>()));
+  const made = byShape.get(shape);
+  if (made) return made;
+  const platform = orm.em.getPlatform();
+  const col = (p: EntityProperty) => platform.quoteIdentifier(p.fieldNames[0]!);
+  const id = col(columnOf(meta, meta.primaryKeys[0]!));
+  const arrays = [...props.map((p) => `?::${p.columnTypes[0]}[]`), "?::text[]", "?::bigint[]"].join(", ");
+  const sql = `with v(${props.map(col).join(", ")}, fence_owner, fence_epoch) as (select * from unnest(${arrays})),
       held as (select l.character_id from character_leases l join v on l.character_id = v.${id} and l.owner = v.fence_owner and l.epoch = v.fence_epoch
                order by l.character_id for share of l),
       u as (update ${platform.quoteIdentifier(meta.tableName)} as c set ${props
-        .filter((p) => p.name !== pk)
+        .filter((p) => p.name !== meta.primaryKeys[0])
         .map((p) => `${col(p)} = v.${col(p)}`)
         .join(", ")} from v where c.${id} = v.${id} and (v.fence_epoch is null or c.${id} in (select character_id from held)) returning c.${id})
       select (select count(*) from u)::int as updated, coalesce((select array_agg(character_id) from held), '{}') as held`;
-    return { sql, params };
-  });
+  byShape.set(shape, sql);
+  return sql;
 }
 
 /** A text[] as the driver returns it: an array (pg), or PostgreSQL's literal `{a,b}` (some drivers). */

@@ -175,6 +175,52 @@ const scratch = {
   open: new OpenHeap(),
 };
 
+/** The blocked test between searches (none is held). */
+const NEVER_BLOCKED: BlockedFn = () => false;
+/**
+ * The current search's window (local cell index = (x - x0) * depth + (z - z0)), target and blocked
+ * test, for the cell functions below: module functions, where closures made per search were most of
+ * what a search allocated (a wandering crowd plans a path per player each second).
+ */
+const search: { x0: number; x1: number; z0: number; z1: number; depth: number; toX: number; toZ: number; isBlocked: BlockedFn } = {
+  x0: 0,
+  x1: 0,
+  z0: 0,
+  z1: 0,
+  depth: 0,
+  toX: 0,
+  toZ: 0,
+  isBlocked: NEVER_BLOCKED,
+};
+
+/** First touch of a cell in this search: reset what an earlier search left there. */
+function touch(i: number): void {
+  if (scratch.stamp[i] !== scratch.generation) {
+    scratch.stamp[i] = scratch.generation;
+    scratch.flags[i] = 0;
+    scratch.gPlusOne[i] = 0; // 0 = not reached yet
+  }
+}
+
+/** Whether the tile is inside the window and not blocked (asked of `isBlocked` once per search). */
+function free(x: number, z: number): boolean {
+  const { x0, x1, z0, z1 } = search;
+  if (x < x0 || x > x1 || z < z0 || z > z1) return false;
+  const i = (x - x0) * search.depth + (z - z0);
+  touch(i);
+  const flags = scratch.flags;
+  let f = flags[i]!;
+  if ((f & KNOWN) === 0) {
+    f |= KNOWN | (search.isBlocked(x, z) ? BLOCKED : 0);
+    flags[i] = f;
+  }
+  return (f & BLOCKED) === 0;
+}
+
+const heuristic = (x: number, z: number): number => Math.max(Math.abs(x - search.toX), Math.abs(z - search.toZ));
+// Order by f, then by h (prefer nodes nearer the target); h < 2^12 inside any window.
+const priority = (g: number, h: number): number => (g + h) * 4096 + h;
+
 /** Make room for `cells` cells and start a new generation. */
 function beginSearch(cells: number): void {
   if (scratch.stamp.length < cells) {
@@ -235,30 +281,25 @@ export function findPath(
   const z1 = Math.min(bounds.maxZ, from.z + radius);
   const depth = z1 - z0 + 1;
   beginSearch((x1 - x0 + 1) * depth);
-  const { stamp, flags, gPlusOne, parent, generation, open } = scratch;
-  /** First touch of a cell in this search: reset what an earlier search left there. */
-  const touch = (i: number): void => {
-    if (stamp[i] !== generation) {
-      stamp[i] = generation;
-      flags[i] = 0;
-      gPlusOne[i] = 0; // 0 = not reached yet
-    }
-  };
+  search.x0 = x0;
+  search.x1 = x1;
+  search.z0 = z0;
+  search.z1 = z1;
+  search.depth = depth;
+  search.toX = to.x;
+  search.toZ = to.z;
+  search.isBlocked = isBlocked;
+  try {
+    return searchWindow(from, to, maxNodes, stats);
+  } finally {
+    search.isBlocked = NEVER_BLOCKED;
+  }
+}
 
-  const free = (x: number, z: number): boolean => {
-    if (x < x0 || x > x1 || z < z0 || z > z1) return false;
-    const i = (x - x0) * depth + (z - z0);
-    touch(i);
-    let f = flags[i]!;
-    if ((f & KNOWN) === 0) {
-      f |= KNOWN | (isBlocked(x, z) ? BLOCKED : 0);
-      flags[i] = f;
-    }
-    return (f & BLOCKED) === 0;
-  };
-  const heuristic = (x: number, z: number): number => Math.max(Math.abs(x - to.x), Math.abs(z - to.z));
-  // Order by f, then by h (prefer nodes nearer the target); h < 2^12 inside any window.
-  const priority = (g: number, h: number): number => (g + h) * 4096 + h;
+/** `findPath`'s A* in the window `beginSearch` and `search` were set for. */
+function searchWindow(from: Tile, to: Tile, maxNodes: number, stats: { expanded: number } | undefined): Result<PathResult, MoveErrorCode> {
+  const { x0, z0, depth } = search;
+  const { flags, gPlusOne, parent, open } = scratch;
 
   const startIdx = (from.x - x0) * depth + (from.z - z0);
   const targetIdx = (to.x - x0) * depth + (to.z - z0);

@@ -29,7 +29,7 @@ export class JoinStatements {
     this.load = batchedInFlight(async (ids) => {
       const loadedAt = performance.now();
       const records = await loadCharacters(orm.em.fork(), ids);
-      return records.map((r) => r && { ...r, loadedAt });
+      return records.map((r) => (r === null || r instanceof Error ? r : { ...r, loadedAt }));
     });
     this.firstOfAccount = batchedInFlight(async (accounts) => {
       const rows = await executeNative<{ account_id: string; id: string }>(orm.em, FIRST_OF_ACCOUNTS_SQL, [[...new Set(accounts)]]);

@@ -40,9 +40,9 @@ export type LoadedCharacter = { character: Character; openDeath: boolean } & Ite
  * Read characters with their item rows, hydrated exactly as `findOne` would (column names to
  * properties, dates, JSON), and whether a death lock is open for each: at each position of `ids`
  * its record, null when no such character. Each record has its own entity (an id asked twice is
- * hydrated twice), managed by a fork of `em`.
+ * hydrated twice), managed by a fork of `em`; an Error for a row that does not hydrate.
  */
-export async function loadCharacters(em: SqlEntityManager, ids: readonly string[]): Promise<(LoadedCharacter | null)[]> {
+export async function loadCharacters(em: SqlEntityManager, ids: readonly string[]): Promise<(LoadedCharacter | null | Error)[]> {
   const rows = await executeNative<LoadRow>(em, LOAD_SQL, [[...new Set(ids)]]);
   const byId = new Map(rows.map((r) => [r.id as string, r]));
   const hydrated = new Set<string>();
@@ -56,7 +56,12 @@ export async function loadCharacters(em: SqlEntityManager, ids: readonly string[
       hydrated.clear();
     }
     hydrated.add(id);
-    return toRecord(fork, row);
+    // A row that does not hydrate fails its own load, not the others'.
+    try {
+      return toRecord(fork, row);
+    } catch (e) {
+      return e instanceof Error ? e : new Error(String(e));
+    }
   });
 }
 

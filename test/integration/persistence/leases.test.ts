@@ -9,6 +9,7 @@ import { CharacterRepository } from "../../../src/storage/characters/repository.
 import { LeaseStore } from "../../../src/cluster/leases.js";
 import type { Storage } from "../../../src/storage/orm.js";
 import { resetStorage, storageKinds } from "../../helpers/storage.js";
+import { lockWaiters, until } from "../../helpers/trade.js";
 
 for (const kind of storageKinds()) {
   describe(`character leases on ${kind.name}`, function () {
@@ -77,6 +78,38 @@ for (const kind of storageKinds()) {
       assert.ok(w1.ok && w2.ok && w1.fence.epoch !== w2.fence.epoch);
       assert.deepEqual(await rows(c1), [{ owner: "proc-a", world: 4 }]);
     });
+
+    if (kind.name === "postgresql") {
+      it("a take that waits on a lease row another transaction holds does not hold back the other takes of the process", async () => {
+        const [locked, free] = [await newCharacter(), await newCharacter()];
+        const stalled = await store("proc-stalled").take(locked, 1);
+        assert.ok(stalled.ok);
+        await storage.orm.em
+          .fork()
+          .getConnection()
+          .execute("update character_leases set expires_at = now() - interval '1 second' where character_id = ?", [locked]);
+        // The stalled holder's write, its lease row locked FOR SHARE (as every fenced write takes it) and not committed.
+        let commit!: () => void;
+        let held!: () => void;
+        const isHeld = new Promise<void>((r) => (held = r));
+        const write = storage.orm.em.fork().transactional(async (em) => {
+          await em.getConnection().execute(`select 1 from character_leases where character_id = ? for share`, [locked], "all", em.getTransactionContext());
+          held();
+          await new Promise<void>((r) => (commit = r));
+        });
+        await isHeld;
+        const a = store("proc-a");
+        const takeover = a.take(locked, 1);
+        await until(async () => (await lockWaiters(storage.orm)) > 0, "the takeover waits for the write");
+        // Asked while the takeover's statement waits: it goes once that one has been in flight MAX_HOLD_MS.
+        assert.ok((await a.take(free, 1)).ok, "another character's lease, taken meanwhile");
+        assert.equal(await lockWaiters(storage.orm), 1, "the takeover still waits");
+        commit();
+        await write;
+        const taken = await takeover;
+        assert.ok(taken.ok && taken.fence.epoch !== stalled.fence.epoch, "then taken over");
+      });
+    }
 
     it("a character that does not exist has no lease to take (missing), and none is written", async () => {
       assert.deepEqual(await store("proc-a").take(randomUUID(), 1), { ok: false, missing: true });

@@ -1,8 +1,8 @@
 /**
  * src/storage/batches.ts: a call that finds no batch in flight runs at once, by itself; calls made
  * while one is in flight go together as the next, in the order asked, at most `max` at a time; a
- * key's Error fails that call alone, a run that throws fails its batch only; `uniqueRounds` never
- * puts a key twice in one round.
+ * batch in flight past `holdMs` no longer holds the next back; a key's Error fails that call alone,
+ * a run that throws fails its batch only; `uniqueRounds` never puts a key twice in one round.
  */
 import assert from "node:assert/strict";
 import { batchedInFlight, uniqueRounds } from "../../../src/storage/batches.js";
@@ -38,7 +38,8 @@ describe("storage/batches", () => {
 
   it("calls made while a batch is in flight wait for it, then go together in the order asked", async () => {
     const c = controlled<string>();
-    const one = batchedInFlight(c.run);
+    // Held as long as the test needs (never past the hold on a loaded machine).
+    const one = batchedInFlight(c.run, { holdMs: 60_000 });
     const first = one("a");
     await c.started(1);
     const later = ["b", "c", "b", "d"].map((k) => one(k));
@@ -54,7 +55,7 @@ describe("storage/batches", () => {
 
   it("at most max keys in one run", async () => {
     const c = controlled<number>();
-    const one = batchedInFlight(c.run, 2);
+    const one = batchedInFlight(c.run, { max: 2 });
     const first = one("a");
     await c.started(1);
     const later = ["b", "c", "d"].map((k) => one(k));
@@ -67,6 +68,21 @@ describe("storage/batches", () => {
     c.runs[1]!.answer([1, 2]);
     c.runs[2]!.answer([3]);
     assert.deepEqual(await Promise.all([first, ...later]), [0, 1, 2, 3]);
+  });
+
+  it("a batch in flight past holdMs no longer holds the next back; its own calls still wait for it", async () => {
+    const c = controlled<number>();
+    const one = batchedInFlight(c.run, { holdMs: 5 });
+    const stuck = one("stuck");
+    await c.started(1);
+    const next = one("b");
+    // Not answered: the next batch goes once the hold is over.
+    await c.started(2);
+    assert.deepEqual(c.runs[1]!.keys, ["b"]);
+    c.runs[1]!.answer([2]);
+    assert.equal(await next, 2);
+    c.runs[0]!.answer([1]);
+    assert.equal(await stuck, 1);
   });
 
   it("a key's Error fails that call alone; a run that throws fails its batch, and the next batch runs", async () => {

@@ -116,13 +116,18 @@ export class InterestEncoder extends Encoder {
       return super.encode(it, undefined, buffer, initialOffset);
     }
     if (!(view instanceof TrackedView)) return super.encode(it, view, buffer, initialOffset);
+    return this.encodeTracked(it, view, buffer, initialOffset).subarray(0, it.offset);
+  }
+
+  /** `encode` of a tracked view: writes from `it.offset` on and returns the buffer written (grown if it had to), whole. */
+  private encodeTracked(it: Iterator, view: TrackedView, buffer: Uint8Array, initialOffset: number): Uint8Array {
     view.delivered = true;
     if (!this.firstState && !this.built) this.build();
     // The entities it takes whole, where Colyseus would have drained them (after their collections).
     if (view.wholes.size > 0) buffer = this.snapshots.write(view, it, buffer, this.copyWhole);
     // A first state holds every entity of the view whole, with the collections' entries for them:
     // the tick's pending changes add nothing to it (`encodeAllView`).
-    if (this.firstState) return buffer.subarray(0, it.offset);
+    if (this.firstState) return buffer;
     // Collections and the root, filtered for this view by Colyseus (parents before the entities).
     if (this.others.next) buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
     // Then the chunks of the changed entities this view holds, class by class (resource nodes, many
@@ -141,7 +146,7 @@ export class InterestEncoder extends Encoder {
         for (const slot of changed) if (held.has(slot)) buffer = this.copyChunk(chunkOf[slot]! - first, it, buffer);
       }
     }
-    return buffer.subarray(0, it.offset);
+    return buffer;
   }
 
   /**
@@ -210,10 +215,11 @@ export class InterestEncoder extends Encoder {
     if (!(view instanceof TrackedView)) return super.encodeView(view, sharedOffset, it, bytes);
     const viewOffset = it.offset;
     if (view.changes.size > 0) bytes = drainView(this, view, it, bytes, this.grow);
-    const written = this.encode(it, view, bytes);
+    const written = this.encodeTracked(it, view, bytes, it.offset);
     const out = Buffer.allocUnsafe(sharedOffset + it.offset - viewOffset);
-    out.set(written.subarray(0, sharedOffset), 0);
-    out.set(written.subarray(viewOffset, it.offset), sharedOffset);
+    // Copied without a view of each part (`Buffer.copy` of a range allocates nothing; a subarray does).
+    copyRange(written, out, 0, 0, sharedOffset);
+    copyRange(written, out, sharedOffset, viewOffset, it.offset);
     return out;
   }
 
@@ -356,3 +362,15 @@ export function installInterestEncoder(room: Room, leafTypes: readonly SchemaCla
   holder.encoder = encoder;
   return encoder;
 }
+
+/** Node's `Buffer.copy`, which takes any Uint8Array as its source (its `this`, given at each call below). */
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with its source as `this`
+const bufferCopy = (Buffer.prototype as Buffer).copy as (
+  this: Uint8Array,
+  target: Uint8Array,
+  targetStart: number,
+  sourceStart: number,
+  sourceEnd: number,
+) => number;
+/** Copy `from[start, end)` into `to` at `at`. */
+const copyRange = (from: Uint8Array, to: Uint8Array, at: number, start: number, end: number): number => bufferCopy.call(from, to, at, start, end);

@@ -65,7 +65,7 @@ async function lockCharacters(em: Tx, ids: readonly string[]): Promise<Set<strin
   return new Set(rows.map((r) => r.id));
 }
 
-/** Progress and coins of every character: one `UPDATE … FROM unnest(…)` per set of properties. */
+/** Progress and coins of every character: one `UPDATE … FROM json_to_recordset(…)` per set of properties. */
 async function writeProgress(orm: Orm, em: Tx, saves: readonly ProgressSnapshot[]): Promise<void> {
   const rows = saves.map(({ items: _items, ...progress }) => progress);
   for (const { sql, params } of progressStatements(orm, rows)) await run(em, sql, params);

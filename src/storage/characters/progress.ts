@@ -1,10 +1,10 @@
 /**
  * A character's progress as a save writes it, and the batched progress save (docs/persistence.md
  * "Batched saves"): the progress of up to `PROGRESS_BATCH_MAX` characters in one
- * `UPDATE characters … FROM unnest(…)` statement, its values one array per column. `progressData` is what the per-player save
- * (`CharacterRepository.writeSnapshot`) assigns too; the batch maps exactly those properties to
- * their columns through the entity metadata, so a new skill or progress column is written by both
- * save paths or by neither.
+ * `UPDATE characters … FROM json_to_recordset(…)` statement, the rows one JSON parameter. `progressData`
+ * is what the per-player save (`CharacterRepository.writeSnapshot`) assigns too; the batch maps
+ * exactly those properties to their columns through the entity metadata, so a new skill or progress
+ * column is written by both save paths or by neither.
  */
 import type { EntityMetadata, EntityProperty } from "@mikro-orm/core";
 import { CharacterEntity } from "../../../entities/character.js";
@@ -105,19 +105,18 @@ export function newTally() {
 }
 
 /**
- * The `UPDATE … FROM unnest(…)` statements that write `rows` as the per-player save would (one per
+ * The `UPDATE … FROM json_to_recordset(…)` statements that write `rows` as the per-player save would (one per
  * set of properties), `coins` included where a row has it (the shutdown save,
  * `src/storage/characters/leave-batch.ts`). Throws on a character twice.
  */
 export function progressStatements(orm: Orm, rows: readonly (CharacterProgress & { coins?: number })[]): { sql: string; params: unknown[] }[] {
   const meta = orm.getMetadata().get(CharacterEntity);
-  const platform = orm.em.getPlatform();
   const pk = meta.primaryKeys[0]!;
   const onUpdate = meta.props.filter((p) => p.onUpdate);
   const now = new Date();
   const seen = new Set<string>();
   const fences = new Map<string, LeaseFence>();
-  // Rows that set the same properties share a statement (its arrays have one shape).
+  // Rows that set the same properties share a statement (its record has one shape).
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const s of rows) {
     if (seen.has(s.characterId)) throw new Error(`character ${s.characterId} is twice in one progress batch`);
@@ -132,30 +131,30 @@ export function progressStatements(orm: Orm, rows: readonly (CharacterProgress &
     else groups.set(shape, [data]);
   }
   return [...groups.values()].map((group) => {
-    const names = Object.keys(group[0]!);
-    const props = names.map((n) => columnOf(meta, n));
-    // One array per column (and the fence's owner and epoch), in the rows' order.
-    const params: unknown[][] = [...props.map(() => []), [], []];
-    for (const data of group) {
-      props.forEach((p, i) => {
-        const v = data[p.name];
-        params[i]!.push(p.customType && v != null ? p.customType.convertToDatabaseValue(v, platform, { mode: "query" }) : v);
-      });
-      const fence = fences.get(data[pk] as string);
-      params[props.length]!.push(fence?.owner ?? null);
-      params[props.length + 1]!.push(fence?.epoch ?? null);
-    }
-    return { sql: progressSql(orm, meta, props, names.join(",")), params };
+    const props = Object.keys(group[0]!).map((n) => columnOf(meta, n));
+    // The rows as one JSON array, each row with its fence (none: nulls), the values as the save assigns them.
+    const json = JSON.stringify(
+      group.map((data) => {
+        const fence = fences.get(data[pk] as string);
+        return { ...data, [FENCE_OWNER]: fence?.owner ?? null, [FENCE_EPOCH]: fence?.epoch ?? null };
+      }),
+    );
+    return { sql: progressSql(orm, meta, props, Object.keys(group[0]!).join(",")), params: [json] };
   });
 }
+
+/** The fence's fields of a row in the statement's JSON (names no property has). */
+const FENCE_OWNER = "fence owner";
+const FENCE_EPOCH = "fence epoch";
 
 /** The progress statement of one set of properties, by their names joined (made once per set). */
 const progressSqls = new WeakMap<Orm, Map<string, string>>();
 
 /**
- * The statement writing `props` of each row, its values one array per column (`unnest`): its text
- * does not grow with the rows, and is made once per set of properties. The fence, per row: its
- * lease row still this owner and epoch, locked until the statement commits.
+ * The statement writing `props` of each row, the rows one JSON array (`json_to_recordset`, each
+ * row's fields by property name, typed as their columns): its text does not grow with the rows, and
+ * is made once per set of properties. The fence, per row: its lease row still this owner and epoch,
+ * locked until the statement commits.
  */
 function progressSql(orm: Orm, meta: EntityMetadata, props: EntityProperty[], shape: string): string {
   let byShape = progressSqls.get(orm);
@@ -163,16 +162,19 @@ function progressSql(orm: Orm, meta: EntityMetadata, props: EntityProperty[], sh
   const made = byShape.get(shape);
   if (made) return made;
   const platform = orm.em.getPlatform();
-  const col = (p: EntityProperty) => platform.quoteIdentifier(p.fieldNames[0]!);
-  const id = col(columnOf(meta, meta.primaryKeys[0]!));
-  const arrays = [...props.map((p) => `?::${p.columnTypes[0]}[]`), "?::text[]", "?::bigint[]"].join(", ");
-  const sql = `with v(${props.map(col).join(", ")}, fence_owner, fence_epoch) as (select * from unnest(${arrays})),
-      held as (select l.character_id from character_leases l join v on l.character_id = v.${id} and l.owner = v.fence_owner and l.epoch = v.fence_epoch
+  const q = (name: string) => platform.quoteIdentifier(name);
+  const col = (p: EntityProperty) => q(p.fieldNames[0]!);
+  const pk = columnOf(meta, meta.primaryKeys[0]!);
+  const fields = [...props.map((p) => `${q(p.name)} ${p.columnTypes[0]}`), `${q(FENCE_OWNER)} text`, `${q(FENCE_EPOCH)} bigint`].join(", ");
+  const sql = `with v as (select * from json_to_recordset(?::json) as r(${fields})),
+      held as (select l.character_id from character_leases l join v on l.character_id = v.${q(pk.name)} and l.owner = v.${q(FENCE_OWNER)} and l.epoch = v.${q(FENCE_EPOCH)}
                order by l.character_id for share of l),
-      u as (update ${platform.quoteIdentifier(meta.tableName)} as c set ${props
-        .filter((p) => p.name !== meta.primaryKeys[0])
-        .map((p) => `${col(p)} = v.${col(p)}`)
-        .join(", ")} from v where c.${id} = v.${id} and (v.fence_epoch is null or c.${id} in (select character_id from held)) returning c.${id})
+      u as (update ${q(meta.tableName)} as c set ${props
+        .filter((p) => p.name !== pk.name)
+        .map((p) => `${col(p)} = v.${q(p.name)}`)
+        .join(
+          ", ",
+        )} from v where c.${col(pk)} = v.${q(pk.name)} and (v.${q(FENCE_EPOCH)} is null or c.${col(pk)} in (select character_id from held)) returning c.${col(pk)})
       select (select count(*) from u)::int as updated, coalesce((select array_agg(character_id) from held), '{}') as held`;
   byShape.set(shape, sql);
   return sql;

@@ -1,10 +1,11 @@
 /**
  * Attack checklist at the socket edge (docs/protocol.md "WebSocket protocol"): the per-address cap on concurrent
- * sockets across both transports, the slow consumer on an SDK room socket, and tokens given in a
- * WebSocket query never reaching a log line.
+ * sockets across both transports, the slow consumer on an SDK room socket, tokens given in a
+ * WebSocket query never reaching a log line, and clients that reset refused upgrades.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { connect } from "node:net";
 import { Writable } from "node:stream";
 import { matchMaker } from "@colyseus/core";
 import WebSocket from "ws";
@@ -216,6 +217,45 @@ describe("socket edges", function () {
       const leaked = lines.filter((l) => tokens.some((t) => l.includes(t) || l.includes(t.split(".")[2]!)));
       assert.deepEqual(leaked, [], "log lines holding a token");
       assert.ok(!lines.some((l) => /_authToken=|[?&]token=/.test(l)), "no query token parameter in any line");
+    });
+  });
+
+  describe("clients that reset a refused upgrade", () => {
+    let server: GameServer;
+    before(async () => {
+      server = await startTestServer({});
+    });
+    after(async () => {
+      await server?.close();
+    });
+
+    /** Send an upgrade request for `path` with `origin`, and reset the connection as soon as it is written; resolves once closed. */
+    function resetUpgrade(path: string, origin: string): Promise<void> {
+      const { port } = new URL(server.url);
+      return new Promise((resolve) => {
+        const s = connect(Number(port), "127.0.0.1", () => {
+          s.write(
+            `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: ${origin}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+              `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+            () => setImmediate(() => s.resetAndDestroy()),
+          );
+        });
+        s.on("error", () => undefined);
+        s.on("close", () => resolve());
+      });
+    }
+
+    it("a peer that resets while its upgrade is refused (unknown path, forbidden origin) does not take the process down", async () => {
+      // Before the fix this raised "read ECONNRESET" with no listener (an uncaught exception) within a few hundred tries.
+      for (let round = 0; round < 4; round++) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) => resetUpgrade(i % 2 ? "/no-such-path" : "/ws", i % 2 ? "http://localhost" : "https://evil.example")),
+        );
+      }
+      const health = await fetch(`${server.url}/health`);
+      assert.equal(health.status, 200);
+      const player = await RawPlayer.connect(server, { token: tokenFor().token });
+      await player.close();
     });
   });
 });

@@ -1,10 +1,10 @@
 /**
  * A character's progress as a save writes it, and the batched progress save (docs/persistence.md
  * "Batched saves"): the progress of up to `PROGRESS_BATCH_MAX` characters in one
- * `UPDATE characters … FROM json_to_recordset(…)` statement, the rows one JSON parameter. `progressData`
- * is what the per-player save (`CharacterRepository.writeSnapshot`) assigns too; the batch maps
- * exactly those properties to their columns through the entity metadata, so a new skill or progress
- * column is written by both save paths or by neither.
+ * `UPDATE characters … FROM json_to_recordset(…)` statement, the rows one JSON parameter.
+ * `progressData` is what the per-player save (`CharacterRepository.writeSnapshot`) assigns too; the
+ * batch maps exactly those properties to their columns through the entity metadata, so a new skill
+ * or progress column is written by both save paths or by neither.
  */
 import type { EntityMetadata, EntityProperty } from "@mikro-orm/core";
 import { CharacterEntity } from "../../../entities/character.js";
@@ -105,8 +105,8 @@ export function newTally() {
 }
 
 /**
- * The `UPDATE … FROM json_to_recordset(…)` statements that write `rows` as the per-player save would (one per
- * set of properties), `coins` included where a row has it (the shutdown save,
+ * The `UPDATE … FROM json_to_recordset(…)` statements that write `rows` as the per-player save
+ * would (one per set of properties), `coins` included where a row has it (the shutdown save,
  * `src/storage/characters/leave-batch.ts`). Throws on a character twice.
  */
 export function progressStatements(orm: Orm, rows: readonly (CharacterProgress & { coins?: number })[]): { sql: string; params: unknown[] }[] {

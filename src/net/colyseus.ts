@@ -43,15 +43,7 @@ export function classifyUpgrade(req: IncomingMessage, cors: OriginPolicy): Upgra
   return "not_found";
 }
 
-/**
- * Once Node hands a socket to the 'upgrade' listeners it has no 'error' listener of its own: a peer
- * that resets it (while a refusal is written, or before `ws` takes it) would raise an uncaught
- * exception and end the process. A socket's error only destroys it (`ws` adds its own for the
- * sockets it takes).
- */
-function keepErrors(socket: Duplex): void {
-  if (!socket.listeners("error").includes(destroyOnError)) socket.on("error", destroyOnError);
-}
+/** An upgrade socket's error only destroys it (see the 'upgrade' listener in `setupColyseus`). */
 function destroyOnError(this: Duplex): void {
   this.destroy();
 }
@@ -60,7 +52,6 @@ function destroyOnError(this: Duplex): void {
 export const pathOf = (req: IncomingMessage): string => (req.url ?? "/").split("?")[0]!;
 
 function refuse(socket: Duplex, status: 403 | 404 | 429, retryAfter?: number) {
-  keepErrors(socket);
   const text = status === 403 ? "Forbidden" : status === 404 ? "Not Found" : "Too Many Requests";
   const extra = retryAfter !== undefined ? `Retry-After: ${retryAfter}\r\n` : "";
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n${extra}Content-Length: 0\r\n\r\n`);
@@ -171,7 +162,11 @@ export async function setupColyseus(
     refuse(socket, status, retryAfter);
   };
   httpServer.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    keepErrors(socket);
+    // Once Node hands a socket to the 'upgrade' listeners it has no 'error' listener of its own: a
+    // peer that resets it (while a refusal is written, or before `ws` takes it) would raise an
+    // uncaught exception and end the process. This listener runs once for every upgrade, refused or
+    // not (`ws` adds its own to the sockets it takes).
+    socket.on("error", destroyOnError);
     const route = classifyUpgrade(req, cors);
     if (route === "adapter") {
       if (blockedFor(req) === 0 && !admit(req, socket)) return refused(req, socket, 429, "socket cap");

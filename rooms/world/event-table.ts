@@ -80,15 +80,20 @@ export const EVENT_TABLE: EventTable = {
 
 /** Routes client events from either transport through the table. */
 export class EventRouter {
+  /** The table's rows by name: a client-chosen name finds only these ("constructor" finds nothing), in one lookup. */
+  private readonly rows: ReadonlyMap<string, EventEntry<ClientEventName>>;
+
   constructor(
     private readonly ctx: EventContext,
     private readonly logger: Logger,
     private readonly table: EventTable = EVENT_TABLE,
-  ) {}
+  ) {
+    this.rows = new Map(Object.entries(table) as [string, EventEntry<ClientEventName>][]);
+  }
 
   /** The table's entry for a client-chosen name (own keys only: "constructor" finds nothing). */
   entry(event: string): EventEntry<ClientEventName> | undefined {
-    return Object.hasOwn(this.table, event) ? (this.table[event as ClientEventName] as EventEntry<ClientEventName>) : undefined;
+    return this.rows.get(event);
   }
 
   /** Validate an event from a live player and run it; unknown events and bad payloads are refused. */
@@ -107,7 +112,7 @@ export class EventRouter {
     // Most handlers are synchronous (a move, an action): no promise is made for them.
     let running: Promise<void> | void;
     try {
-      running = this.handle(player, event as ClientEventName, parsed.data);
+      running = this.run(entry, player, parsed.data);
     } catch (e) {
       return this.failed(e, event, player);
     }
@@ -124,7 +129,11 @@ export class EventRouter {
    * events — and changes nothing (docs/protocol.md#refusals).
    */
   handle<E extends ClientEventName>(player: Player, event: E, payload: ClientEventPayload<E>): Promise<void> | void {
-    const entry = this.table[event] as EventEntry<E>;
+    return this.run(this.table[event] as EventEntry<E>, player, payload);
+  }
+
+  /** `handle` with the event's row already found (`route` found it). */
+  private run<E extends ClientEventName>(entry: EventEntry<E>, player: Player, payload: ClientEventPayload<E>): Promise<void> | void {
     if (player.dead) {
       if (entry.refusals === "trade") return player.send("tradeError", { code: REFUSAL.PLAYER_DEAD, message: "You are dead." });
       return refuse(player, REFUSAL.PLAYER_DEAD);

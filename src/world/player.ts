@@ -263,8 +263,10 @@ export class Player {
   }
 
   /** Is its lease past the term its last grant or renewal assured (docs/cluster.md "The holder's own clock")? */
-  leaseInDoubt(now = Date.now()): boolean {
-    return this.leaseValidUntil !== undefined && now >= this.leaseValidUntil;
+  leaseInDoubt(now?: number): boolean {
+    const until = this.leaseValidUntil;
+    // The clock is read only for a player with a lease: every message and every send asks.
+    return until !== undefined && (now ?? Date.now()) >= until;
   }
 
   /** Send to its client; nothing while its lease is in doubt (what this world did may not be the character's any more). */

@@ -19,7 +19,8 @@ import { storeAction, talkToStore } from "./store.js";
  */
 export function handleMove(w: World, p: Player, m: ClientEventPayload<"player:move">) {
   if (p.dead) return;
-  const check = validateMoveTarget(p.tile, { x: m.x, z: m.z }, w.content.worldBounds, (x, z) => w.content.isBlocked(x, z));
+  // The player is its own tile, the payload its target, the blocked test made once (`Movement.blocked`): nothing made per move but what is kept.
+  const check = validateMoveTarget(p, m, w.content.worldBounds, w.movement.blocked);
   if (!check.ok) return refuse(p, check.error.code, check.error.message);
   if (!w.movement.request(p, { x: check.value.x, z: check.value.z, run: m.run ?? false })) return refuse(p, "NO_PATH");
   p.action = null;

@@ -44,8 +44,8 @@ export class Movement {
   actionSearches = { searched: 0, expanded: 0, deferred: 0 };
   /** Tiles this tick's searches may still expand (`player:move` first, then actions). */
   private budgetLeft: number;
-  /** The map's blocked test as a search takes it (one function, not one made for every search). */
-  private readonly blocked = (x: number, z: number) => this.d.content.isBlocked(x, z);
+  /** The map's blocked test as a search or a move's check takes it (one function, not one made for every search or move). */
+  readonly blocked = (x: number, z: number) => this.d.content.isBlocked(x, z);
 
   constructor(private readonly d: MovementDeps) {
     this.budgetLeft = this.moves.perTick;
@@ -61,7 +61,7 @@ export class Movement {
    * once, with no search, when no path can reach it (another walkable region): returns false.
    */
   request(p: Player, req: MoveRequest): boolean {
-    if (!this.d.regions.reachable(p.tile, req)) return false;
+    if (!this.d.regions.reachable(p, req)) return false;
     this.moves.request(p.id, req);
     return true;
   }

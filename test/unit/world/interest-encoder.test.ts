@@ -5,13 +5,14 @@
  * `StateView`s, one by `InterestEncoder` with `TrackedView`s, each client's patches decoded as the
  * SDK decodes them. After every tick each client must hold the same state on both sides, and exactly
  * what its view holds with the server's values. A third copy is encoded by the interest encoder
- * without its own shortcuts (`ReferenceView`: every removal through Colyseus's `StateView.remove`),
- * and every frame sent must be the same bytes.
+ * without its own shortcuts (each entity in a call of Colyseus's encoder of its own, every removal
+ * through Colyseus's `StateView.remove`), and every frame sent must be the same bytes.
  */
 import assert from "node:assert/strict";
 import { Encoder, StateView, type Schema } from "@colyseus/schema";
 import { seededRng as rng } from "../../../loadtest/lib/random.js";
 import { InterestEncoder, TrackedView } from "../../../rooms/world/interest-encoder.js";
+import { treeOf } from "../../../rooms/world/tracked-view.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../../../schema/world.js";
 import { applyPatches, fullState, type DecodingClient } from "../../helpers/sdk-view.js";
 
@@ -19,7 +20,7 @@ const LEAVES = [PlayerState, NpcState, ResourceState, GroundItemState];
 
 type Kind = "players" | "npcs";
 type Client = Omit<DecodingClient, "decoder"> & { decoder: DecodingClient["decoder"] | undefined };
-/** Colyseus's encoder; the interest encoder; the interest encoder without its shortcuts (`ReferenceView`). */
+/** Colyseus's encoder; the interest encoder; the interest encoder without its shortcuts (`ReferenceEncoder`, `ReferenceView`). */
 type Encoding = "colyseus" | "tracked" | "reference";
 interface Side {
   state: InstanceType<typeof WorldState>;
@@ -28,6 +29,13 @@ interface Side {
   encoding: Encoding;
   /** Every frame sent since the last `takeSent`: the client, and the bytes (hex). */
   sent: string[];
+}
+
+/** The interest encoder with each entity encoded in a call of Colyseus's encoder of its own. */
+class ReferenceEncoder extends InterestEncoder {
+  protected override entitiesPerCall(): number {
+    return 1;
+  }
 }
 
 /** A tracked view whose every removal goes through Colyseus's `StateView.remove`. */
@@ -45,7 +53,7 @@ function side(encoding: Encoding): Side {
       ? new Encoder(state)
       : encoding === "tracked"
         ? new InterestEncoder(s, undefined, LEAVES)
-        : new InterestEncoder(s, undefined, LEAVES);
+        : new ReferenceEncoder(s, undefined, LEAVES);
   return { state, encoder, clients: new Map(), encoding, sent: [] };
 }
 
@@ -473,15 +481,29 @@ describe("world schema encoding (InterestEncoder)", () => {
       encodes++;
       return encode.apply(this, args);
     };
+    // Each entity's fields as Colyseus writes them (its class's field encoder), counted by entity.
+    const descriptor = treeOf(s.state.players.get("0")!)!.encDescriptor;
+    const write = descriptor.encoder;
+    const written = new Map<unknown, number>();
+    descriptor.encoder = function (this: unknown, ...args: Parameters<typeof write>) {
+      written.set(args[2].ref, (written.get(args[2].ref) ?? 0) + 1);
+      return write.apply(this, args);
+    };
     try {
       for (const p of s.state.players.values()) p.x += 1;
       patch(s);
     } finally {
       Encoder.prototype.encode = encode;
+      descriptor.encoder = write;
     }
-    // One shared pass and one per changed entity in a view; none per view, as nothing else changed
-    // that a view carries (the collections' entries did not come or go).
-    assert.equal(encodes, 1 + 50);
+    // The moved field of each player some view holds, once; none of the others.
+    assert.deepEqual(
+      [...s.state.players.values()].map((p) => written.get(p) ?? 0),
+      [...s.state.players.values()].map((_, i) => (i < 50 ? 1 : 0)),
+    );
+    // One shared pass, and one for the 50 entities (up to 64 go in one call); none per view, as
+    // nothing else changed that a view carries (the collections' entries did not come or go).
+    assert.equal(encodes, 1 + 1);
     for (const c of s.clients.values()) assert.equal(c.decoder!.state.players.get("7")!.x, s.state.players.get("7")!.x);
   });
 

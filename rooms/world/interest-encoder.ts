@@ -142,7 +142,9 @@ export class InterestEncoder extends Encoder {
     if (this.others.next) buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
     // Then the chunks of the changed entities this view holds, class by class (resource nodes, many
     // and static, cost nothing in a tick where none changed), walking whichever set is smaller.
-    for (const [type, held] of view.entities) {
+    const entities = view.entities;
+    for (let k = 0; k < entities.length; k++) {
+      const { type, slots: held } = entities[k]!;
       const changed = this.chunks.get(type);
       if (!changed || changed.length === 0 || held.size === 0) continue;
       const chunkOf = this.chunkOf;

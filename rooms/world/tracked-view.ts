@@ -52,6 +52,12 @@ export class EntitySlots {
   }
 }
 
+/** The slots a view holds of one entity class (`TrackedView.entities`). */
+export interface HeldSlots {
+  readonly type: unknown;
+  readonly slots: Set<number>;
+}
+
 /**
  * A client's view that also keeps the slots of the entities it holds, by class, so its patch need not
  * walk the whole tick's changes. The sets follow `add` and `remove` exactly (the room's only way in
@@ -59,8 +65,13 @@ export class EntitySlots {
  * encoder takes them as the view's visibility without testing each tree again.
  */
 export class TrackedView extends StateView {
-  /** Slots of what was added (and not removed since), by the class of the object. */
-  readonly entities = new Map<unknown, Set<number>>();
+  /**
+   * Slots of what was added (and not removed since), by the class of the object, in the order the
+   * classes first came: an array, which the encoder walks for every patch (a Map's entries made a
+   * pair for every class of every view, every tick).
+   */
+  readonly entities: HeldSlots[] = [];
+  private readonly byType = new Map<unknown, HeldSlots>();
   /**
    * Entities added whole since the view's last patch (`add`'s own path): the encoder writes each one's
    * snapshot after what the view queued, where Colyseus would have drained the fields it queued
@@ -89,9 +100,12 @@ export class TrackedView extends StateView {
     if (tree && !this.delivered && tree.isNew) (this.bornNew ??= []).push(obj);
     if (tree) {
       const type = (obj as object).constructor;
-      let set = this.entities.get(type);
-      if (!set) this.entities.set(type, (set = new Set()));
-      set.add(this.slots.of(tree));
+      let held = this.byType.get(type);
+      if (!held) {
+        this.byType.set(type, (held = { type, slots: new Set() }));
+        this.entities.push(held);
+      }
+      held.slots.add(this.slots.of(tree));
     }
     return added;
   }
@@ -152,7 +166,7 @@ export class TrackedView extends StateView {
     // Never told of (added and removed before a patch): its snapshot does not go out, as Colyseus drops what it queued.
     if (tree) this.wholes.delete(tree);
     const slot = tree && this.slots.peek(tree);
-    if (slot !== undefined) this.entities.get((obj as object).constructor)?.delete(slot);
+    if (slot !== undefined) this.byType.get((obj as object).constructor)?.slots.delete(slot);
     return this;
   }
 

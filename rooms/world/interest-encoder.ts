@@ -386,7 +386,7 @@ export class InterestEncoder extends Encoder {
   }
 
   /** Copy a whole snapshot (`WholeSnapshots.write`) into the view's patch. */
-  private readonly copyWhole = (bytes: Uint8Array, it: Iterator, buffer: Uint8Array) => this.copyBytes(bytes, 0, bytes.length, it, buffer);
+  private readonly copyWhole = (bytes: Uint8Array, length: number, it: Iterator, buffer: Uint8Array) => this.copyBytes(bytes, 0, length, it, buffer);
 
   private copyChunk(i: number, it: Iterator, buffer: Uint8Array): Uint8Array {
     return this.copyBytes(this.chunkBytes, this.chunkStart[i]!, this.chunkEnd[i]!, it, buffer);

@@ -9,10 +9,12 @@
  * through Colyseus's `StateView.remove`), and every frame sent must be the same bytes.
  */
 import assert from "node:assert/strict";
-import { Encoder, StateView, type Schema } from "@colyseus/schema";
+import { $changes, $refId, Encoder, OPERATION, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
 import { seededRng as rng } from "../../../loadtest/lib/random.js";
 import { InterestEncoder, TrackedView } from "../../../rooms/world/interest-encoder.js";
 import { treeOf } from "../../../rooms/world/tracked-view.js";
+import { drainView, writeFields } from "../../../rooms/world/view-drain.js";
+import { fieldsOf, type SchemaClass } from "../../../rooms/world/schema-fields.js";
 import { GroundItemState, NpcState, PlayerState, ResourceState, WorldState } from "../../../schema/world.js";
 import { applyPatches, fullState, type DecodingClient } from "../../helpers/sdk-view.js";
 
@@ -539,6 +541,41 @@ describe("world schema encoding (InterestEncoder)", () => {
       });
       assert.equal(frames[1], frames[0], `fields ${Object.keys(fields).join(",")}`);
     }
+  });
+
+  it("writes an entity's fields (its whole snapshot) as the drain writes them queued, of every class, some fields unset", () => {
+    const r = rng(7);
+    const state = new WorldState();
+    const encoder = new InterestEncoder(state as unknown as Schema, undefined, LEAVES);
+    const grow = (bytes: Uint8Array, offset: number) =>
+      (encoder as unknown as { ensureCapacity: (b: Uint8Array, o: number) => Uint8Array }).ensureCapacity(bytes, offset);
+    const collections = [state.players, state.npcs, state.resources, state.groundItems] as unknown as Map<string, Schema>[];
+    const value = (type: string) =>
+      type === "string"
+        ? ["", "a", "Ünïcödé ✓", "x".repeat(Math.floor(r() * 300))][Math.floor(r() * 4)]
+        : type === "boolean"
+          ? r() < 0.5
+          : Math.floor(r() * 200) - (type.startsWith("u") ? 0 : 100);
+    LEAVES.forEach((type, k) => {
+      const metadata = (type as unknown as Record<symbol, Record<number, { type: string }>>)[Symbol.metadata]!;
+      for (let n = 0; n < 40; n++) {
+        const obj = new (type as unknown as new () => Schema)() as unknown as Record<string, unknown>;
+        for (const f of fieldsOf(type as SchemaClass)!) if (r() < 0.7) obj[f.name] = value(metadata[f.index]!.type);
+        collections[k]!.set(`${k}-${n}`, obj as unknown as Schema);
+        const tree = (obj as unknown as { [$changes]: ChangeTree })[$changes];
+        const live: number[] = [];
+        tree.forEachLive((index) => void live.push(index));
+        // Those that hold a value, and every field of the class (the gone ones as removals).
+        for (const indexes of [live, fieldsOf(type as SchemaClass)!.map((f) => f.index)]) {
+          const view = new StateView();
+          view.changes.set((obj as unknown as { [$refId]: number })[$refId], new Map(indexes.map((i) => [i, OPERATION.ADD])));
+          const [a, b] = [{ offset: 0 }, { offset: 0 }];
+          const drained = drainView(encoder, view, a, new Uint8Array(Encoder.BUFFER_SIZE), grow);
+          const written = writeFields(encoder, tree, indexes, b, new Uint8Array(Encoder.BUFFER_SIZE), grow);
+          assert.equal(hex(written.subarray(0, b.offset)), hex(drained.subarray(0, a.offset)), `${type.name} ${JSON.stringify(obj)}`);
+        }
+      }
+    });
   });
 
   it("sends nothing of an entity a view added and let go, or that left the state, before the patch", () => {

@@ -150,12 +150,16 @@ export class InterestEncoder extends Encoder {
       const chunkOf = this.chunkOf;
       const first = this.first;
       if (held.size <= changed.length) {
-        for (const slot of held) {
-          const n = chunkOf[slot]!;
+        const slots = held.items;
+        for (let i = 0; i < slots.length; i++) {
+          const n = chunkOf[slots[i]!]!;
           if (n >= first) buffer = this.copyChunk(n - first, it, buffer);
         }
       } else {
-        for (const slot of changed) if (held.has(slot)) buffer = this.copyChunk(chunkOf[slot]! - first, it, buffer);
+        for (let i = 0; i < changed.length; i++) {
+          const slot = changed[i]!;
+          if (held.has(slot)) buffer = this.copyChunk(chunkOf[slot]! - first, it, buffer);
+        }
       }
     }
     return buffer;
@@ -253,7 +257,7 @@ export class InterestEncoder extends Encoder {
       const tree = trees[refId];
       if (tree === undefined || !this.isEntity(tree)) continue;
       view.changes.delete(refId);
-      view.wholes.add(tree);
+      view.wholes.add(this.slots.of(tree), tree);
     }
   }
 

@@ -97,7 +97,9 @@ export class WholeSnapshots {
    */
   write(view: TrackedView, it: Iterator, buffer: Uint8Array, copy: Copy): Uint8Array {
     const trees = (this.encoder.root as unknown as { changeTrees: Record<number, ChangeTree | undefined> }).changeTrees;
-    for (const tree of view.wholes) {
+    const wholes = view.wholes.items;
+    for (let i = 0; i < wholes.length; i++) {
+      const tree = wholes[i]!;
       if (trees[(tree.ref as unknown as { [$refId]: number })[$refId]] !== tree) continue;
       const whole = this.of(tree);
       buffer = copy(whole.bytes, whole.length, it, buffer);

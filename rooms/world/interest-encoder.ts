@@ -266,7 +266,8 @@ export class InterestEncoder extends Encoder {
    * encoding. The entities go through Colyseus's encoder `entitiesPerCall()` at a time (`encodeEntities`).
    */
   private build() {
-    for (const changed of this.chunks.values()) changed.length = 0;
+    // Emptied by popping, which keeps their room (`length = 0` gives it back, and the tick's pushes grow it anew).
+    for (const changed of this.chunks.values()) while (changed.length > 0) changed.pop();
     this.others.next = this.others.tail = undefined;
     this.first = this.next;
     const queue = (this.root as unknown as { changes: ChangeList }).changes;

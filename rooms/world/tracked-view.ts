@@ -98,12 +98,18 @@ export class SlotSet<T> {
       items[i] = items[i + 1]!;
       slotOf[i] = slotOf[i + 1]!;
     }
-    items.length = slotOf.length = last;
+    items.pop();
+    slotOf.pop();
   }
 
+  /** Empty, the arrays keeping their room (`length = 0` gives it back, and the next add makes it anew). */
   clear(): void {
-    for (const slot of this.slotOf) this.bits[slot >>> 5]! &= ~(1 << (slot & 31));
-    this.items.length = this.slotOf.length = 0;
+    const { items, slotOf, bits } = this;
+    while (slotOf.length > 0) {
+      const slot = slotOf.pop()!;
+      bits[slot >>> 5]! &= ~(1 << (slot & 31));
+      items.pop();
+    }
   }
 }
 

@@ -120,7 +120,7 @@ export class WholeSnapshots {
     for (let i = 0; i < all.length; i++) {
       if (target[$getByIndex](all[i]!) !== undefined) continue;
       const some = this.someFields;
-      some.length = 0;
+      while (some.length > 0) some.pop(); // keeping its room, which `length = 0` gives back
       live = some;
       tree.forEachLive(pushLive);
       live = undefined;

@@ -284,7 +284,7 @@ export class InterestEncoder extends Encoder {
         this.batch[this.batched]!.changeTree = tree;
         this.batchSlots[this.batched++] = slot;
         if (this.batched === perCall) this.encodeEntities(it);
-      } else {
+      } else if (this.reachesViews(tree)) {
         const copy: ChangeNode = { changeTree: tree };
         if (tail) tail.next = copy;
         else this.others.next = copy;
@@ -357,6 +357,25 @@ export class InterestEncoder extends Encoder {
     if (this.batch[this.noted]?.changeTree !== tree) throw new Error("InterestEncoder: Colyseus's encoder asked about an entity out of order");
     this.batchStarts[this.noted++] = this.buildIt.offset;
     return true;
+  }
+
+  /**
+   * Whether a changed tree that is not an entity can write anything in a view's pass. Colyseus's view
+   * pass writes only filtered fields (of a tree reached through a view-filtered field, or with a view
+   * tag of their own) and skips the others before it asks any filter; a tree's own operations
+   * (a collection's clear) go with its fields. So a tree outside the views that changed no tagged
+   * field writes nothing there, whatever its filter: the root, whose only change in most ticks is
+   * its `tick`, where every view's pass over it wrote nothing and returned a subarray.
+   */
+  protected reachesViews(tree: ChangeTree): boolean {
+    if (tree.isFiltered) return true;
+    const descriptor = tree.encDescriptor;
+    if (!descriptor.isSchema) return false;
+    let tagged = false;
+    tree.forEach((index: number) => {
+      if (index >= 0 && (index < 32 ? (descriptor.filterBitmask & (1 << index)) !== 0 : descriptor.tags[index] !== undefined)) tagged = true;
+    });
+    return tagged;
   }
 
   /** Whether a tree of `list` has a field filter of its own (which might ask the view something only a client's view can answer). */

@@ -5,8 +5,9 @@
  * `StateView`s, one by `InterestEncoder` with `TrackedView`s, each client's patches decoded as the
  * SDK decodes them. After every tick each client must hold the same state on both sides, and exactly
  * what its view holds with the server's values. A third copy is encoded by the interest encoder
- * without its own shortcuts (each entity in a call of Colyseus's encoder of its own, every removal
- * through Colyseus's `StateView.remove`), and every frame sent must be the same bytes.
+ * without its own shortcuts (each entity in a call of Colyseus's encoder of its own, every view's
+ * pass over the root's and the collections' changes, every removal through Colyseus's
+ * `StateView.remove`), and every frame sent must be the same bytes.
  */
 import assert from "node:assert/strict";
 import { $changes, $refId, Encoder, OPERATION, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
@@ -33,10 +34,13 @@ interface Side {
   sent: string[];
 }
 
-/** The interest encoder with each entity encoded in a call of Colyseus's encoder of its own. */
+/** The interest encoder with each entity encoded in a call of Colyseus's encoder of its own, and every view's pass over every other change. */
 class ReferenceEncoder extends InterestEncoder {
   protected override entitiesPerCall(): number {
     return 1;
+  }
+  protected override reachesViews(): boolean {
+    return true;
   }
 }
 
@@ -131,7 +135,7 @@ function sameBytes(sides: readonly Side[], where: string) {
 }
 
 function decoded(c: DecodingClient) {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = { tick: c.decoder.state.tick };
   // A collection the server never named is absent from the client's state (as in the SDK's).
   for (const kind of ["players", "npcs"] as const) {
     const collection = c.decoder.state[kind] as (typeof c.decoder.state)[typeof kind] | undefined;
@@ -166,6 +170,8 @@ function run(seed: number, ticks: number) {
         s.clients.delete(id);
       }
     }
+    // The room's tick, most ticks (a change of the root that no view's pass carries).
+    if (r() < 0.8) for (const s of sides) s.state.tick = tick;
     const steps = 1 + Math.floor(r() * 12);
     for (let k = 0; k < steps; k++) {
       const roll = r();

@@ -292,9 +292,10 @@ export class InterestEncoder extends Encoder {
       }
     }
     this.encodeEntities(it);
-    // What of the rest is for the views (a collection's entries coming or going), encoded as a view
-    // that sees everything would: when that is nothing (in most ticks the root's own tick, which no
-    // view pass carries), no view's pass over it would write anything either, and none is made.
+    // What of the rest may be for the views (a collection's entries coming or going; not the root's
+    // tick, left out above), encoded as a view that sees everything would when no filter of its own
+    // could tell views apart: when that is nothing, no view's pass over it would write anything
+    // either, and none is made.
     if (this.others.next && !this.anyFilterIn(this.others)) {
       const probe = this.probeIt;
       probe.offset = it.offset;
@@ -313,8 +314,9 @@ export class InterestEncoder extends Encoder {
    * Encode the entities batched by `build` into chunks, in one call of Colyseus's encoder: where an
    * entity's chunk starts, the view it is encoded for tells (`noteStart`: Colyseus asks it whether it
    * sees each tree, in the list's order, just before encoding it). One call per entity returned a
-   * subarray per entity per tick (14 MB in 20 s at 2,000 players); an entity's bytes are the same
-   * either way (with a view every tree's part begins with its own structure switch).
+   * subarray per entity per tick (half the subarrays of `loadtest/bench-interest.ts --scenario
+   * wander --players 2000`); an entity's bytes are the same either way (with a view, every tree's
+   * part begins with its own structure switch).
    */
   private encodeEntities(it: Iterator): void {
     const count = this.batched;

@@ -4,9 +4,10 @@
  * per call: an `[key, operation]` array for every queued field, and a new array joining the shared and
  * the view's bytes for every client with anything queued (in a crowd on the move, most of them, every
  * tick: 7 % of what the world allocated in `bench:world --wander --heap-prof-window`). Entities'
- * whole snapshots are written here too (`writeFields`, whole-snapshots.ts). The interest encoder (interest-encoder.ts) calls it for its views and builds
- * the patch in a pooled Buffer; the differential test (test/unit/world/interest-encoder.test.ts)
- * decodes its patches beside Colyseus's own and compares.
+ * whole snapshots are written here too (`writeFields`, whole-snapshots.ts). The interest encoder
+ * (interest-encoder.ts) calls it for its views and builds the patch in a pooled Buffer; the
+ * differential test (test/unit/world/interest-encoder.test.ts) decodes its patches beside
+ * Colyseus's own and compares.
  *
  * It writes what the world room's state can hold: schema objects and maps (no arrays, whose whole
  * snapshots Colyseus writes another way, and no streams: the encoder checks the state's classes).

@@ -10,7 +10,12 @@
  * process's CPU time, the figure to compare on a busy machine) and the patch bytes per client per
  * tick.
  *
- *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--scenario crowd|wander|spread|fight] [--encoder interest|colyseus]
+ *   npx tsx loadtest/bench-interest.ts [--players 1000] [--ticks 50] [--scenario crowd|wander|spread|fight] [--encoder interest|colyseus] [--profile <dir>]
+ *
+ * `--profile <dir>`: a CPU profile and a sampling heap profile of the measured ticks only, written
+ * there (`interest-<pid>.cpuprofile`, `.heapprofile`), and the megabytes those ticks allocated. The
+ * heap sampling counts what was collected since (a sample every 32 KiB): node's own `--heap-prof`
+ * writes only what is still alive at exit, and covers the start-up and the joins too.
  *
  * `--scenario fight` (the combat benchmark, docs/combat.md#benchmark): the players stand in pairs
  * over the Ashlands (a PvP area) and each attacks its partner in melee from the first tick (nobody
@@ -38,6 +43,7 @@ const { values: args } = parseArgs({
     ticks: { type: "string", default: "50" },
     encoder: { type: "string", default: "interest" },
     scenario: { type: "string", default: "crowd" },
+    profile: { type: "string" },
   },
 });
 if (!["crowd", "wander", "spread", "fight"].includes(args.scenario)) throw new Error("--scenario must be crowd, wander, spread or fight");
@@ -107,6 +113,32 @@ if (fight)
     await handleAction(world, clients[i + 1]!.p, { action: "attack", targetId: clients[i]!.p.id });
   }
 
+/** `--profile`: the measured ticks' profiles (see the file comment). */
+async function profiler(dir: string) {
+  const { Session } = await import("node:inspector/promises");
+  const { mkdir, writeFile } = await import("node:fs/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 32 * 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    const { profile: heap } = await session.post("HeapProfiler.stopSampling");
+    session.disconnect();
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${dir}/interest-${process.pid}.cpuprofile`, JSON.stringify(profile));
+    await writeFile(`${dir}/interest-${process.pid}.heapprofile`, JSON.stringify(heap));
+    // The samples (each the bytes it stands for) are in the protocol's profile, if not in node's types.
+    return (heap as unknown as { samples: { size: number }[] }).samples.reduce((sum, s) => sum + s.size, 0);
+  };
+}
+let stopProfile: (() => Promise<number>) | undefined;
+
 const ms = { step: 0, mirror: 0, encode: 0, views: 0 };
 // CPU time of the process (user + system), the figure to compare on a loaded machine: wall time counts the preemptions.
 const cpu = { step: 0, mirror: 0, encode: 0, views: 0 };
@@ -126,6 +158,7 @@ for (let tick = 0; tick < ticks; tick++) {
   const measured = tick >= WARMUP;
   measuring = measured;
   if (tick === WARMUP) adds = 0;
+  if (tick === WARMUP && args.profile) stopProfile = await profiler(args.profile);
   let t0 = performance.now();
   let c0 = cpuMs();
   const lap = (part: keyof typeof ms) => {
@@ -155,6 +188,7 @@ for (let tick = 0; tick < ticks; tick++) {
   for (const c of clients) refreshView(world, mirror, c.view, c.seen, c.p);
   lap("views");
 }
+const allocated = await stopProfile?.();
 const per = (v: number) => Math.round((v / (ticks - WARMUP)) * 100) / 100;
 console.log(
   `${players} players, ${description}${drift ? ", drifting" : ""}, ${ticks - WARMUP} ticks measured: ms per tick: step ${per(ms.step)}, mirror ${per(ms.mirror)}, ` +
@@ -166,3 +200,5 @@ console.log(
   `CPU ms per tick: step ${per(cpu.step)}, mirror ${per(cpu.mirror)}, encode ${per(cpu.encode)}, views ${per(cpu.views)}, ` +
     `total ${per(cpu.step + cpu.mirror + cpu.encode + cpu.views)}`,
 );
+if (allocated !== undefined)
+  console.log(`allocated in the measured ticks (heap sampling): ${Math.round(allocated / 1e5) / 10} MB (profiles in ${args.profile})`);

@@ -43,6 +43,8 @@ interface ChangeList {
  * and numbers), so Colyseus's own overflow path (a re-encode and a warning) is never needed.
  */
 const ENTITY_HEADROOM = 4096;
+/** Entities encoded in one call of Colyseus's encoder (`InterestEncoder.encodeEntities`), ENTITY_HEADROOM bytes ahead for each. */
+const ENTITIES_PER_CALL = 64;
 
 /** Colyseus's encoder with the per-view pass over entities done once per tick (see the file comment). */
 export class InterestEncoder extends Encoder {
@@ -68,10 +70,18 @@ export class InterestEncoder extends Encoder {
   private next = 0;
   /** The tick's changed trees that are not entities: encoded per view by Colyseus. */
   private readonly others: ChangeList = { next: undefined, tail: undefined, nextPosition: 0 };
-  /** A one-node list, its node pointed at each entity in turn to encode it alone; and a view that sees everything, for that. */
-  private readonly entityNode: { changeTree: ChangeTree | undefined } = { changeTree: undefined };
-  private readonly single = { next: this.entityNode, tail: this.entityNode, nextPosition: 0 } as ChangeList;
+  /** The entities `build` has batched for `encodeEntities`: list nodes (reused), slots, where each one's chunk starts. */
+  private readonly batch: ChangeNode[] = Array.from({ length: ENTITIES_PER_CALL }, () => ({ changeTree: undefined as unknown as ChangeTree }));
+  private readonly batchList: ChangeList = { next: undefined, tail: undefined, nextPosition: 0 };
+  private readonly batchSlots = new Int32Array(ENTITIES_PER_CALL);
+  private readonly batchStarts = new Int32Array(ENTITIES_PER_CALL);
+  private batched = 0;
+  private noted = 0;
+  private readonly buildIt: Iterator = { offset: 0 };
+  private readonly probeIt: Iterator = { offset: 0 };
+  /** A view that sees everything; and one that also notes where each batched entity starts (`noteStart`). */
   private readonly everything = { isChangeTreeVisible: () => true } as unknown as StateView;
+  private readonly noting = { isChangeTreeVisible: (tree: ChangeTree) => this.noteStart(tree) } as unknown as StateView;
   /** The root's primitive fields when every other field of it is view-filtered (`encodeAll`: then they are all of the shared full state), else undefined. */
   private readonly sharedRootFields: readonly string[] | undefined;
   /** The indexes of the root's view-filtered fields that hold a value (named in every full state). */
@@ -132,18 +142,24 @@ export class InterestEncoder extends Encoder {
     if (this.others.next) buffer = this.encodeList(this.others, it, view, buffer, initialOffset);
     // Then the chunks of the changed entities this view holds, class by class (resource nodes, many
     // and static, cost nothing in a tick where none changed), walking whichever set is smaller.
-    for (const [type, held] of view.entities) {
+    const entities = view.entities;
+    for (let k = 0; k < entities.length; k++) {
+      const { type, slots: held } = entities[k]!;
       const changed = this.chunks.get(type);
       if (!changed || changed.length === 0 || held.size === 0) continue;
       const chunkOf = this.chunkOf;
       const first = this.first;
       if (held.size <= changed.length) {
-        for (const slot of held) {
-          const n = chunkOf[slot]!;
+        const slots = held.items;
+        for (let i = 0; i < slots.length; i++) {
+          const n = chunkOf[slots[i]!]!;
           if (n >= first) buffer = this.copyChunk(n - first, it, buffer);
         }
       } else {
-        for (const slot of changed) if (held.has(slot)) buffer = this.copyChunk(chunkOf[slot]! - first, it, buffer);
+        for (let i = 0; i < changed.length; i++) {
+          const slot = changed[i]!;
+          if (held.has(slot)) buffer = this.copyChunk(chunkOf[slot]! - first, it, buffer);
+        }
       }
     }
     return buffer;
@@ -241,17 +257,23 @@ export class InterestEncoder extends Encoder {
       const tree = trees[refId];
       if (tree === undefined || !this.isEntity(tree)) continue;
       view.changes.delete(refId);
-      view.wholes.add(tree);
+      view.wholes.add(this.slots.of(tree), tree);
     }
   }
 
-  /** Split the tick's changes: entities are encoded once into chunks, the rest listed for per-view encoding. */
+  /**
+   * Split the tick's changes: entities are encoded once into chunks, the rest listed for per-view
+   * encoding. The entities go through Colyseus's encoder `entitiesPerCall()` at a time (`encodeEntities`).
+   */
   private build() {
-    for (const changed of this.chunks.values()) changed.length = 0;
+    // Emptied by popping, which keeps their room (`length = 0` gives it back, and the tick's pushes grow it anew).
+    for (const changed of this.chunks.values()) while (changed.length > 0) changed.pop();
     this.others.next = this.others.tail = undefined;
     this.first = this.next;
     const queue = (this.root as unknown as { changes: ChangeList }).changes;
-    const it: Iterator = { offset: 0 };
+    const it = this.buildIt;
+    it.offset = 0;
+    const perCall = Math.min(this.entitiesPerCall(), ENTITIES_PER_CALL);
     let tail: ChangeNode | undefined;
     for (let node = queue.next; node; node = node.next) {
       const tree = node.changeTree;
@@ -259,36 +281,103 @@ export class InterestEncoder extends Encoder {
         // An entity no view has held has no slot, and no view could use its chunk: not encoded.
         const slot = this.slots.peek(tree);
         if (slot === undefined || !tree.has()) continue;
-        const start = it.offset;
-        this.entityNode.changeTree = tree;
-        this.chunkBytes = this.encodeList(this.single, it, this.everything, this.chunkBytes, start, true);
-        if (it.offset === start) continue;
-        const n = this.next++;
-        this.chunkStart[n - this.first] = start;
-        this.chunkEnd[n - this.first] = it.offset;
-        if (slot >= this.chunkOf.length) this.chunkOf = grownSlots(this.chunkOf, slot);
-        this.chunkOf[slot] = n;
-        const type = (tree.ref as object).constructor;
-        let changed = this.chunks.get(type);
-        if (!changed) this.chunks.set(type, (changed = []));
-        changed.push(slot);
-      } else {
+        this.batch[this.batched]!.changeTree = tree;
+        this.batchSlots[this.batched++] = slot;
+        if (this.batched === perCall) this.encodeEntities(it);
+      } else if (this.reachesViews(tree)) {
         const copy: ChangeNode = { changeTree: tree };
         if (tail) tail.next = copy;
         else this.others.next = copy;
         tail = this.others.tail = copy;
       }
     }
-    this.entityNode.changeTree = undefined;
-    // What of the rest is for the views (a collection's entries coming or going), encoded as a view
-    // that sees everything would: when that is nothing (in most ticks the root's own tick, which no
-    // view pass carries), no view's pass over it would write anything either, and none is made.
+    this.encodeEntities(it);
+    // What of the rest may be for the views (a collection's entries coming or going; not the root's
+    // tick, left out above), encoded as a view that sees everything would when no filter of its own
+    // could tell views apart: when that is nothing, no view's pass over it would write anything
+    // either, and none is made.
     if (this.others.next && !this.anyFilterIn(this.others)) {
-      const probe: Iterator = { offset: it.offset };
-      this.chunkBytes = this.encodeList(this.others, probe, this.everything, this.chunkBytes, it.offset, true);
+      const probe = this.probeIt;
+      probe.offset = it.offset;
+      this.chunkBytes = this.encodeList(this.others, probe, this.everything, this.chunkBytes, it.offset, ENTITY_HEADROOM);
       if (probe.offset === it.offset) this.others.next = this.others.tail = undefined;
     }
     this.built = true;
+  }
+
+  /** How many entities `build` hands Colyseus's encoder in one call (tests compare the bytes with one at a time). */
+  protected entitiesPerCall(): number {
+    return ENTITIES_PER_CALL;
+  }
+
+  /**
+   * Encode the entities batched by `build` into chunks, in one call of Colyseus's encoder: where an
+   * entity's chunk starts, the view it is encoded for tells (`noteStart`: Colyseus asks it whether it
+   * sees each tree, in the list's order, just before encoding it). One call per entity returned a
+   * subarray per entity per tick (half the subarrays of `loadtest/bench-interest.ts --scenario
+   * wander --players 2000`); an entity's bytes are the same either way (with a view, every tree's
+   * part begins with its own structure switch).
+   */
+  private encodeEntities(it: Iterator): void {
+    const count = this.batched;
+    if (count === 0) return;
+    const batch = this.batch;
+    for (let i = 0; i < count - 1; i++) batch[i]!.next = batch[i + 1];
+    batch[count - 1]!.next = undefined;
+    this.batchList.next = batch[0];
+    this.batchList.tail = batch[count - 1];
+    const start = it.offset;
+    this.noted = 0;
+    this.chunkBytes = this.encodeList(this.batchList, it, this.noting, this.chunkBytes, start, count * ENTITY_HEADROOM);
+    if (this.noted !== count) throw new Error(`InterestEncoder: Colyseus's encoder asked about ${this.noted} of ${count} entities`);
+    const starts = this.batchStarts;
+    for (let i = 0; i < count; i++) {
+      const tree = batch[i]!.changeTree;
+      batch[i]!.changeTree = undefined as unknown as ChangeTree;
+      const from = starts[i]!;
+      const to = i + 1 < count ? starts[i + 1]! : it.offset;
+      if (to === from) continue;
+      const slot = this.batchSlots[i]!;
+      const n = this.next++;
+      this.chunkStart[n - this.first] = from;
+      this.chunkEnd[n - this.first] = to;
+      if (slot >= this.chunkOf.length) this.chunkOf = grownSlots(this.chunkOf, slot);
+      this.chunkOf[slot] = n;
+      const type = (tree.ref as object).constructor;
+      let changed = this.chunks.get(type);
+      if (!changed) this.chunks.set(type, (changed = []));
+      changed.push(slot);
+    }
+    this.batched = 0;
+  }
+
+  /** `noting`'s answer: every tree is seen, and where the batched entity's encoding starts is noted. */
+  private noteStart(tree: ChangeTree): boolean {
+    // Asked about the first again: Colyseus encodes the call again from its start (after growing
+    // the buffer, which the headroom given makes needless).
+    if (tree === this.batch[0]!.changeTree) this.noted = 0;
+    if (this.batch[this.noted]?.changeTree !== tree) throw new Error("InterestEncoder: Colyseus's encoder asked about an entity out of order");
+    this.batchStarts[this.noted++] = this.buildIt.offset;
+    return true;
+  }
+
+  /**
+   * Whether a changed tree that is not an entity can write anything in a view's pass. Colyseus's view
+   * pass writes only filtered fields (of a tree reached through a view-filtered field, or with a view
+   * tag of their own) and skips the others before it asks any filter; a tree's own operations
+   * (a collection's clear) go with its fields. So a tree outside the views that changed no tagged
+   * field writes nothing there, whatever its filter: the root, whose only change in most ticks is
+   * its `tick`, where every view's pass over it wrote nothing and returned a subarray.
+   */
+  protected reachesViews(tree: ChangeTree): boolean {
+    if (tree.isFiltered) return true;
+    const descriptor = tree.encDescriptor;
+    if (!descriptor.isSchema) return false;
+    let tagged = false;
+    tree.forEach((index: number) => {
+      if (index >= 0 && (index < 32 ? (descriptor.filterBitmask & (1 << index)) !== 0 : descriptor.tags[index] !== undefined)) tagged = true;
+    });
+    return tagged;
   }
 
   /** Whether a tree of `list` has a field filter of its own (which might ask the view something only a client's view can answer). */
@@ -302,13 +391,16 @@ export class InterestEncoder extends Encoder {
     return this.leafTypes.has((tree.ref as object).constructor as SchemaClass) && tree.isFiltered && tree.encDescriptor.filter === undefined;
   }
 
-  /** Colyseus's encoding of just the trees in `list` (the root's change queue swapped for the call). */
-  private encodeList(list: ChangeList, it: Iterator, view: StateView, buffer: Uint8Array, initialOffset: number, grow = false): Uint8Array {
+  /**
+   * Colyseus's encoding of just the trees in `list` (the root's change queue swapped for the call),
+   * with `headroom` free bytes ensured ahead.
+   */
+  private encodeList(list: ChangeList, it: Iterator, view: StateView, buffer: Uint8Array, initialOffset: number, headroom = 0): Uint8Array {
     const root = this.root as unknown as { changes: ChangeList };
     const queue = root.changes;
     root.changes = list;
     try {
-      if (grow && buffer.length - it.offset < ENTITY_HEADROOM) buffer = this.grown(buffer, it.offset + ENTITY_HEADROOM);
+      if (buffer.length - it.offset < headroom) buffer = this.grown(buffer, it.offset + headroom);
       // Colyseus returns the written part (a subarray, of a new buffer if it had to grow): go on
       // writing into the whole buffer.
       const written = super.encode(it, view, buffer, initialOffset);
@@ -320,7 +412,7 @@ export class InterestEncoder extends Encoder {
   }
 
   /** Copy a whole snapshot (`WholeSnapshots.write`) into the view's patch. */
-  private readonly copyWhole = (bytes: Uint8Array, it: Iterator, buffer: Uint8Array) => this.copyBytes(bytes, 0, bytes.length, it, buffer);
+  private readonly copyWhole = (bytes: Uint8Array, length: number, it: Iterator, buffer: Uint8Array) => this.copyBytes(bytes, 0, length, it, buffer);
 
   private copyChunk(i: number, it: Iterator, buffer: Uint8Array): Uint8Array {
     return this.copyBytes(this.chunkBytes, this.chunkStart[i]!, this.chunkEnd[i]!, it, buffer);

@@ -2,7 +2,7 @@
  * A client's `StateView` that keeps the slots of what it holds, for the interest encoder
  * (interest-encoder.ts, docs/interest.md "Encoding a crowd's patches"), and the entities' slots.
  */
-import { $changes, OPERATION, StateView, type ChangeTree } from "@colyseus/schema";
+import { $changes, $refId, MapSchema, OPERATION, StateView, type ChangeTree } from "@colyseus/schema";
 
 export type Ref = Parameters<StateView["add"]>[0];
 
@@ -53,20 +53,92 @@ export class EntitySlots {
 }
 
 /**
+ * A set of entities by their slots, in a Set's order (as added; one deleted and added again comes
+ * last), each slot with a value (`items`, walked by index): a bit per slot tells membership. The
+ * views' sets of what they hold and take whole change every tick in a moving crowd; as Sets, their
+ * tables were rehashed as entities came and went (and made anew at every clear), and walking a Set
+ * in the per-view pass took twice an array's time (in a micro-benchmark of that loop).
+ */
+export class SlotSet<T> {
+  /** The members' values, in order. */
+  readonly items: T[] = [];
+  private readonly slotOf: number[] = [];
+  private bits = new Uint32Array(8);
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  has(slot: number): boolean {
+    const word = slot >>> 5;
+    return word < this.bits.length && (this.bits[word]! & (1 << (slot & 31))) !== 0;
+  }
+
+  /** Add `slot` with its value, last; nothing if it is a member already (it keeps its place and value). */
+  add(slot: number, item: T): void {
+    if (this.has(slot)) return;
+    const word = slot >>> 5;
+    if (word >= this.bits.length) {
+      const grown = new Uint32Array(Math.max(word + 1, 2 * this.bits.length));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[word]! |= 1 << (slot & 31);
+    this.items.push(item);
+    this.slotOf.push(slot);
+  }
+
+  /** Take `slot` out, the members after it moving up a place. */
+  delete(slot: number): void {
+    if (!this.has(slot)) return;
+    this.bits[slot >>> 5]! &= ~(1 << (slot & 31));
+    const { items, slotOf } = this;
+    const last = slotOf.length - 1;
+    for (let i = slotOf.indexOf(slot); i < last; i++) {
+      items[i] = items[i + 1]!;
+      slotOf[i] = slotOf[i + 1]!;
+    }
+    items.pop();
+    slotOf.pop();
+  }
+
+  /** Empty, the arrays keeping their room (`length = 0` gives it back, and the next add makes it anew). */
+  clear(): void {
+    const { items, slotOf, bits } = this;
+    while (slotOf.length > 0) {
+      const slot = slotOf.pop()!;
+      bits[slot >>> 5]! &= ~(1 << (slot & 31));
+      items.pop();
+    }
+  }
+}
+
+/** The slots a view holds of one entity class (`TrackedView.entities`). */
+export interface HeldSlots {
+  readonly type: unknown;
+  readonly slots: SlotSet<number>;
+}
+
+/**
  * A client's view that also keeps the slots of the entities it holds, by class, so its patch need not
  * walk the whole tick's changes. The sets follow `add` and `remove` exactly (the room's only way in
  * and out: `refreshView`, and `SchemaMirror.remove` before an entity leaves the state), so the
  * encoder takes them as the view's visibility without testing each tree again.
  */
 export class TrackedView extends StateView {
-  /** Slots of what was added (and not removed since), by the class of the object. */
-  readonly entities = new Map<unknown, Set<number>>();
+  /**
+   * Slots of what was added (and not removed since), by the class of the object, in the order the
+   * classes first came: an array, which the encoder walks for every patch (a Map's entries made a
+   * pair for every class of every view, every tick).
+   */
+  readonly entities: HeldSlots[] = [];
+  private readonly byType = new Map<unknown, HeldSlots>();
   /**
    * Entities added whole since the view's last patch (`add`'s own path): the encoder writes each one's
    * snapshot after what the view queued, where Colyseus would have drained the fields it queued
    * one by one.
    */
-  readonly wholes = new Set<ChangeTree>();
+  readonly wholes = new SlotSet<ChangeTree>();
   /** Whether any state was encoded for this view yet (a full state or a patch): until then, `changes` holds all it has. */
   delivered = false;
   /** Entities added before the view was delivered while they were new in the state (see `bootstrap`). */
@@ -89,9 +161,13 @@ export class TrackedView extends StateView {
     if (tree && !this.delivered && tree.isNew) (this.bornNew ??= []).push(obj);
     if (tree) {
       const type = (obj as object).constructor;
-      let set = this.entities.get(type);
-      if (!set) this.entities.set(type, (set = new Set()));
-      set.add(this.slots.of(tree));
+      let held = this.byType.get(type);
+      if (!held) {
+        this.byType.set(type, (held = { type, slots: new SlotSet() }));
+        this.entities.push(held);
+      }
+      const slot = this.slots.of(tree);
+      held.slots.add(slot, slot);
     }
     return added;
   }
@@ -104,7 +180,7 @@ export class TrackedView extends StateView {
     if (parent === undefined || parent.isStreamCollection) return false;
     this.markVisible(tree);
     this.addParentOf(tree, DEFAULT_VIEW_TAG);
-    this.wholes.add(tree);
+    this.wholes.add(this.slots.of(tree), tree);
     return true;
   }
 
@@ -124,7 +200,7 @@ export class TrackedView extends StateView {
     for (const obj of this.bornNew ?? []) {
       if (!this.has(obj)) continue;
       const tree = treeOf(obj)!;
-      if (tree.isNew) this.wholes.add(tree);
+      if (tree.isNew) this.wholes.add(this.slots.of(tree), tree);
       else this.add(obj);
     }
     this.bornNew = undefined;
@@ -142,13 +218,66 @@ export class TrackedView extends StateView {
     for (const index of rootViewFields) if (!root.has(index)) root.set(index, OPERATION.ADD);
   }
 
+  /**
+   * Colyseus's `remove`, except for an entity of a leaf class in a map collection, removed with the
+   * default tag from a view that is not iterable (the room's every removal): `removeWhole`.
+   */
   override remove(obj: Ref, tag?: number, isClear?: boolean): this {
-    super.remove(obj, tag, isClear ?? false);
     const tree = treeOf(obj);
-    // Never told of (added and removed before a patch): its snapshot does not go out, as Colyseus drops what it queued.
-    if (tree) this.wholes.delete(tree);
+    if (tree === undefined || !this.removeWhole(obj, tree, tag)) super.remove(obj, tag, isClear ?? false);
     const slot = tree && this.slots.peek(tree);
-    if (slot !== undefined) this.entities.get((obj as object).constructor)?.delete(slot);
+    if (slot === undefined) return this;
+    // Never told of (added and removed before a patch): its snapshot does not go out, as Colyseus drops what it queued.
+    this.wholes.delete(slot);
+    this.byType.get((obj as object).constructor)?.slots.delete(slot);
     return this;
+  }
+
+  /**
+   * `remove`'s own path, when it applies (false when Colyseus's must run): what Colyseus's does for
+   * such an entity, step for step, less what it costs for nothing. Colyseus queues an empty map of
+   * changes under the entity's own refId at every removal, which its drain skips (as `drainView`
+   * does) and which nothing writes into later: an entity of a leaf class has no child whose entry
+   * could go there, and `add` takes it whole (or, new in the state, leaves its fields to the shared
+   * changes) rather than queue its fields. What Colyseus does for its children (the cancelled
+   * entries of their introduction, their visibility, each through a closure) and for its tags is
+   * nothing for a leaf with the default tag; the ancestors are touched as Colyseus touches them,
+   * without its array. Colyseus's removals were 47 of the 304 MB that `loadtest/bench-interest.ts
+   * --scenario wander --players 2000` allocated in its measured ticks (docs/interest.md "Encoding a
+   * crowd's patches"); the differential test compares every frame with Colyseus's path's bytes.
+   */
+  protected removeWhole(obj: Ref, tree: ChangeTree, tag: number | undefined): boolean {
+    if ((tag !== undefined && tag !== DEFAULT_VIEW_TAG) || this.iterable || !this.bound()) return false;
+    if (!this.slots.leaves.has((obj as object).constructor) || !tree.isFiltered || tree.isStreamCollection) return false;
+    const parent = tree.parent as unknown;
+    if (!(parent instanceof MapSchema)) return false;
+    const parentTree = treeOf(parent as Ref);
+    const key = tree.parentIndex;
+    if (parentTree === undefined || parentTree.isStreamCollection || key === undefined) return false;
+    this.unmarkVisible(tree);
+    // Every ancestor with filtered fields before what is written below (Colyseus's `_touchAncestorsOf`):
+    // the order of `changes` is the order the drain writes in, ancestors first.
+    this.touchAncestors(parentTree);
+    const parentRefId = (parent as unknown as { [$refId]: number })[$refId];
+    let changes = this.changes.get(parentRefId);
+    if (changes === undefined) this.changes.set(parentRefId, (changes = new Map<number | ChangeTree, OPERATION>()));
+    // Added in this same patch: its introduction never reaches the client, nor what it queued (Colyseus's `_dropPendingEntries`).
+    else if (changes.get(key) === OPERATION.ADD) this.changes.delete((obj as unknown as { [$refId]: number })[$refId]);
+    changes.set(key, OPERATION.DELETE);
+    return true;
+  }
+
+  /**
+   * Colyseus's `_touchAncestorsOf` from `tree` up (the tree and its ancestors): an empty entry in
+   * `changes` for each with filtered fields that has none, the root's first, up to the first that
+   * has one. Recursive (a state is a few levels deep) rather than Colyseus's array per call.
+   */
+  private touchAncestors(tree: ChangeTree | undefined): void {
+    if (tree === undefined) return;
+    if (!tree.hasFilteredFields) return this.touchAncestors(treeOf(tree.parent as Ref));
+    const refId = (tree.ref as unknown as { [$refId]: number })[$refId];
+    if (this.changes.has(refId)) return;
+    this.touchAncestors(treeOf(tree.parent as Ref));
+    this.changes.set(refId, new Map<number | ChangeTree, OPERATION>());
   }
 }

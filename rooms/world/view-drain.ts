@@ -4,9 +4,10 @@
  * per call: an `[key, operation]` array for every queued field, and a new array joining the shared and
  * the view's bytes for every client with anything queued (in a crowd on the move, most of them, every
  * tick: 7 % of what the world allocated in `bench:world --wander --heap-prof-window`). Entities'
- * whole snapshots are written with it too (whole-snapshots.ts). The interest encoder (interest-encoder.ts) calls it for its views and builds
- * the patch in a pooled Buffer; the differential test (test/unit/world/interest-encoder.test.ts)
- * decodes its patches beside Colyseus's own and compares.
+ * whole snapshots are written here too (`writeFields`, whole-snapshots.ts). The interest encoder
+ * (interest-encoder.ts) calls it for its views and builds the patch in a pooled Buffer; the
+ * differential test (test/unit/world/interest-encoder.test.ts) decodes its patches beside
+ * Colyseus's own and compares.
  *
  * It writes what the world room's state can hold: schema objects and maps (no arrays, whose whole
  * snapshots Colyseus writes another way, and no streams: the encoder checks the state's classes).
@@ -65,5 +66,28 @@ export function drainView(encoder: Encoder, view: StateView, it: Iterator, bytes
     }
   }
   changes.clear();
+  return bytes;
+}
+
+/**
+ * Write `tree`'s fields `indexes` from `it.offset`, each as an ADD (a removal if its value is gone),
+ * exactly as `drainView` writes a queued entry of them: the structure's switch, then each field in
+ * the order given; nothing at all for no field. An entity's whole snapshot (whole-snapshots.ts)
+ * without a view, a map and its clearing made for each one. Returns the buffer written, which may
+ * be a grown one.
+ */
+export function writeFields(encoder: Encoder, tree: ChangeTree, indexes: readonly number[], it: Iterator, bytes: Uint8Array, ensureCapacity: Grow): Uint8Array {
+  if (indexes.length === 0) return bytes;
+  const descriptor = tree.encDescriptor;
+  const write = descriptor.encoder;
+  const metadata = descriptor.metadata as Parameters<typeof write>[8];
+  const target = tree.refTarget as unknown as Indexed;
+  bytes = ensureCapacity(bytes, it.offset);
+  bytes[it.offset++] = SWITCH_TO_STRUCTURE;
+  encode.number(bytes, (tree.ref as { [$refId]: number })[$refId], it);
+  for (let i = 0; i < indexes.length; i++) {
+    const index = indexes[i]!;
+    write(encoder, bytes, tree, index, target[$getByIndex](index) !== undefined ? OPERATION.ADD : OPERATION.DELETE, it, false, true, metadata);
+  }
   return bytes;
 }

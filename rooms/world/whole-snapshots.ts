@@ -6,47 +6,51 @@
  * kept beyond it while the entity does not change (a crowd standing still while others join: every
  * join's first state holds them).
  */
-import { $getByIndex, $refId, Encoder, OPERATION, StateView, type ChangeTree } from "@colyseus/schema";
+import { $getByIndex, $refId, Encoder, type ChangeTree } from "@colyseus/schema";
 import { fieldsOf, type SchemaClass } from "./schema-fields.js";
 import type { EntitySlots, TrackedView } from "./tracked-view.js";
-import { drainView } from "./view-drain.js";
+import { writeFields } from "./view-drain.js";
 
 type Iterator = { offset: number };
-type Fields = Map<number | ChangeTree, OPERATION>;
-/** Copies `bytes` into `buffer` at `it.offset` (growing it if need be) and returns the buffer written. */
-type Copy = (bytes: Uint8Array, it: Iterator, buffer: Uint8Array) => Uint8Array;
+/** Copies `bytes[0, length)` into `buffer` at `it.offset` (growing it if need be) and returns the buffer written. */
+type Copy = (bytes: Uint8Array, length: number, it: Iterator, buffer: Uint8Array) => Uint8Array;
 
 /**
- * An entity's snapshot, made in encoding `pass` after `discards` patches: good for the rest of that
- * pass (nothing changes while a pass encodes) and, when made with no change of the entity pending
- * (`clean`), until it changes or a patch goes out.
+ * A slot's snapshot: the entity's, made in encoding `pass` after `discards` patches, good for the
+ * rest of that pass (nothing changes while a pass encodes) and, when made with no change of the
+ * entity pending (`clean`), until it changes or a patch goes out. The record and its bytes are the
+ * slot's, written over for the next snapshot made in it (a copy per snapshot, and its record, were
+ * most of what `of` allocated).
  */
 interface Whole {
   tree: ChangeTree;
+  /** The snapshot is `bytes[0, length)`. */
   bytes: Uint8Array;
+  length: number;
   discards: number;
   pass: number;
   clean: boolean;
 }
 
 export class WholeSnapshots {
-  /** A view of nothing, whose changes are one entity's fields while `of` writes its snapshot. */
-  private readonly scratch = new StateView();
   /** Where snapshots are encoded. */
   private buffer: Uint8Array = new Uint8Array(Encoder.BUFFER_SIZE);
+  private readonly it: Iterator = { offset: 0 };
   /** Snapshots written so far (tests and diagnostics: each entity once per pass, or once while it does not change). */
   made = 0;
   /** Per slot, the snapshot last made (kept off the change trees: a property more on them slows Colyseus's own passes). */
   private readonly kept: (Whole | undefined)[] = [];
-  /** Per entity class, every field it has, each as an ADD: the snapshot of an entity all of whose fields hold a value. */
-  private readonly allFields = new Map<unknown, Fields>();
+  /** Per entity class, the indexes of every field it has: the fields of the snapshot of an entity all of whose fields hold a value. */
+  private readonly allFields = new Map<unknown, number[]>();
+  /** `liveFields` of an entity with a field that holds no value (filled anew for each). */
+  private readonly someFields: number[] = [];
   private discards = 0;
   private pass = 0;
 
   constructor(
     private readonly encoder: Encoder,
     private readonly slots: EntitySlots,
-    /** The encoder's `ensureCapacity` (the room one structure needs ahead), for `drainView`. */
+    /** The encoder's `ensureCapacity` (the room one structure needs ahead), for `writeFields`. */
     private readonly grow: (bytes: Uint8Array, offset: number) => Uint8Array,
   ) {}
 
@@ -61,20 +65,29 @@ export class WholeSnapshots {
   }
 
   /** The whole snapshot of the entity `tree`. */
-  private of(tree: ChangeTree): Uint8Array {
+  private of(tree: ChangeTree): Whole {
     const slot = this.slots.of(tree);
-    const kept = this.kept[slot];
+    let kept = this.kept[slot];
     const clean = !tree.has();
-    if (kept?.tree === tree && kept.discards === this.discards && (kept.pass === this.pass || (kept.clean && clean))) return kept.bytes;
-    this.scratch.changes.set((tree.ref as unknown as { [$refId]: number })[$refId], this.liveFields(tree));
-    // Written as a view's patch drains what it queued (view-drain.ts), and kept as a copy of its own.
-    const it = { offset: 0 };
-    this.buffer = drainView(this.encoder, this.scratch, it, this.buffer, this.grow);
-    const bytes = this.buffer.slice(0, it.offset);
+    if (kept?.tree === tree && kept.discards === this.discards && (kept.pass === this.pass || (kept.clean && clean))) return kept;
+    // Written as a view's patch drains the fields Colyseus queues for an entity it adds (view-drain.ts).
+    const it = this.it;
+    it.offset = 0;
+    const buffer = (this.buffer = writeFields(this.encoder, tree, this.liveFields(tree), it, this.buffer, this.grow));
+    const length = it.offset;
+    if (kept === undefined) kept = this.kept[slot] = { tree, bytes: new Uint8Array(roomFor(length)), length, discards: 0, pass: 0, clean };
+    else if (kept.bytes.length < length) kept.bytes = new Uint8Array(roomFor(length));
+    // A few dozen bytes: a plain loop, no subarray made to copy them.
+    const bytes = kept.bytes;
+    for (let b = 0; b < length; b++) bytes[b] = buffer[b]!;
     this.made++;
     // Beyond this pass, good only while nothing of it is pending: a change since would not show in it.
-    this.kept[slot] = { tree, bytes, discards: this.discards, pass: this.pass, clean };
-    return bytes;
+    kept.tree = tree;
+    kept.length = length;
+    kept.discards = this.discards;
+    kept.pass = this.pass;
+    kept.clean = clean;
+    return kept;
   }
 
   /**
@@ -84,28 +97,42 @@ export class WholeSnapshots {
    */
   write(view: TrackedView, it: Iterator, buffer: Uint8Array, copy: Copy): Uint8Array {
     const trees = (this.encoder.root as unknown as { changeTrees: Record<number, ChangeTree | undefined> }).changeTrees;
-    for (const tree of view.wholes) {
+    const wholes = view.wholes.items;
+    for (let i = 0; i < wholes.length; i++) {
+      const tree = wholes[i]!;
       if (trees[(tree.ref as unknown as { [$refId]: number })[$refId]] !== tree) continue;
-      buffer = copy(this.of(tree), it, buffer);
+      const whole = this.of(tree);
+      buffer = copy(whole.bytes, whole.length, it, buffer);
     }
     view.wholes.clear();
     return buffer;
   }
 
-  /** An entity's fields that hold a value, each as an ADD (what Colyseus queues for an entity added to a view). */
-  private liveFields(tree: ChangeTree): Fields {
+  /**
+   * An entity's fields that hold a value, in the order Colyseus queues them for an entity added to a
+   * view (each as an ADD): every field of its class, or those `forEachLive` walks.
+   */
+  private liveFields(tree: ChangeTree): readonly number[] {
     const type = (tree.ref as object).constructor;
     let all = this.allFields.get(type);
-    if (!all) this.allFields.set(type, (all = new Map((fieldsOf(type as SchemaClass) ?? []).map((f) => [f.index, OPERATION.ADD]))));
+    if (!all) this.allFields.set(type, (all = (fieldsOf(type as SchemaClass) ?? []).map((f) => f.index)));
     const target = tree.refTarget as unknown as { [$getByIndex](index: number): unknown };
-    for (const index of all.keys()) if (target[$getByIndex](index as number) === undefined) return someFields(tree);
+    for (let i = 0; i < all.length; i++) {
+      if (target[$getByIndex](all[i]!) !== undefined) continue;
+      const some = this.someFields;
+      while (some.length > 0) some.pop(); // keeping its room, which `length = 0` gives back
+      live = some;
+      tree.forEachLive(pushLive);
+      live = undefined;
+      return some;
+    }
     return all;
   }
 }
 
-/** `liveFields` of an entity with a field that holds no value. */
-function someFields(tree: ChangeTree): Fields {
-  const fields: Fields = new Map();
-  tree.forEachLive((index) => fields.set(index, OPERATION.ADD));
-  return fields;
-}
+/** Where `pushLive` puts what `forEachLive` walks (a function made once, not a closure per entity). */
+let live: number[] | undefined;
+const pushLive = (index: number) => void live!.push(index);
+
+/** The bytes a slot keeps for a snapshot of `length`: some to spare, for the next entity of the slot or a longer name. */
+const roomFor = (length: number) => Math.max(64, 2 * length);

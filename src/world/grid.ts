@@ -82,14 +82,15 @@ export class SpatialGrid<T extends { id: string }> {
 
   /**
    * Gather into `out` (cleared first) the non-empty cells `near` would walk, and return how many
-   * entities they hold: one lookup per cell, nothing allocated (the caller reuses `out`).
+   * entities they hold: one lookup per cell, nothing allocated (the caller reuses `out`, which keeps its room).
    */
   cellsNear(x: number, z: number, radius: number, out: ReadonlyMap<string, T>[]): number {
     const cs = this.cellSize;
     const x1 = Math.floor((x + radius) / cs);
     const z0 = Math.floor((z - radius) / cs);
     const z1 = Math.floor((z + radius) / cs);
-    out.length = 0;
+    // Emptied by popping: `length = 0` gives the array's room back, and the push after makes it anew.
+    while (out.length > 0) out.pop();
     let n = 0;
     for (let cx = Math.floor((x - radius) / cs); cx <= x1; cx++)
       for (let cz = z0; cz <= z1; cz++) {

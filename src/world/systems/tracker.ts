@@ -209,7 +209,8 @@ export class Tracker<T extends Placed> {
   private pruneDue(viewer: Player, tracked: Set<string>, dropped: string[], tick: number, mark: TrackedMark, vacancies: number): boolean {
     const { refs, due } = mark;
     const gone = this.gone;
-    gone.length = 0;
+    // Emptied by popping, which keeps its room (`length = 0` gives it back, for the next push to make anew).
+    while (gone.length > 0) gone.pop();
     let until = Infinity;
     for (let i = 0; i < mark.count; i++) {
       let at = due[i]!;
@@ -244,7 +245,7 @@ export class Tracker<T extends Placed> {
   /** Drop `dropped` from `tracked`, unless more than `vacancies` places of the bound would stand free (then false, `dropped` emptied). */
   private commit(viewer: Player, tracked: Set<string>, dropped: string[], vacancies: number): boolean {
     if (dropped.length > 0 && tracked.size - dropped.length - (tracked.has(viewer.id) ? 1 : 0) < this.bound - vacancies) {
-      dropped.length = 0;
+      while (dropped.length > 0) dropped.pop();
       return false;
     }
     for (const id of dropped) tracked.delete(id);

@@ -202,32 +202,35 @@ export class Player {
     return { ...this.snapshotOf(items), ...(at ?? {}) };
   }
 
+  /**
+   * The skill set and the prayer state are shared, not copied: both are replaced, never changed in
+   * place (a gain gives a frozen new `SkillSet`, a prayer switch a new `PrayerState`), so what a save
+   * in flight writes stays what it was when taken. A batched save takes one of each dirty player
+   * (docs/persistence.md "Batched saves"): copies were most of what it cost per player.
+   */
   private snapshotOf(items: HeldItems | undefined): ProgressSnapshot {
-    const skills: ProgressSnapshot["skills"] = {};
-    for (const s of SKILLS) skills[s] = { level: this.skills[s].level, xp: this.skills[s].xp };
-    return {
+    const s: ProgressSnapshot = {
       characterId: this.id,
       x: this.x,
       y: this.y,
       z: this.z,
       health: this.health,
       combatLevel: this.combatLevel,
-      skills,
+      skills: this.skills,
       goal: this.goal,
       goalsPaused: this.goalsPaused,
-      ...(this.fence ? { fence: this.fence } : {}),
-      prayer: { points: this.prayer.points, active: [...this.prayer.active] },
-      ...(items
-        ? {
-            coins: items.coins,
-            items: {
-              inventory: inventoryToSlots(items.inventory).map((s) => ({ slot: s.slot, itemId: s.itemId, quantity: s.quantity })),
-              equipment: { ...items.equipment } as Record<string, { itemId: string; quantity: number }>,
-              bank: [...items.bank].map(([itemId, quantity]) => ({ itemId, quantity })),
-            },
-          }
-        : {}),
+      prayer: this.prayer,
     };
+    if (this.fence) s.fence = this.fence;
+    if (items) {
+      s.coins = items.coins;
+      s.items = {
+        inventory: inventoryToSlots(items.inventory).map((slot) => ({ slot: slot.slot, itemId: slot.itemId, quantity: slot.quantity })),
+        equipment: { ...items.equipment } as Record<string, { itemId: string; quantity: number }>,
+        bank: [...items.bank].map(([itemId, quantity]) => ({ itemId, quantity })),
+      };
+    }
+    return s;
   }
 
   /** The `player:sync` payload (docs/protocol.md#private-state). */

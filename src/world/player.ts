@@ -13,6 +13,9 @@ import type { CharacterRecord, ProgressSnapshot, StoredGoal } from "./ports/char
 import type { LeaseFence } from "./ports/lease-fence.js";
 import { ItemSafety } from "./item-safety.js";
 
+/** The path of a player that is not walking (shared: a path is never changed in place). */
+const NO_PATH: readonly Tile[] = Object.freeze([]);
+
 /** What the player is doing across ticks. */
 export type PlayerAction =
   { kind: "attack"; targetId: string } | { kind: "gather"; nodeId: string; nextAttemptTick: number } | { kind: "pickup"; groundItemId: string };
@@ -62,7 +65,6 @@ export class Player {
   connection: Connection | undefined;
   loginId: string | undefined;
   admin = false;
-  path: readonly Tile[] = [];
   running = false;
   action: PlayerAction | null = null;
   /**
@@ -164,6 +166,46 @@ export class Player {
   get tile(): Tile {
     return { x: this.x, z: this.z };
   }
+
+  /**
+   * The tiles it still has to walk, the last one its destination. Read-only and replaced, never
+   * changed in place: an array read here stays as it was whatever the player does next. The walk
+   * moves a cursor along the array last set (`stepPath`) instead of slicing off the tiles walked
+   * each tick (a slice per walking player per tick was most of what the tick's walk allocated);
+   * they are sliced off only when the path is read, so the tick's own readers ask `pathLength`.
+   */
+  get path(): readonly Tile[] {
+    if (this.pathAt > 0) {
+      this.pathTiles = this.pathTiles.slice(this.pathAt);
+      this.pathAt = 0;
+    }
+    return this.pathTiles;
+  }
+  set path(tiles: readonly Tile[]) {
+    this.pathTiles = tiles;
+    this.pathAt = 0;
+  }
+  /** Tiles left to walk (`path.length`, without slicing it). */
+  get pathLength(): number {
+    return this.pathTiles.length - this.pathAt;
+  }
+  /**
+   * Walk `tiles` tiles of the path (fewer when fewer are left; a positive whole number, as
+   * `stepAlong` takes it): the tile it stands on after them, or undefined when the path was empty.
+   */
+  stepPath(tiles: number): Tile | undefined {
+    if (!Number.isInteger(tiles) || tiles < 1) throw new RangeError(`tiles must be a positive integer, got ${tiles}`);
+    const left = this.pathTiles.length - this.pathAt;
+    if (left === 0) return undefined;
+    this.pathAt += Math.min(tiles, left);
+    const at = this.pathTiles[this.pathAt - 1];
+    // The end of the path: the array goes (nothing holds its tiles any longer).
+    if (this.pathAt === this.pathTiles.length) this.path = NO_PATH;
+    return at;
+  }
+  /** The path set last, and how many of its tiles were walked (`path`). */
+  private pathTiles: readonly Tile[] = NO_PATH;
+  private pathAt = 0;
 
   get maxHealth(): number {
     return maxHealth(this.skills.constitution.level);

@@ -2,7 +2,7 @@
  * Movement on the tile grid: target validation, A* pathing on 8-connected tiles, and stepping
  * along a path one tick at a time (1 tile walking, 2 running).
  */
-import { err, ok, type Result } from "./errors.js";
+import { err, ok, type Err, type Result } from "./errors.js";
 import type { Tile } from "./types.js";
 
 /** Farthest a single `player:move` may target, in tiles (Chebyshev). */
@@ -48,16 +48,27 @@ export function inBounds(bounds: WorldBounds, x: number, z: number): boolean {
  * BLOCKED for a tile nobody can stand on. Returns the target as a clean tile.
  */
 export function validateMoveTarget(from: Tile, to: { x: unknown; z: unknown }, bounds: WorldBounds, isBlocked: BlockedFn): Result<Tile, MoveErrorCode> {
-  if (!Number.isSafeInteger(to.x) || !Number.isSafeInteger(to.z)) {
+  return moveTargetRefusal(from, to, bounds, isBlocked) ?? ok({ x: to.x as number, z: to.z as number });
+}
+
+/**
+ * `validateMoveTarget`'s refusal, or undefined when `to` is a good target (whole coordinates, then):
+ * the check alone, for the world's `player:move`, which makes nothing for a target it accepts but
+ * its request. Reads `from` and `to` only before it returns.
+ */
+export function moveTargetRefusal(from: Tile, to: { x: unknown; z: unknown }, bounds: WorldBounds, isBlocked: BlockedFn): Err<MoveErrorCode> | undefined {
+  const { x, z } = to;
+  if (!Number.isSafeInteger(x) || !Number.isSafeInteger(z)) {
     return err(MOVE_ERROR.INVALID_TARGET, "Movement targets are whole tile coordinates.");
   }
-  const target: Tile = { x: to.x as number, z: to.z as number };
-  if (!inBounds(bounds, target.x, target.z)) return err(MOVE_ERROR.OUT_OF_BOUNDS, "That tile is outside the world.");
-  if (chebyshev(from, target) > MAX_MOVE_DISTANCE) {
+  const tx = x as number;
+  const tz = z as number;
+  if (!inBounds(bounds, tx, tz)) return err(MOVE_ERROR.OUT_OF_BOUNDS, "That tile is outside the world.");
+  if (Math.max(Math.abs(from.x - tx), Math.abs(from.z - tz)) > MAX_MOVE_DISTANCE) {
     return err(MOVE_ERROR.TOO_FAR, `You can move at most ${MAX_MOVE_DISTANCE} tiles at a time.`);
   }
-  if (isBlocked(target.x, target.z)) return err(MOVE_ERROR.BLOCKED, "You can't stand there.");
-  return ok(target);
+  if (isBlocked(tx, tz)) return err(MOVE_ERROR.BLOCKED, "You can't stand there.");
+  return undefined;
 }
 
 /** A path found by `findPath`. */
@@ -182,7 +193,18 @@ const NEVER_BLOCKED: BlockedFn = () => false;
  * test, for the cell functions below: module functions, where closures made per search were most of
  * what a search allocated (a wandering crowd plans a path per player each second).
  */
-const search: { x0: number; x1: number; z0: number; z1: number; depth: number; toX: number; toZ: number; isBlocked: BlockedFn } = {
+const search: {
+  x0: number;
+  x1: number;
+  z0: number;
+  z1: number;
+  depth: number;
+  toX: number;
+  toZ: number;
+  isBlocked: BlockedFn;
+  /** The shared tiles of the search's bounds (`tilesOf`), undefined past `SHARED_TILES_MAX`. */
+  tiles: SharedTiles | undefined;
+} = {
   x0: 0,
   x1: 0,
   z0: 0,
@@ -191,7 +213,42 @@ const search: { x0: number; x1: number; z0: number; z1: number; depth: number; t
   toX: 0,
   toZ: 0,
   isBlocked: NEVER_BLOCKED,
+  tiles: undefined,
 };
+
+/**
+ * The tiles paths are made of, one frozen object per tile of a world's bounds, made when a path
+ * first goes through it: a path's tiles are shared, not made per search (a wandering crowd plans a
+ * path per player each second; new tiles were most of what a search allocated). Frozen, so nobody
+ * can move a tile that other paths hold (paths are read-only anyway). Bounds of more than
+ * `SHARED_TILES_MAX` tiles get new tiles per path instead (the table would be too large to keep).
+ */
+interface SharedTiles {
+  readonly bounds: WorldBounds;
+  readonly depth: number;
+  readonly tiles: (Tile | undefined)[];
+}
+export const SHARED_TILES_MAX = 1 << 20;
+const sharedTiles = new WeakMap<WorldBounds, SharedTiles>();
+
+function tilesOf(bounds: WorldBounds): SharedTiles | undefined {
+  let shared = sharedTiles.get(bounds);
+  if (shared) return shared;
+  const depth = bounds.maxZ - bounds.minZ + 1;
+  const cells = (bounds.maxX - bounds.minX + 1) * depth;
+  if (cells > SHARED_TILES_MAX) return undefined;
+  shared = { bounds, depth, tiles: new Array<Tile | undefined>(cells).fill(undefined) };
+  sharedTiles.set(bounds, shared);
+  return shared;
+}
+
+/** The tile (x, z) of a path: the shared one when the bounds have a table. */
+function pathTile(x: number, z: number): Tile {
+  const shared = search.tiles;
+  if (!shared) return Object.freeze({ x, z });
+  const i = (x - shared.bounds.minX) * shared.depth + (z - shared.bounds.minZ);
+  return (shared.tiles[i] ??= Object.freeze({ x, z }));
+}
 
 /** First touch of a cell in this search: reset what an earlier search left there. */
 function touch(i: number): void {
@@ -253,8 +310,8 @@ export function pathScratchBytes(): number {
  * no tile is closer than the start, the answer is NO_PATH. A blocked target (a tree, a rock) ends
  * the search at the first reachable tile next to it. Starting on the target gives an empty path.
  * OUT_OF_BOUNDS when either end lies outside `bounds`; TOO_FAR beyond MAX_MOVE_DISTANCE.
- * Allocates nothing but the returned path (see `scratch`). `stats.expanded`, when given, receives
- * the number of tiles expanded (what the path-finding budget counts, src/domain/pathing.ts).
+ * `stats.expanded`, when given, receives the number of tiles expanded (what the path-finding
+ * budget counts, src/domain/pathing.ts). See `searchPath` for what it allocates.
  */
 export function findPath(
   from: Tile,
@@ -264,14 +321,38 @@ export function findPath(
   maxNodes: number = DEFAULT_MAX_PATH_NODES,
   stats?: { expanded: number },
 ): Result<PathResult, MoveErrorCode> {
+  const tiles = searchPath(from, to, isBlocked, bounds, maxNodes, stats);
+  if (typeof tiles === "string") return err(tiles, PATH_ERRORS[tiles]);
+  const end = tiles[tiles.length - 1];
+  return ok({ tiles, complete: end === undefined || (end.x === to.x && end.z === to.z) });
+}
+
+/** What `findPath` says for each of `searchPath`'s refusals. */
+const PATH_ERRORS = {
+  [MOVE_ERROR.OUT_OF_BOUNDS]: "That tile is outside the world.",
+  [MOVE_ERROR.TOO_FAR]: `Paths reach at most ${MAX_MOVE_DISTANCE} tiles.`,
+  [MOVE_ERROR.NO_PATH]: "You can't reach that.",
+} as const;
+
+/**
+ * `findPath`'s search, for the world's own moves (`Movement.pathTo`): the path's tiles, or the code
+ * of its refusal, with no result object around them. Reads `from` and `to` only before it returns.
+ * Allocates nothing but the returned array, of the path's length: the search's state lives in
+ * buffers every search reuses (`scratch`), and its tiles are the shared ones of `bounds`
+ * (`SharedTiles`).
+ */
+export function searchPath(
+  from: Tile,
+  to: Tile,
+  isBlocked: BlockedFn,
+  bounds: WorldBounds,
+  maxNodes: number = DEFAULT_MAX_PATH_NODES,
+  stats?: { expanded: number },
+): readonly Tile[] | typeof MOVE_ERROR.OUT_OF_BOUNDS | typeof MOVE_ERROR.TOO_FAR | typeof MOVE_ERROR.NO_PATH {
   if (stats) stats.expanded = 0;
-  if (!inBounds(bounds, from.x, from.z) || !inBounds(bounds, to.x, to.z)) {
-    return err(MOVE_ERROR.OUT_OF_BOUNDS, "That tile is outside the world.");
-  }
-  if (from.x === to.x && from.z === to.z) return ok({ tiles: [], complete: true });
-  if (chebyshev(from, to) > MAX_MOVE_DISTANCE) {
-    return err(MOVE_ERROR.TOO_FAR, `Paths reach at most ${MAX_MOVE_DISTANCE} tiles.`);
-  }
+  if (!inBounds(bounds, from.x, from.z) || !inBounds(bounds, to.x, to.z)) return MOVE_ERROR.OUT_OF_BOUNDS;
+  if (from.x === to.x && from.z === to.z) return [];
+  if (chebyshev(from, to) > MAX_MOVE_DISTANCE) return MOVE_ERROR.TOO_FAR;
 
   // The search window: local cell index = (x - x0) * depth + (z - z0).
   const radius = chebyshev(from, to) + PATH_SEARCH_MARGIN;
@@ -289,30 +370,31 @@ export function findPath(
   search.toX = to.x;
   search.toZ = to.z;
   search.isBlocked = isBlocked;
+  search.tiles = tilesOf(bounds);
   try {
-    return searchWindow(from, to, maxNodes, stats);
+    return searchWindow(from.x, from.z, maxNodes, stats);
   } finally {
     search.isBlocked = NEVER_BLOCKED;
+    search.tiles = undefined;
   }
 }
 
-/** `findPath`'s A* in the window `beginSearch` and `search` were set for. */
-function searchWindow(from: Tile, to: Tile, maxNodes: number, stats: { expanded: number } | undefined): Result<PathResult, MoveErrorCode> {
-  const { x0, z0, depth } = search;
+/** `searchPath`'s A* from (fromX, fromZ) in the window `beginSearch` and `search` were set for. */
+function searchWindow(fromX: number, fromZ: number, maxNodes: number, stats: { expanded: number } | undefined): readonly Tile[] | typeof MOVE_ERROR.NO_PATH {
+  const { x0, z0, depth, toX, toZ } = search;
   const { flags, gPlusOne, parent, open } = scratch;
 
-  const startIdx = (from.x - x0) * depth + (from.z - z0);
-  const targetIdx = (to.x - x0) * depth + (to.z - z0);
+  const startIdx = (fromX - x0) * depth + (fromZ - z0);
   touch(startIdx);
   gPlusOne[startIdx] = 1;
-  open.push(startIdx, priority(0, heuristic(from.x, from.z)));
+  open.push(startIdx, priority(0, heuristic(fromX, fromZ)));
 
   let bestIdx = startIdx;
-  let bestH = heuristic(from.x, from.z);
+  let bestH = heuristic(fromX, fromZ);
   let bestG = 0;
   let expanded = 0;
   // A blocked target can never be entered: a tile next to it is as close as a path gets.
-  const goalH = free(to.x, to.z) ? 0 : 1;
+  const goalH = free(toX, toZ) ? 0 : 1;
 
   while (open.size > 0 && expanded < maxNodes) {
     const idx = open.pop();
@@ -347,13 +429,13 @@ function searchWindow(from: Tile, to: Tile, maxNodes: number, stats: { expanded:
   }
 
   if (stats) stats.expanded = expanded;
-  if (bestIdx === startIdx) return err(MOVE_ERROR.NO_PATH, "You can't reach that.");
-  const tiles: Tile[] = [];
-  for (let idx = bestIdx; idx !== startIdx; idx = parent[idx]!) {
-    tiles.push({ x: Math.floor(idx / depth) + x0, z: (idx % depth) + z0 });
-  }
-  tiles.reverse();
-  return ok({ tiles, complete: bestIdx === targetIdx });
+  if (bestIdx === startIdx) return MOVE_ERROR.NO_PATH;
+  // Its length first, then filled from its end: an array of that size, no growing, no reversing.
+  let steps = 0;
+  for (let idx = bestIdx; idx !== startIdx; idx = parent[idx]!) steps++;
+  const tiles = new Array<Tile>(steps);
+  for (let idx = bestIdx, i = steps - 1; idx !== startIdx; idx = parent[idx]!, i--) tiles[i] = pathTile(Math.floor(idx / depth) + x0, (idx % depth) + z0);
+  return tiles;
 }
 
 /** Where a mover is after one tick. */

@@ -124,12 +124,31 @@ export interface MoveTickReport {
   readonly deferred: number;
 }
 
+/** A mover's place in the line: its latest target while it waits (none: not waiting). */
+interface Waiting {
+  readonly id: string;
+  req: MoveRequest | undefined;
+}
+
 /**
  * The `player:move` requests waiting for a search, at most one per mover (a newer target replaces
  * the older one and keeps its place in the line), served first come first served by `runTick`.
+ *
+ * A mover keeps its entry once served, and the line is a ring of entries that only grows, so a
+ * crowd asking for a path every second churns no map or array (docs/protocol.md "Movement"): a
+ * served mover's next request goes back to the end of the line in the same entry. `cancel` drops
+ * the entry (a slot it left in the line is passed over).
  */
 export class MoveQueue {
-  private readonly pending = new Map<string, MoveRequest>();
+  private readonly entries = new Map<string, Waiting>();
+  /** The line, oldest first: `count` slots from `head` (mod the ring's length, a power of two). */
+  private ring: (Waiting | undefined)[] = new Array<Waiting | undefined>(64).fill(undefined);
+  private head = 0;
+  private count = 0;
+  /** Movers waiting (slots of cancelled entries aside). */
+  private waiting = 0;
+  /** `runTick`'s scratch: the ids served, its first entries (the rest are from earlier ticks). */
+  private readonly served: string[] = [];
 
   /**
    * @param perTick tiles all searches of one tick may expand together.
@@ -147,21 +166,31 @@ export class MoveQueue {
 
   /** Record the latest target of `id`. */
   request(id: string, req: MoveRequest): void {
-    this.pending.set(id, req);
+    let e = this.entries.get(id);
+    if (!e) this.entries.set(id, (e = { id, req: undefined }));
+    if (e.req === undefined) {
+      this.waiting++;
+      this.push(e);
+    }
+    e.req = req;
   }
 
   /** Forget the recorded target of `id` (it teleported, died, left, started something else). */
   cancel(id: string): void {
-    this.pending.delete(id);
+    const e = this.entries.get(id);
+    if (!e) return;
+    if (e.req !== undefined) this.waiting--;
+    e.req = undefined;
+    this.entries.delete(id);
   }
 
   /** The target `id` waits for, if any. */
   get(id: string): MoveRequest | undefined {
-    return this.pending.get(id);
+    return this.entries.get(id)?.req;
   }
 
   get size(): number {
-    return this.pending.size;
+    return this.waiting;
   }
 
   /**
@@ -174,22 +203,52 @@ export class MoveQueue {
   runTick(limitOf: (id: string, req: MoveRequest) => number | undefined, search: (id: string, req: MoveRequest, maxNodes: number) => number): MoveTickReport {
     let left = this.perTick;
     let expanded = 0;
-    const served: string[] = [];
-    for (const [id, req] of this.pending) {
-      const limit = limitOf(id, req);
+    // The tick's served ids gather in an array kept between ticks; the report gets a copy of its size.
+    const served = this.served;
+    let n = 0;
+    // Requests made meanwhile (by a search) join the end of the line and are reached in turn.
+    while (this.count > 0) {
+      const e = this.ring[this.head]!;
+      const req = e.req;
+      if (req === undefined || this.entries.get(e.id) !== e) {
+        this.shift(); // a cancelled entry's slot
+        continue;
+      }
+      const limit = limitOf(e.id, req);
       if (limit === undefined) {
-        this.pending.delete(id);
+        this.shift();
+        this.cancel(e.id);
         continue;
       }
       const capped = Math.min(limit, this.perSearch);
       if (capped > left) break;
-      this.pending.delete(id);
-      const used = Math.min(capped, Math.max(0, search(id, req, capped)));
+      this.shift();
+      e.req = undefined;
+      this.waiting--;
+      const used = Math.min(capped, Math.max(0, search(e.id, req, capped)));
       left -= used;
       expanded += used;
-      served.push(id);
+      served[n++] = e.id;
     }
-    return { served, expanded, deferred: this.pending.size };
+    return { served: served.slice(0, n), expanded, deferred: this.waiting };
+  }
+
+  private push(e: Waiting): void {
+    if (this.count === this.ring.length) {
+      // Full: twice the room, the line laid out from 0.
+      const ring = new Array<Waiting | undefined>(this.ring.length * 2).fill(undefined);
+      for (let i = 0; i < this.count; i++) ring[i] = this.ring[(this.head + i) & (this.ring.length - 1)];
+      this.ring = ring;
+      this.head = 0;
+    }
+    this.ring[(this.head + this.count) & (this.ring.length - 1)] = e;
+    this.count++;
+  }
+
+  private shift(): void {
+    this.ring[this.head] = undefined;
+    this.head = (this.head + 1) & (this.ring.length - 1);
+    this.count--;
   }
 }
 

@@ -6,8 +6,15 @@
  */
 export class SpatialGrid<T extends { id: string }> {
   private readonly cells = new Map<number, Map<string, T>>();
-  /** Small arrays (a tile holds few entities, or a crowd): iterated by index, nothing allocated. */
+  /**
+   * Small arrays (a tile holds few entities, or a crowd): iterated by index, nothing allocated. A
+   * tile's array stays when it empties, for whoever steps there next: a crowd walking about makes
+   * no array and churns no map entry per step. The empty ones are swept when they outnumber the
+   * occupied ones and `EMPTY_TILES_KEPT` (`sweepTiles`).
+   */
   private readonly tiles = new Map<number, T[]>();
+  /** Tiles of `tiles` whose array is empty. */
+  private emptyTiles = 0;
   private readonly where = new Map<string, { cell: number; tile: number }>();
   private jumpCount = 0;
 
@@ -41,7 +48,7 @@ export class SpatialGrid<T extends { id: string }> {
     if (!old) {
       this.where.set(entity.id, { cell, tile });
       add(this.cells, cell, entity);
-      addToTile(this.tiles, tile, entity);
+      this.addToTile(tile, entity);
       return;
     }
     if (old.cell !== cell) {
@@ -51,8 +58,8 @@ export class SpatialGrid<T extends { id: string }> {
     }
     if (old.tile !== tile) {
       if (this.maxStep !== undefined && tileDistance(old.tile, tile) > this.maxStep) this.jumpCount++;
-      removeFromTile(this.tiles, old.tile, entity.id);
-      addToTile(this.tiles, tile, entity);
+      this.removeFromTile(old.tile, entity.id);
+      this.addToTile(tile, entity);
       old.tile = tile;
     }
   }
@@ -62,8 +69,38 @@ export class SpatialGrid<T extends { id: string }> {
     if (old === undefined) return;
     this.jumpCount++;
     remove(this.cells, old.cell, id);
-    removeFromTile(this.tiles, old.tile, id);
+    this.removeFromTile(old.tile, id);
     this.where.delete(id);
+  }
+
+  private addToTile(k: number, entity: T): void {
+    const bucket = this.tiles.get(k);
+    if (!bucket) this.tiles.set(k, [entity]);
+    else {
+      if (bucket.length === 0) this.emptyTiles--;
+      bucket.push(entity);
+    }
+  }
+
+  private removeFromTile(k: number, id: string): void {
+    const bucket = this.tiles.get(k);
+    if (!bucket) return;
+    let i = 0;
+    while (i < bucket.length && bucket[i]!.id !== id) i++;
+    if (i === bucket.length) return;
+    bucket[i] = bucket[bucket.length - 1]!;
+    bucket.pop();
+    if (bucket.length > 0) return;
+    this.emptyTiles++;
+    if (this.emptyTiles > EMPTY_TILES_KEPT && this.emptyTiles > this.tiles.size - this.emptyTiles) this.sweepTiles();
+  }
+
+  /** Drop the tiles' empty arrays (they outnumber the occupied ones: the entities moved on). */
+  private sweepTiles(): void {
+    this.tiles.forEach((bucket, k, tiles) => {
+      if (bucket.length === 0) tiles.delete(k);
+    });
+    this.emptyTiles = 0;
   }
 
   /** Entities in the cells overlapping the square of `radius` around (x, z); callers filter exactly. */
@@ -104,7 +141,8 @@ export class SpatialGrid<T extends { id: string }> {
 
   /** The entities standing on the tile (x, z), if any. */
   at(x: number, z: number): readonly T[] | undefined {
-    return this.tiles.get(key(x, z));
+    const bucket = this.tiles.get(key(x, z));
+    return bucket && bucket.length > 0 ? bucket : undefined;
   }
 
   /**
@@ -131,6 +169,9 @@ export class SpatialGrid<T extends { id: string }> {
   }
 }
 
+/** Empty tile arrays a grid keeps at least before it sweeps them (`SpatialGrid.tiles`). */
+export const EMPTY_TILES_KEPT = 4096;
+
 /**
  * One 32-bit integer for a pair of coordinates within ±32,767: a small integer to V8 (no number boxed
  * for each map lookup, as a key past 2³¹ was: most of the world's tiles and cells).
@@ -155,20 +196,4 @@ function remove<T>(index: Map<number, Map<string, T>>, k: number, id: string): v
   if (!bucket) return;
   bucket.delete(id);
   if (bucket.size === 0) index.delete(k);
-}
-
-function addToTile<T>(tiles: Map<number, T[]>, k: number, entity: T): void {
-  const bucket = tiles.get(k);
-  if (bucket) bucket.push(entity);
-  else tiles.set(k, [entity]);
-}
-
-function removeFromTile<T extends { id: string }>(tiles: Map<number, T[]>, k: number, id: string): void {
-  const bucket = tiles.get(k);
-  if (!bucket) return;
-  const i = bucket.findIndex((e) => e.id === id);
-  if (i < 0) return;
-  bucket[i] = bucket[bucket.length - 1]!;
-  bucket.pop();
-  if (bucket.length === 0) tiles.delete(k);
 }

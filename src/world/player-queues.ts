@@ -56,6 +56,28 @@ export class PlayerQueues {
     return next;
   }
 
+  /**
+   * Put a job that ends when `done` settles in the queue of each of these players, as
+   * `run(id, () => done)` for each would, but the idle queues (`idle`) share one chain: a batched
+   * save of a few hundred players queues a few promises, not a few per player (docs/persistence.md
+   * "Many players, one statement"). The shared job's outcome is not reported: `done` only orders.
+   */
+  holdUntil(playerIds: readonly string[], done: Promise<void>): void {
+    const idle: string[] = [];
+    for (const id of playerIds) {
+      if (this.idle(id)) idle.push(id);
+      else void this.run(id, () => done);
+    }
+    if (idle.length === 0) return;
+    this.pending += idle.length;
+    const ended = () => {
+      this.pending -= idle.length;
+      for (const id of idle) if (this.chains.get(id) === tail) this.chains.delete(id);
+    };
+    const tail: Promise<void> = done.then(ended, ended);
+    for (const id of idle) this.chains.set(id, tail);
+  }
+
   /** Run `job` holding the queues of several players (ordered by id to avoid lock cycles). */
   runMany<T>(playerIds: string[], job: () => Promise<T>): Promise<T> {
     const ids = [...new Set(playerIds)].sort();

@@ -13,6 +13,9 @@ import type { CharacterRecord, ProgressSnapshot, StoredGoal } from "./ports/char
 import type { LeaseFence } from "./ports/lease-fence.js";
 import { ItemSafety } from "./item-safety.js";
 
+/** The path of a player that is not walking (shared: a path is never changed in place). */
+const NO_PATH: readonly Tile[] = Object.freeze([]);
+
 /** What the player is doing across ticks. */
 export type PlayerAction =
   { kind: "attack"; targetId: string } | { kind: "gather"; nodeId: string; nextAttemptTick: number } | { kind: "pickup"; groundItemId: string };
@@ -62,7 +65,6 @@ export class Player {
   connection: Connection | undefined;
   loginId: string | undefined;
   admin = false;
-  path: readonly Tile[] = [];
   running = false;
   action: PlayerAction | null = null;
   /**
@@ -165,6 +167,46 @@ export class Player {
     return { x: this.x, z: this.z };
   }
 
+  /**
+   * The tiles it still has to walk, the last one its destination. Read-only and replaced, never
+   * changed in place: an array read here stays as it was whatever the player does next. The walk
+   * moves a cursor along the array last set (`stepPath`) instead of slicing off the tiles walked
+   * each tick (a slice per walking player per tick was most of what the tick's walk allocated);
+   * they are sliced off only when the path is read, so the tick's own readers ask `pathLength`.
+   */
+  get path(): readonly Tile[] {
+    if (this.pathAt > 0) {
+      this.pathTiles = this.pathTiles.slice(this.pathAt);
+      this.pathAt = 0;
+    }
+    return this.pathTiles;
+  }
+  set path(tiles: readonly Tile[]) {
+    this.pathTiles = tiles;
+    this.pathAt = 0;
+  }
+  /** Tiles left to walk (`path.length`, without slicing it). */
+  get pathLength(): number {
+    return this.pathTiles.length - this.pathAt;
+  }
+  /**
+   * Walk `tiles` tiles of the path (fewer when fewer are left; a positive whole number, as
+   * `stepAlong` takes it): the tile it stands on after them, or undefined when the path was empty.
+   */
+  stepPath(tiles: number): Tile | undefined {
+    if (!Number.isInteger(tiles) || tiles < 1) throw new RangeError(`tiles must be a positive integer, got ${tiles}`);
+    const left = this.pathTiles.length - this.pathAt;
+    if (left === 0) return undefined;
+    this.pathAt += Math.min(tiles, left);
+    const at = this.pathTiles[this.pathAt - 1];
+    // The end of the path: the array goes (nothing holds its tiles any longer).
+    if (this.pathAt === this.pathTiles.length) this.path = NO_PATH;
+    return at;
+  }
+  /** The path set last, and how many of its tiles were walked (`path`). */
+  private pathTiles: readonly Tile[] = NO_PATH;
+  private pathAt = 0;
+
   get maxHealth(): number {
     return maxHealth(this.skills.constitution.level);
   }
@@ -202,32 +244,35 @@ export class Player {
     return { ...this.snapshotOf(items), ...(at ?? {}) };
   }
 
+  /**
+   * The skill set and the prayer state are shared, not copied: both are replaced, never changed in
+   * place (a gain gives a frozen new `SkillSet`, a prayer switch a new `PrayerState`), so what a save
+   * in flight writes stays what it was when taken. A batched save takes one of each dirty player
+   * (docs/persistence.md "Batched saves"): copies were most of what it cost per player.
+   */
   private snapshotOf(items: HeldItems | undefined): ProgressSnapshot {
-    const skills: ProgressSnapshot["skills"] = {};
-    for (const s of SKILLS) skills[s] = { level: this.skills[s].level, xp: this.skills[s].xp };
-    return {
+    const s: ProgressSnapshot = {
       characterId: this.id,
       x: this.x,
       y: this.y,
       z: this.z,
       health: this.health,
       combatLevel: this.combatLevel,
-      skills,
+      skills: this.skills,
       goal: this.goal,
       goalsPaused: this.goalsPaused,
-      ...(this.fence ? { fence: this.fence } : {}),
-      prayer: { points: this.prayer.points, active: [...this.prayer.active] },
-      ...(items
-        ? {
-            coins: items.coins,
-            items: {
-              inventory: inventoryToSlots(items.inventory).map((s) => ({ slot: s.slot, itemId: s.itemId, quantity: s.quantity })),
-              equipment: { ...items.equipment } as Record<string, { itemId: string; quantity: number }>,
-              bank: [...items.bank].map(([itemId, quantity]) => ({ itemId, quantity })),
-            },
-          }
-        : {}),
+      prayer: this.prayer,
     };
+    if (this.fence) s.fence = this.fence;
+    if (items) {
+      s.coins = items.coins;
+      s.items = {
+        inventory: inventoryToSlots(items.inventory).map((slot) => ({ slot: slot.slot, itemId: slot.itemId, quantity: slot.quantity })),
+        equipment: { ...items.equipment } as Record<string, { itemId: string; quantity: number }>,
+        bank: [...items.bank].map(([itemId, quantity]) => ({ itemId, quantity })),
+      };
+    }
+    return s;
   }
 
   /** The `player:sync` payload (docs/protocol.md#private-state). */

@@ -1,5 +1,5 @@
 /** `player:move` and `player:action` (attack, gather, pickup, talk; buy and sell go to the store). */
-import { chebyshev, validateMoveTarget } from "../../domain/movement.js";
+import { chebyshev, moveTargetRefusal } from "../../domain/movement.js";
 import type { SkillName } from "../../domain/types.js";
 import type { ClientEventPayload } from "../../events.js";
 import { system } from "../messages.js";
@@ -19,10 +19,11 @@ import { storeAction, talkToStore } from "./store.js";
  */
 export function handleMove(w: World, p: Player, m: ClientEventPayload<"player:move">) {
   if (p.dead) return;
-  // The player is its own tile, the payload its target, the blocked test made once (`Movement.blocked`): nothing made per move but what is kept.
-  const check = validateMoveTarget(p, m, w.content.worldBounds, w.movement.blocked);
-  if (!check.ok) return refuse(p, check.error.code, check.error.message);
-  if (!w.movement.request(p, { x: check.value.x, z: check.value.z, run: m.run ?? false })) return refuse(p, "NO_PATH");
+  // The player is its own tile and the map's blocked test is the movement's own: nothing is made
+  // for an accepted move but its request (a crowd sends one a second per player).
+  const refusal = moveTargetRefusal(p, m, w.content.worldBounds, w.movement.blocked);
+  if (refusal) return refuse(p, refusal.error.code, refusal.error.message);
+  if (!w.movement.request(p, { x: m.x, z: m.z, run: m.run ?? false })) return refuse(p, "NO_PATH");
   p.action = null;
 }
 

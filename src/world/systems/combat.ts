@@ -219,7 +219,7 @@ export class Combat {
   private chase(p: Player, target: Tile): void {
     const c = p.chase;
     const planned = c !== undefined && c.action === p.action && c.x === target.x && c.z === target.z;
-    if (planned && p.path.length > 0) return;
+    if (planned && p.pathLength > 0) return;
     if (planned && c.fromX === p.x && c.fromZ === p.z) return this.giveUp(p);
     const action = p.action!;
     let found: boolean | "wait";

@@ -112,7 +112,7 @@ export class Gathering {
     if (r.respawnTick !== undefined) return this.stop(p, "DEPLETED", `The ${r.node.name.toLowerCase()} is depleted.`);
     if (chebyshev(p.tile, r) > 1) {
       // "wait": the tick's path budget is spent, the walk is searched again next tick.
-      if (p.path.length === 0 && this.d.movement.actionPathTo(p, r, true) === false) p.action = null;
+      if (p.pathLength === 0 && this.d.movement.actionPathTo(p, r, true) === false) p.action = null;
       return;
     }
     p.path = [];

@@ -168,7 +168,7 @@ export class Ground {
     }
     if (p.x !== g.x || p.z !== g.z) {
       // "wait": the tick's path budget is spent, the walk is searched again next tick.
-      if (p.path.length === 0 && this.d.movement.actionPathTo(p, g) === false) p.action = null;
+      if (p.pathLength === 0 && this.d.movement.actionPathTo(p, g) === false) p.action = null;
       return;
     }
     // Its row is being written (loot): take it on a later tick.

@@ -5,7 +5,7 @@
  * draw on the same budget, after the tick's moves; one that does not fit waits for a later tick.
  */
 import type { GameContent } from "../../content/load.js";
-import { chebyshev, findPath, RUN_TILES_PER_TICK, stepAlong, WALK_TILES_PER_TICK } from "../../domain/movement.js";
+import { chebyshev, RUN_TILES_PER_TICK, searchPath, WALK_TILES_PER_TICK } from "../../domain/movement.js";
 import { MoveQueue, Regions, searchLimit, type MoveRequest, type MoveTickReport } from "../../domain/pathing.js";
 import type { Tile } from "../../domain/types.js";
 import { SpatialGrid } from "../grid.js";
@@ -45,7 +45,7 @@ export class Movement {
   /** Tiles this tick's searches may still expand (`player:move` first, then actions). */
   private budgetLeft: number;
   /** The map's blocked test as a search or a move's check takes it (one function, not one made for every search or move). */
-  readonly blocked = (x: number, z: number) => this.d.content.isBlocked(x, z);
+  readonly blocked = (x: number, z: number): boolean => this.d.content.isBlocked(x, z);
 
   constructor(private readonly d: MovementDeps) {
     this.budgetLeft = this.moves.perTick;
@@ -85,7 +85,7 @@ export class Movement {
     this.lastTick = this.moves.runTick(
       (id, req) => {
         const p = this.d.players.get(id);
-        return p && !p.dead && !p.dropped ? searchLimit(p.tile, req) : undefined;
+        return p && !p.dead && !p.dropped ? searchLimit(p, req) : undefined;
       },
       (id, req, maxNodes) => {
         const p = this.d.players.get(id)!;
@@ -106,8 +106,8 @@ export class Movement {
    * fit in what is left this tick (nothing searched; the action asks again next tick).
    */
   actionPathTo(p: Player, to: Tile, adjacent = false): boolean | "wait" {
-    if (!this.d.regions.reachable(p.tile, to, adjacent)) return false;
-    const limit = Math.min(searchLimit(p.tile, to), this.moves.perSearch);
+    if (!this.d.regions.reachable(p, to, adjacent)) return false;
+    const limit = Math.min(searchLimit(p, to), this.moves.perSearch);
     if (limit > this.budgetLeft) {
       this.actionSearches.deferred++;
       return "wait";
@@ -125,12 +125,13 @@ export class Movement {
    * when `to` lies in another walkable region, else after a search of at most `maxNodes` tiles
    * (proportional to the distance by default).
    */
-  pathTo(p: Player, to: Tile, adjacent = false, maxNodes = searchLimit(p.tile, to), stats?: { expanded: number }): boolean {
+  pathTo(p: Player, to: Tile, adjacent = false, maxNodes = searchLimit(p, to), stats?: { expanded: number }): boolean {
     if (stats) stats.expanded = 0;
-    if (!this.d.regions.reachable(p.tile, to, adjacent)) return false;
-    const res = findPath(p.tile, to, this.blocked, this.d.content.worldBounds, maxNodes, stats);
-    if (!res.ok) return false;
-    let tiles = res.value.tiles; // the search's own array
+    // The player is its own tile here (`p.tile` would be a new object per call): both read it at once.
+    if (!this.d.regions.reachable(p, to, adjacent)) return false;
+    const found = searchPath(p, to, this.blocked, this.d.content.worldBounds, maxNodes, stats);
+    if (typeof found === "string") return false;
+    let tiles = found; // the search's own array
     if (adjacent && tiles.length > 0) {
       // Stop on the first tile next to the target.
       const i = tiles.findIndex((t) => chebyshev(t, to) <= 1);
@@ -142,14 +143,13 @@ export class Movement {
 
   /** Move a player along its path by one tick's worth of tiles. */
   advance(p: Player): void {
-    if (p.path.length === 0) return;
-    const step = stepAlong(p.path, p.running ? RUN_TILES_PER_TICK : WALK_TILES_PER_TICK);
-    p.path = step.remaining; // a slice of its own: paths are replaced, never changed in place
-    if (!step.position) return;
+    // Along the path by a cursor (`Player.stepPath`): no slice of what is left each tick.
+    const at = p.stepPath(p.running ? RUN_TILES_PER_TICK : WALK_TILES_PER_TICK);
+    if (!at) return;
     const content = this.d.content;
     const areaBefore = p.goal?.type === "explore" ? content.areaAt(p.x, p.z) : undefined;
-    p.x = step.position.x;
-    p.z = step.position.z;
+    p.x = at.x;
+    p.z = at.z;
     p.safety.progressChanged();
     this.d.playerGrid.set(p, p.x, p.z);
     if (p.tradeId) this.d.interrupt(p.id, "moved_away");

@@ -100,7 +100,10 @@ export class Saving {
   private saveProgressBatch(players: readonly Player[]): void {
     let written!: () => void;
     const done = new Promise<void>((resolve) => (written = resolve));
-    for (const p of players) void this.d.queues.run(p.id, () => done);
+    this.d.queues.holdUntil(
+      players.map((p) => p.id),
+      done,
+    );
     void this.background(() => this.writeProgressBatch(players)).then(written, written);
   }
 

@@ -381,7 +381,7 @@ export function playerView(p: Player): PublicView {
 /** Write a player's public fields into `v` (see `PlayerPublic`); true when any changed. */
 export function writePlayerView(p: Player, v: ViewFields): boolean {
   const a = p.action;
-  const walking = p.path.length > 0;
+  const walking = p.pathLength > 0;
   return (
     (put(v, "id", p.id) |
       put(v, "name", p.name) |

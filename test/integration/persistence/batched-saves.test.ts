@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { PROGRESS_BATCH_MAX, type CharacterProgress } from "../../../src/storage/characters/progress.js";
 import { CharacterRepository, type ProgressSnapshot } from "../../../src/storage/characters/repository.js";
+import type { StoredGoal } from "../../../src/world/ports/character-store.js";
 import { AccountEntity, CharacterEntity } from "../../../entities/index.js";
 import { loadContent, type GameContent } from "../../../src/content/load.js";
 import { SKILLS } from "../../../src/domain/types.js";
@@ -194,6 +195,62 @@ for (const kind of kinds) {
       assert.deepEqual(await raw(b!.id), await raw(a!.id));
       const stored = await row(b!.id);
       for (const k of ["updatedAt", "lastSeenAt"]) assert.ok((stored[k] as Date).getTime() >= before, `${k} is set, as by the per-player save`);
+    });
+
+    it("the batch's JSON rows carry every value as the per-player save writes it: quotes, backslashes, control characters and non-ASCII in the goal, a null or absent goal, prayers, fractions", async () => {
+      const ps = await players(8);
+      const base = ps[0]!.snapshot(false);
+      const goal = (description: string): StoredGoal => ({
+        id: `g "${description.length}"`,
+        type: "gather",
+        description,
+        target: "logs\\oak",
+        progress: 3,
+        targetCount: 50,
+        startedAt: new Date(12_345).toISOString(),
+      });
+      const variants: ProgressSnapshot[] = [
+        {
+          ...base,
+          goal: goal(`it's "quoted" \\ back\\slashed,\nnew line\ttab \u0001 é ü 漢字 🎉 </script>`),
+          prayer: { points: 12.75, active: ["protect_melee", "thick_skin", "back\\slashed"] },
+        },
+        { ...base, x: -3.5, y: 10.25, z: 1e-7, goal: null, goalsPaused: true, prayer: { points: 0, active: ['"quoted"'] } },
+        {
+          ...base,
+          health: 0,
+          goal: goal(""),
+          goalsPaused: false,
+          prayer: { points: 1, active: ["é", "🎉"] },
+          skills: { ...base.skills, mining: { level: 99, xp: 200_000_000 } },
+        },
+        (() => {
+          const s: ProgressSnapshot = { ...base, x: 9, health: 7 };
+          delete s.goal; // left as stored
+          delete s.goalsPaused;
+          delete s.prayer;
+          return s;
+        })(),
+      ];
+      const raw = async (id: string) => {
+        const [r] = await storage.orm.em.fork().getConnection().execute<Record<string, unknown>[]>("select * from characters where id = ?", [id]);
+        for (const k of ["id", "name", "created_at", "updated_at", "last_seen_at"]) delete r![k];
+        return r;
+      };
+      // Each variant: the first player by the per-player save, the second in one batch with the others.
+      for (const [i, v] of variants.entries()) await repo.save({ ...v, characterId: ps[2 * i]!.id });
+      const before = Date.now();
+      assert.deepEqual(await repo.saveProgress(variants.map((v, i) => ({ ...v, characterId: ps[2 * i + 1]!.id }))), { updated: variants.length, fenced: [] });
+      const after = Date.now();
+      for (const i of variants.keys()) {
+        assert.deepEqual(await raw(ps[2 * i + 1]!.id), await raw(ps[2 * i]!.id), `variant ${i}`);
+        const stored = await row(ps[2 * i + 1]!.id);
+        for (const k of ["updatedAt", "lastSeenAt"]) {
+          const t = (stored[k] as Date).getTime();
+          assert.ok(t >= before - 1 && t <= after + 1, `variant ${i}: ${k} is the batch's time`);
+        }
+      }
+      assert.deepEqual((await row(ps[1]!.id)).goal, variants[0]!.goal, "the goal reads back as it was");
     });
 
     it("a batch whose statement is in flight is never overwritten by the player's later saves: they wait for it", async () => {

@@ -135,6 +135,23 @@ for (const kind of storageKinds()) {
       assert.equal(world.player(fine.id), fine);
     });
 
+    it("batched save of two statements (rows with and without a goal): each refuses its own fenced rows, reported in the rows' order", async () => {
+      const all = await Promise.all([joined(), joined(), joined(), joined(), joined()]);
+      const [a, b, c, d, e] = all.map((j) => j.p) as [Player, Player, Player, Player, Player];
+      const before = { a: await stored(a.id), d: await stored(d.id) };
+      for (const p of [a, d, e]) await takeOver(p.id);
+      const rows = [a, b, c, d, e].map((p, i) => {
+        const s = p.snapshot(false);
+        s.x = 40 + i;
+        if (i % 2 === 1) delete s.goal; // b and d leave the goal as stored: the second statement
+        return s;
+      });
+      delete rows[4]!.fence; // a row without a fence is not checked (a world without claims), whoever holds the lease
+      assert.deepEqual(await repo.saveProgress(rows), { updated: 3, fenced: [a.id, d.id] });
+      assert.deepEqual([await stored(a.id), await stored(d.id)], [before.a, before.d], "the fenced rows are not written");
+      assert.deepEqual([(await stored(b.id)).x, (await stored(c.id)).x, (await stored(e.id)).x], [41, 42, 44]);
+    });
+
     it("item commit: refused, memory unchanged, nothing stored", async () => {
       const { p } = await joined();
       const before = await stored(p.id);

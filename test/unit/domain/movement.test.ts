@@ -9,6 +9,8 @@ import {
   MOVE_ERROR,
   PATH_SEARCH_MARGIN,
   pathScratchBytes,
+  searchPath,
+  SHARED_TILES_MAX,
   stepAlong,
   validateMoveTarget,
   type BlockedFn,
@@ -244,6 +246,39 @@ describe("domain/movement", () => {
         // A long open-map path between the small ones (the largest window) changes nothing after it.
         assert.equal(unwrap(findPath({ x: 0, z: 0 }, { x: 200, z: -150 }, open, BOUNDS)).tiles.length, 200);
       }
+    });
+
+    it("paths share their tiles, frozen, one object per tile of the bounds; each path is an array of its own", () => {
+      const a = unwrap(findPath({ x: 0, z: 0 }, { x: 6, z: 0 }, open, BOUNDS)).tiles;
+      const b = unwrap(findPath({ x: 2, z: 0 }, { x: 9, z: 0 }, open, BOUNDS)).tiles;
+      const c = searchPath({ x: 3, z: 0 }, { x: 5, z: 0 }, open, BOUNDS);
+      assert.ok(Array.isArray(c));
+      assert.notEqual(a, b);
+      assert.equal(a[3], b[1], "(4, 0): the same tile object");
+      assert.equal(c[1], a[4], "(5, 0)");
+      assert.ok(a.every((t) => Object.isFrozen(t)));
+      assert.throws(() => {
+        (a[0] as { x: number }).x = 99;
+      }, TypeError);
+      assert.deepEqual(a[0], { x: 1, z: 0 });
+      // Bounds too large for a table: tiles of their own, frozen alike, the same paths.
+      const huge: WorldBounds = { minX: -2000, maxX: 2000, minZ: -2000, maxZ: 2000 };
+      assert.ok((huge.maxX - huge.minX + 1) * (huge.maxZ - huge.minZ + 1) > SHARED_TILES_MAX);
+      const d = unwrap(findPath({ x: 0, z: 0 }, { x: 6, z: 0 }, open, huge)).tiles;
+      const e = unwrap(findPath({ x: 0, z: 0 }, { x: 6, z: 0 }, open, huge)).tiles;
+      assert.deepEqual(d, a);
+      assert.notEqual(d[0], e[0]);
+      assert.ok(Object.isFrozen(d[0]));
+    });
+
+    it("searchPath answers findPath's refusals by their codes, and its paths", () => {
+      assert.equal(searchPath({ x: 0, z: 0 }, { x: 201, z: 0 }, open, BOUNDS), MOVE_ERROR.TOO_FAR);
+      assert.equal(searchPath({ x: 0, z: 0 }, { x: 0, z: 600 }, open, BOUNDS), MOVE_ERROR.OUT_OF_BOUNDS);
+      const box: [number, number][] = [];
+      for (let dx = -1; dx <= 1; dx++) for (let dz = -1; dz <= 1; dz++) if (dx || dz) box.push([dx, dz]);
+      assert.equal(searchPath({ x: 0, z: 0 }, { x: 5, z: 5 }, blockedSet(box), BOUNDS), MOVE_ERROR.NO_PATH);
+      assert.deepEqual(searchPath({ x: 1, z: 1 }, { x: 1, z: 1 }, open, BOUNDS), []);
+      assert.deepEqual(searchPath({ x: 0, z: 0 }, { x: 2, z: 1 }, open, BOUNDS), unwrap(findPath({ x: 0, z: 0 }, { x: 2, z: 1 }, open, BOUNDS)).tiles);
     });
 
     it("allocates its buffers once for the largest window and keeps them", () => {

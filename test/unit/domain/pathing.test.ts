@@ -142,6 +142,84 @@ describe("domain/pathing", () => {
       assert.equal(q.get("x"), undefined);
     });
 
+    it("a served or cancelled mover's next request goes to the end of the line, behind those waiting", () => {
+      const q = new MoveQueue(3, 1);
+      for (const id of ["a", "b", "c", "d", "e"]) q.request(id, req(0));
+      const order = () =>
+        q.runTick(
+          () => 1,
+          () => 1,
+        ).served;
+      assert.deepEqual(order(), ["a", "b", "c"]);
+      q.request("a", req(1)); // served: to the end
+      q.cancel("d");
+      q.request("d", req(2)); // cancelled while waiting: to the end, after a
+      q.request("e", req(3)); // still waiting: keeps its place
+      assert.equal(q.size, 3);
+      assert.deepEqual(order(), ["e", "a", "d"]);
+      assert.equal(q.get("d"), undefined);
+      assert.equal(q.size, 0);
+    });
+
+    it("keeps arrival order through many requests, cancels and ticks (a long line), as a Map in insertion order would", () => {
+      // Fewer served a tick than asked: the line grows past the ring's first sizes, wherever its head is.
+      const q = new MoveQueue(25, 1);
+      const model = new Map<string, number>();
+      let seed = 7;
+      const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+      for (let round = 0; round < 200; round++) {
+        for (let k = 0; k < 40; k++) {
+          const id = `m${Math.floor(random() * (40 + 2 * round))}`;
+          if (random() < 0.15) {
+            q.cancel(id);
+            model.delete(id);
+          } else {
+            q.request(id, req(round));
+            model.set(id, round);
+          }
+        }
+        const gone = `m${Math.floor(random() * (40 + 2 * round))}`;
+        // The model, a Map in insertion order: the gone mover dropped where it is reached, 25 served.
+        const want: [string, number][] = [];
+        for (const [id, target] of [...model]) {
+          if (id === gone) {
+            model.delete(id);
+            continue;
+          }
+          if (want.length === 25) break;
+          want.push([id, target]);
+          model.delete(id);
+        }
+        const seen: [string, number][] = [];
+        const r = q.runTick(
+          (id) => (id === gone ? undefined : 1),
+          (id, x) => (seen.push([id, x.x]), 1),
+        );
+        assert.deepEqual(
+          r.served,
+          want.map(([id]) => id),
+          `round ${round}`,
+        );
+        assert.deepEqual(seen, want, "each with its latest target");
+        assert.equal(q.size, model.size, `round ${round}: waiting`);
+        assert.equal(r.deferred, model.size);
+      }
+    });
+
+    it("a request made during a tick's search joins the end of the line and is reached in that tick", () => {
+      const q = new MoveQueue(100, 10);
+      q.request("a", req(0));
+      q.request("b", req(0));
+      const r = q.runTick(
+        () => 1,
+        (id) => {
+          if (id === "a") q.request("c", req(5));
+          return 1;
+        },
+      );
+      assert.deepEqual(r.served, ["a", "b", "c"]);
+    });
+
     it("refuses a per-tick budget smaller than one search", () => {
       assert.throws(() => new MoveQueue(5, 10), RangeError);
       assert.throws(() => new MoveQueue(10, 0), RangeError);

@@ -6,16 +6,16 @@
  */
 export class SpatialGrid<T extends { id: string }> {
   private readonly cells = new Map<number, Map<string, T>>();
-  /**
-   * Small arrays (a tile holds few entities, or a crowd): iterated by index, nothing allocated. A
-   * tile's array stays when it empties, for whoever steps there next: a crowd walking about makes
-   * no array and churns no map entry per step. The empty ones are swept when they outnumber the
-   * occupied ones and `EMPTY_TILES_KEPT` (`sweepTiles`).
-   */
+  /** Small arrays (a tile holds few entities, or a crowd): iterated by index, nothing allocated. */
   private readonly tiles = new Map<number, T[]>();
-  /** Tiles of `tiles` whose array is empty. */
-  private emptyTiles = 0;
   private readonly where = new Map<string, { cell: number; tile: number }>();
+  /**
+   * The array of the tile an entity last left empty, for the next tile that gets its first entity:
+   * a move from a tile of its own to an empty one (most steps, outside a crowd's centre) takes its
+   * array along instead of making one. Keeping emptied tiles' arrays in `tiles` saved no more and
+   * cost lookups in a larger map (a crowd that spreads out leaves a trail of empty tiles).
+   */
+  private spare: T[] | undefined;
   private jumpCount = 0;
 
   constructor(
@@ -75,32 +75,29 @@ export class SpatialGrid<T extends { id: string }> {
 
   private addToTile(k: number, entity: T): void {
     const bucket = this.tiles.get(k);
-    if (!bucket) this.tiles.set(k, [entity]);
+    if (bucket) bucket.push(entity);
     else {
-      if (bucket.length === 0) this.emptyTiles--;
-      bucket.push(entity);
+      const spare = this.spare;
+      this.spare = undefined;
+      if (spare) {
+        spare.push(entity);
+        this.tiles.set(k, spare);
+      } else this.tiles.set(k, [entity]);
     }
   }
 
   private removeFromTile(k: number, id: string): void {
     const bucket = this.tiles.get(k);
     if (!bucket) return;
+    // A loop, not `findIndex`: no closure per move.
     let i = 0;
     while (i < bucket.length && bucket[i]!.id !== id) i++;
     if (i === bucket.length) return;
     bucket[i] = bucket[bucket.length - 1]!;
     bucket.pop();
     if (bucket.length > 0) return;
-    this.emptyTiles++;
-    if (this.emptyTiles > EMPTY_TILES_KEPT && this.emptyTiles > this.tiles.size - this.emptyTiles) this.sweepTiles();
-  }
-
-  /** Drop the tiles' empty arrays (they outnumber the occupied ones: the entities moved on). */
-  private sweepTiles(): void {
-    this.tiles.forEach((bucket, k, tiles) => {
-      if (bucket.length === 0) tiles.delete(k);
-    });
-    this.emptyTiles = 0;
+    this.tiles.delete(k);
+    this.spare = bucket;
   }
 
   /** Entities in the cells overlapping the square of `radius` around (x, z); callers filter exactly. */
@@ -139,15 +136,18 @@ export class SpatialGrid<T extends { id: string }> {
     return n;
   }
 
-  /** The entities standing on the tile (x, z), if any. */
+  /**
+   * The entities standing on the tile (x, z), if any: the grid's own array, good until the grid
+   * next changes (an array a tile no longer uses serves another, `spare`).
+   */
   at(x: number, z: number): readonly T[] | undefined {
-    const bucket = this.tiles.get(key(x, z));
-    return bucket && bucket.length > 0 ? bucket : undefined;
+    return this.tiles.get(key(x, z));
   }
 
   /**
    * Gather into `out` the occupied tiles at Chebyshev distance `r` from (x, z) (a ring; r = 0, the
-   * tile itself), and return how many: `out` is reused, its entries past the count are stale.
+   * tile itself), and return how many: `out` is reused, its entries past the count are stale; the
+   * tiles' arrays are the grid's own, good until it next changes (`at`).
    */
   ring(x: number, z: number, r: number, out: (readonly T[])[]): number {
     if (r === 0) return this.gather(x, z, out, 0);
@@ -168,9 +168,6 @@ export class SpatialGrid<T extends { id: string }> {
     return this.where.size;
   }
 }
-
-/** Empty tile arrays a grid keeps at least before it sweeps them (`SpatialGrid.tiles`). */
-export const EMPTY_TILES_KEPT = 4096;
 
 /**
  * One 32-bit integer for a pair of coordinates within ±32,767: a small integer to V8 (no number boxed

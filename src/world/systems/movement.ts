@@ -5,7 +5,8 @@
  * draw on the same budget, after the tick's moves; one that does not fit waits for a later tick.
  */
 import type { GameContent } from "../../content/load.js";
-import { chebyshev, RUN_TILES_PER_TICK, searchPath, WALK_TILES_PER_TICK } from "../../domain/movement.js";
+import { chebyshev, RUN_TILES_PER_TICK, WALK_TILES_PER_TICK } from "../../domain/movement.js";
+import { searchPath } from "../../domain/path-search.js";
 import { MoveQueue, Regions, searchLimit, type MoveRequest, type MoveTickReport } from "../../domain/pathing.js";
 import type { Tile } from "../../domain/types.js";
 import { SpatialGrid } from "../grid.js";

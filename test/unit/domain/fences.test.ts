@@ -7,7 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { fenceTilesOf, tileKey, tileLookups, type TileLookups } from "../../../src/content/game-content.js";
-import { chebyshev, findPath, validateMoveTarget, type WorldBounds } from "../../../src/domain/movement.js";
+import { chebyshev, validateMoveTarget, type WorldBounds } from "../../../src/domain/movement.js";
+import { findPath } from "../../../src/domain/path-search.js";
 import { Regions } from "../../../src/domain/pathing.js";
 import { checkShot, lineOfSight, type AmmunitionDef } from "../../../src/domain/ranged.js";
 import type { Tile } from "../../../src/domain/types.js";

@@ -3,19 +3,15 @@ import { unwrap } from "../../../src/domain/errors.js";
 import {
   canStep,
   chebyshev,
-  findPath,
   MAX_MOVE_DISTANCE,
   NEIGHBOURS,
   MOVE_ERROR,
-  PATH_SEARCH_MARGIN,
-  pathScratchBytes,
-  searchPath,
-  SHARED_TILES_MAX,
   stepAlong,
   validateMoveTarget,
   type BlockedFn,
   type WorldBounds,
 } from "../../../src/domain/movement.js";
+import { findPath, PATH_SEARCH_MARGIN, pathScratchBytes, searchPath, SHARED_TILES_MAX } from "../../../src/domain/path-search.js";
 import type { Tile } from "../../../src/domain/types.js";
 
 const BOUNDS: WorldBounds = { minX: -500, maxX: 500, minZ: -500, maxZ: 500 };

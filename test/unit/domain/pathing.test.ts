@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { chebyshev, DEFAULT_MAX_PATH_NODES, findPath, type BlockedFn, type WorldBounds } from "../../../src/domain/movement.js";
+import { chebyshev, DEFAULT_MAX_PATH_NODES, type BlockedFn, type WorldBounds } from "../../../src/domain/movement.js";
+import { findPath } from "../../../src/domain/path-search.js";
 import { MoveQueue, pathNodeLimit, PATH_NODES_BASE, PATH_NODES_PER_TICK, PATH_NODES_PER_TILE, Regions, type MoveRequest } from "../../../src/domain/pathing.js";
 
 const BOUNDS: WorldBounds = { minX: -50, maxX: 50, minZ: -50, maxZ: 50 };

@@ -22,7 +22,8 @@ import { WorldState } from "../schema/world.js";
 import type { EventRouter } from "./world/event-table.js";
 import { checkSeat, publishPopulation, type Population } from "./world/capacity.js";
 import { asServerError, authorizeJoin, type JoinAuthDeps, type WorldAuth } from "./world/join-auth.js";
-import { installInterestEncoder, TrackedView, type InterestEncoder } from "./world/interest-encoder.js";
+import { installInterestEncoder } from "./world/install-encoder.js";
+import { TrackedView, type InterestEncoder } from "./world/interest-encoder.js";
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
 import { newLink, type ClientLink } from "./world/links.js";
 import { SendOrder } from "./world/send-order.js";
@@ -300,7 +301,6 @@ export class WorldRoom extends Room implements JsonWorld {
   }
 
   // ------------------------------------------------------------------ events
-
   /** An SDK message: received only while the link is its player's live connection. */
   private receiveSdk(link: ClientLink, event: string, payload: unknown) {
     const player = this.world.connectedPlayer(link.playerId, link.id);

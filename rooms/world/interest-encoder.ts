@@ -1,50 +1,31 @@
 /**
- * The world room's schema encoding (docs/protocol.md#interest-management, docs/interest.md "In a crowd").
- *
- * Colyseus encodes each client's patch by walking every entity that changed in the tick and testing
- * whether the client's `StateView` sees it, then encoding that entity's changed fields again for
- * every client that does: the cost grows with clients × changed entities, which in a crowd of 1,000
- * moving players is a million visibility tests and a hundred thousand field encodings a tick.
- *
- * Here each changed *entity* (a player, NPC, resource or ground item: a schema object whose fields are
- * all primitives, reached only through a view-filtered collection) is encoded once per tick into a
- * chunk, and a client's patch copies the chunks of the entities its view holds: the cost grows with
- * clients × the tracking bound. An entity that comes into a view is written whole from a snapshot
- * made once per pass for every view it comes into (`TrackedView.wholes`, whole-snapshots.ts), where
- * Colyseus queues and encodes its fields for each view; the rest of what a view queued of its own
- * (collection entries, removals) is drained as Colyseus drains it (view-drain.ts). The collections
- * themselves and the shared (unfiltered) fields go through Colyseus's encoder unchanged. The bytes
- * on the wire are those Colyseus writes, in a different order among entities (each entity's chunk
- * starts with its own structure switch); the differential test
- * (test/unit/world/interest-encoder.test.ts) decodes both and compares.
+ * The world room's schema encoding (docs/protocol.md#interest-management; why and how: docs/interest.md
+ * "Encoding a crowd's patches"). Each changed entity (a player, NPC, resource or ground item: a schema
+ * object whose fields are all primitives, reached only through a view-filtered collection) is encoded
+ * once per tick into a chunk, and a client's patch copies the chunks of the entities its view holds;
+ * an entity that comes into a view is written whole from a snapshot (whole-snapshots.ts), the rest of
+ * what a view queued is drained as Colyseus drains it (view-drain.ts), and the collections and shared
+ * fields go through Colyseus's encoder. The bytes are Colyseus's, ordered entity by entity; the
+ * differential test (test/unit/world/interest-encoder.test.ts) decodes both and compares.
  */
-import { SchemaSerializer, type Room } from "@colyseus/core";
 import { Encoder, Root, StateView, type ChangeTree, type Schema } from "@colyseus/schema";
 import { EntitySlots, TrackedView, treeOf, type Ref } from "./tracked-view.js";
 import { fieldsOf, type SchemaClass, type SchemaField } from "./schema-fields.js";
 import { drainView } from "./view-drain.js";
 import { WholeSnapshots } from "./whole-snapshots.js";
+import {
+  copyRange,
+  ENTITIES_PER_CALL,
+  ENTITY_HEADROOM,
+  grown,
+  grownSlots,
+  reachesViews,
+  type ChangeList,
+  type ChangeNode,
+  type Iterator,
+} from "./encoder-parts.js";
 
 export { EntitySlots, TrackedView };
-
-type Iterator = { offset: number };
-interface ChangeNode {
-  changeTree: ChangeTree;
-  next?: ChangeNode;
-}
-interface ChangeList {
-  next?: ChangeNode;
-  tail?: ChangeNode;
-  nextPosition: number;
-}
-
-/**
- * Free bytes kept ahead of each entity's chunk: more than any entity encodes to (a few short strings
- * and numbers), so Colyseus's own overflow path (a re-encode and a warning) is never needed.
- */
-const ENTITY_HEADROOM = 4096;
-/** Entities encoded in one call of Colyseus's encoder (`InterestEncoder.encodeEntities`), ENTITY_HEADROOM bytes ahead for each. */
-const ENTITIES_PER_CALL = 64;
 
 /** Colyseus's encoder with the per-view pass over entities done once per tick (see the file comment). */
 export class InterestEncoder extends Encoder {
@@ -361,23 +342,9 @@ export class InterestEncoder extends Encoder {
     return true;
   }
 
-  /**
-   * Whether a changed tree that is not an entity can write anything in a view's pass. Colyseus's view
-   * pass writes only filtered fields (of a tree reached through a view-filtered field, or with a view
-   * tag of their own) and skips the others before it asks any filter; a tree's own operations
-   * (a collection's clear) go with its fields. So a tree outside the views that changed no tagged
-   * field writes nothing there, whatever its filter: the root, whose only change in most ticks is
-   * its `tick`, where every view's pass over it wrote nothing and returned a subarray.
-   */
+  /** Whether a changed tree that is not an entity can write anything in a view's pass (`reachesViews` of encoder-parts.ts; tests keep every tree). */
   protected reachesViews(tree: ChangeTree): boolean {
-    if (tree.isFiltered) return true;
-    const descriptor = tree.encDescriptor;
-    if (!descriptor.isSchema) return false;
-    let tagged = false;
-    tree.forEach((index: number) => {
-      if (index >= 0 && (index < 32 ? (descriptor.filterBitmask & (1 << index)) !== 0 : descriptor.tags[index] !== undefined)) tagged = true;
-    });
-    return tagged;
+    return reachesViews(tree);
   }
 
   /** Whether a tree of `list` has a field filter of its own (which might ask the view something only a client's view can answer). */
@@ -428,41 +395,6 @@ export class InterestEncoder extends Encoder {
   }
 
   private grown(buffer: Uint8Array, size: number): Uint8Array {
-    const grown = new Uint8Array(Math.max(size, buffer.length * 2));
-    grown.set(buffer);
-    return grown;
+    return grown(buffer, size);
   }
 }
-
-/** `chunkOf` with room for `slot`, the new entries marked unchanged. */
-function grownSlots(chunkOf: Float64Array, slot: number): Float64Array {
-  const grown = new Float64Array(Math.max(slot + 1, chunkOf.length * 2)).fill(-1);
-  grown.set(chunkOf);
-  return grown;
-}
-
-/**
- * Put the encoder above in place of Colyseus's in a room whose state is set (Colyseus sets it, and
- * makes its serializer, before `onCreate`). The serializer keeps everything else; the new encoder
- * takes over the same Root, so every refId already given stays valid.
- */
-export function installInterestEncoder(room: Room, leafTypes: readonly SchemaClass[]): InterestEncoder {
-  const serializer = (room as unknown as { _serializer?: unknown })._serializer;
-  if (!(serializer instanceof SchemaSerializer)) throw new Error("installInterestEncoder: the room has no schema serializer yet");
-  const holder = serializer as unknown as { encoder: Encoder };
-  const encoder = new InterestEncoder(holder.encoder.state as Schema, holder.encoder.root, leafTypes);
-  holder.encoder = encoder;
-  return encoder;
-}
-
-/** Node's `Buffer.copy`, which takes any Uint8Array as its source (its `this`, given at each call below). */
-// eslint-disable-next-line @typescript-eslint/unbound-method -- called with its source as `this`
-const bufferCopy = (Buffer.prototype as Buffer).copy as (
-  this: Uint8Array,
-  target: Uint8Array,
-  targetStart: number,
-  sourceStart: number,
-  sourceEnd: number,
-) => number;
-/** Copy `from[start, end)` into `to` at `at`. */
-const copyRange = (from: Uint8Array, to: Uint8Array, at: number, start: number, end: number): number => bufferCopy.call(from, to, at, start, end);

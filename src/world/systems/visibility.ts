@@ -204,9 +204,7 @@ export class Visibility {
       const tracker = this.trackers[kind];
       if (cadence) {
         cadence.kept[kind] = false;
-        // Emptied by popping, which keeps its room (`length = 0` gives it back, for the next drop to make anew).
-        const dropped = cadence.dropped[kind];
-        while (dropped.length > 0) dropped.pop();
+        for (const dropped = cadence.dropped[kind]; dropped.length > 0;) dropped.pop(); // popped: `length = 0` gives its room back
       }
       // Off its turn: a collection loses what left (a newcomer waits for the turn), and stays unless
       // a new priority is in view or, crowded, too many places would stand free.

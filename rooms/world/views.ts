@@ -146,10 +146,11 @@ export function refreshView(world: World, mirror: SchemaMirror, view: StateView,
   for (let k = 0; k < KINDS.length; k++) {
     const kind = KINDS[k]!;
     r.kind = kind;
-    // Kept (no selection off its turn): nothing added, and only what it dropped removed.
-    if (cadence.kept[kind]) {
-      const dropped = cadence.dropped[kind];
+    // Brought up to date in place (kept, or selected): only what changed comes in or leaves.
+    if (cadence.inPlace[kind]) {
+      const { added, dropped } = cadence.changes[kind];
       for (let i = 0; i < dropped.length; i++) leave(mirror, view, kind, dropped[i]!);
+      for (let i = 0; i < added.length; i++) admit(mirror, view, kind, next[kind], added[i]!);
       continue;
     }
     r.prev = prev?.[kind];
@@ -180,11 +181,15 @@ const refresh: Refresh = { mirror: undefined, view: undefined, kind: "players", 
 
 /** Into the client's view, if new to it. */
 function enter(this: Refresh, id: string) {
-  if (this.prev?.has(id)) return;
-  const obj = this.mirror!.get(this.kind, id);
+  if (!this.prev?.has(id)) admit(this.mirror!, this.view!, this.kind, this.next!, id);
+}
+
+/** Into the client's view, new to it; `tracked`, the set it came into. */
+function admit(mirror: SchemaMirror, view: StateView, kind: ViewKind, tracked: Set<string>, id: string) {
+  const obj = mirror.get(kind, id);
   // Not mirrored yet (a player still joining): left out, so a later refresh adds it.
-  if (obj) this.view!.add(obj);
-  else this.next!.delete(id);
+  if (obj) view.add(obj);
+  else tracked.delete(id);
 }
 
 /** Out of the client's view, if no longer tracked. */

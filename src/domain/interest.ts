@@ -108,15 +108,21 @@ export interface InterestRule {
   readonly maxSwaps?: number;
 }
 
-/** Where a selection puts what it chooses, with each one's index among the candidates (a Set will do). */
+/**
+ * What a selection knows of a candidate it chooses: `TRACKED`, the rule's `previous` holds it;
+ * `PRIORITY`, one of the rule's priorities (which `previous` may hold or not); `OTHER`, neither.
+ */
+export const OTHER = 0;
+export const TRACKED = 1;
+export const PRIORITY = 2;
+export type CandidateKind = typeof OTHER | typeof TRACKED | typeof PRIORITY;
+
+/** Where a selection puts what it chooses, with each one's index among the candidates and its kind (a Set will do). */
 export interface IdSink {
-  add(id: string, index: number): unknown;
+  add(id: string, index: number, kind: CandidateKind): unknown;
 }
 
 // Scratch buffers, reused from one selection to the next.
-const OTHER = 0;
-const TRACKED = 1;
-const PRIORITY = 2;
 let kinds = new Uint8Array(256);
 let tracked = new Uint32Array(64);
 let untracked = new Uint32Array(64);
@@ -153,7 +159,7 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: I
   if (prio > bound) return nearestPriorities(c, rule, out);
   if (count <= bound) {
     // Everything fits: no ranking, no limit on newcomers.
-    for (let i = 0; i < count; i++) out.add(ids[i]!, i);
+    for (let i = 0; i < count; i++) out.add(ids[i]!, i, kinds[i] as CandidateKind);
     return count;
   }
   if (tracked.length <= far) [tracked, untracked] = [new Uint32Array(far + 1), new Uint32Array(far + 1)];
@@ -161,7 +167,7 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: I
   untracked.fill(0, 0, far + 1);
   for (let i = 0; i < count; i++) {
     const kind = kinds[i];
-    if (kind === PRIORITY) out.add(ids[i]!, i);
+    if (kind === PRIORITY) out.add(ids[i]!, i, PRIORITY);
     else if (kind === TRACKED) tracked[Math.max(0, distances[i]! - margin)]!++;
     else untracked[distances[i]!]!++;
   }
@@ -198,10 +204,10 @@ export function selectInterest(c: InterestCandidates, rule: InterestRule, out: I
     if (kind === PRIORITY) continue;
     if (kind === TRACKED) {
       const rank = Math.max(0, distances[i]! - margin);
-      if (rank < cutT || (rank === cutT && atT-- > 0)) out.add(ids[i]!, i);
+      if (rank < cutT || (rank === cutT && atT-- > 0)) out.add(ids[i]!, i, TRACKED);
     } else {
       const rank = distances[i]!;
-      if (rank < cutU || (rank === cutU && atU-- > 0)) out.add(ids[i]!, i);
+      if (rank < cutU || (rank === cutU && atU-- > 0)) out.add(ids[i]!, i, OTHER);
     }
   }
   return bound - left;
@@ -213,6 +219,6 @@ function nearestPriorities(c: InterestCandidates, rule: InterestRule, out: IdSin
   for (let i = 0; i < c.count; i++) if (rule.priority.has(c.ids[i]!)) order.push(i);
   const prev = (i: number) => (rule.previous?.has(c.ids[i]!) ? 0 : 1);
   order.sort((a, b) => c.distances[a]! - c.distances[b]! || prev(a) - prev(b) || a - b);
-  for (const i of order.slice(0, rule.bound)) out.add(c.ids[i]!, i);
+  for (const i of order.slice(0, rule.bound)) out.add(c.ids[i]!, i, PRIORITY);
   return rule.bound;
 }

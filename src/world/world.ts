@@ -30,23 +30,16 @@ import { Npcs } from "./systems/npcs.js";
 import { Prayers } from "./systems/prayers.js";
 import { Progress } from "./systems/progress.js";
 import { Saving, type ItemChange } from "./systems/saving.js";
-import { Visibility, type SelectionCadence, type VisibleSet } from "./systems/visibility.js";
+import type { SelectionCadence } from "./systems/cadence.js";
+import { Visibility, type VisibleSet } from "./systems/visibility.js";
 import { WorldState } from "./systems/world-state.js";
 import { WorldEvents, type InterruptReason } from "./world-events.js";
 
 export { COMBAT_LOGOUT_SECONDS } from "./systems/combat.js";
 export { GATHER_INTERVAL_TICKS } from "./systems/gathering.js";
 export { GROUND_ITEM_LIFETIME_TICKS, GROUND_ITEM_PRIVATE_TICKS } from "./systems/ground.js";
-export {
-  VIEW_RADIUS,
-  VIEW_LEAVE_MARGIN,
-  RECENT_ATTACKER_SECONDS,
-  RECENT_CHAT_SECONDS,
-  newCadence,
-  playerView,
-  type SelectionCadence,
-  type VisibleSet,
-} from "./systems/visibility.js";
+export { VIEW_RADIUS, VIEW_LEAVE_MARGIN, RECENT_ATTACKER_SECONDS, RECENT_CHAT_SECONDS, playerView, type VisibleSet } from "./systems/visibility.js";
+export { newCadence, type SelectionCadence } from "./systems/cadence.js";
 export type { ViewFields } from "./objects.js";
 export { REFUSAL, type RefusalCode } from "./refusals.js";
 export { chatMessage } from "./messages.js";

@@ -2,6 +2,7 @@
  * What a `Tracker` keeps between and within selections (src/world/systems/tracker.ts): a viewer's
  * tracked entities by reference (`TrackedMark`), and one selection's choice (`Chosen`).
  */
+import { PRIORITY, TRACKED, type CandidateKind } from "../../domain/interest.js";
 import type { SpatialGrid } from "../grid.js";
 
 /** An entity a tracker selects: its id and its tile. */
@@ -69,41 +70,119 @@ export class TrackedMark {
   }
 }
 
+/** What a selection brought in place changed in the set (`Tracker.select`'s `changes`): the ids that came in and those that left. */
+export interface SelectionChanges {
+  readonly added: string[];
+  readonly dropped: string[];
+}
+
 /**
  * What one selection chose, to bring the viewer's set to it in place: a set emptied and filled
  * again for every selection gave its table back and grew it anew each time (a crowd's views hold a
- * hundred), where in place only what changed is deleted or added.
+ * hundred), where in place only what changed is deleted or added. Brought to the choice from the
+ * selection's own `previous` (`update`), the set is not walked at all unless something left: the
+ * selection tells which of what it chose `previous` holds (most of a crowd's choice), so only the
+ * rest is added, and when those it holds are as many as the set, nothing else is in it.
  */
 export class Chosen {
-  /** Per id, the last selection that chose it (cleared now and then, so ids gone from the world do not pile up). */
+  /** Per id, the last selection that chose it, stamped only when a set is walked (cleared now and then, so ids gone from the world do not pile up). */
   private readonly stamp = new Map<string, number>();
   private epoch = 0;
+  private stamped = false;
   private readonly ids: string[] = [];
+  /** Per chosen id, 1 when the selection's `previous` holds it. */
+  private held = new Uint8Array(256);
+  /** How many of the chosen ids `previous` holds. */
+  private heldCount = 0;
+  private previous: ReadonlySet<string> | undefined;
+  /** What a walk of a set (`dropUnchosen`) reads and lists: a Set's `forEach` with this as `this`, no closure, no iterator. */
+  private readonly sweep: Sweep = { stamp: this.stamp, epoch: 0, keep: undefined, dropped: [] };
+  /** `into`'s list of what it deletes (emptied by popping, which keeps its room). */
+  private readonly scratch: string[] = [];
   /** Per chosen id, its index among the candidates. */
   indexes = new Int32Array(256);
   count = 0;
 
-  begin(limit: number): void {
+  /** A new selection, whose rule's `previous` is `previous`. */
+  begin(limit: number, previous: ReadonlySet<string> | undefined): void {
     this.epoch++;
     this.count = 0;
+    this.heldCount = 0;
+    this.stamped = false;
+    this.previous = previous;
     if (this.stamp.size > limit) this.stamp.clear();
   }
 
-  add(id: string, index: number): void {
-    this.stamp.set(id, this.epoch);
+  add(id: string, index: number, kind: CandidateKind): void {
     if (this.count === this.indexes.length) {
       const grown = new Int32Array(2 * this.count);
       grown.set(this.indexes);
       this.indexes = grown;
+      const held = new Uint8Array(2 * this.count);
+      held.set(this.held);
+      this.held = held;
     }
+    const held = kind === TRACKED || (kind === PRIORITY && this.previous !== undefined && this.previous.has(id));
+    this.held[this.count] = held ? 1 : 0;
+    if (held) this.heldCount++;
     this.indexes[this.count] = index;
     this.ids[this.count++] = id;
   }
 
-  /** Make `out` hold exactly what was chosen, and `keep`. */
+  /** Make `out` (not the selection's `previous`) hold exactly what was chosen, and `keep`. */
   into(out: Set<string>, keep: string | undefined): void {
-    for (const id of out) if (id !== keep && this.stamp.get(id) !== this.epoch) out.delete(id);
+    if (out.size > 0) {
+      this.dropUnchosen(out, keep, this.scratch);
+      while (this.scratch.length > 0) this.scratch.pop();
+    }
     for (let i = 0; i < this.count; i++) out.add(this.ids[i]!);
     if (keep !== undefined) out.add(keep);
   }
+
+  /**
+   * Bring the selection's own `previous` to what was chosen, and `keep`, listing in `changes` what
+   * came in and what left (appended).
+   */
+  update(set: Set<string>, keep: string | undefined, changes: SelectionChanges): void {
+    const others = set.size - (keep !== undefined && set.has(keep) ? 1 : 0);
+    // Every id in the set but `keep` is one the selection chose (the choice holds no id twice): none left.
+    if (this.heldCount < others) this.dropUnchosen(set, keep, changes.dropped);
+    const { ids, held } = this;
+    for (let i = 0; i < this.count; i++)
+      if (held[i] === 0) {
+        set.add(ids[i]!);
+        changes.added.push(ids[i]!);
+      }
+    if (keep !== undefined && !set.has(keep)) {
+      set.add(keep);
+      changes.added.push(keep);
+    }
+  }
+
+  /** Delete from `set` what was not chosen (nor `keep`), listing it at the end of `dropped`. */
+  private dropUnchosen(set: Set<string>, keep: string | undefined, dropped: string[]): void {
+    if (!this.stamped) {
+      for (let i = 0; i < this.count; i++) this.stamp.set(this.ids[i]!, this.epoch);
+      this.stamped = true;
+    }
+    const from = dropped.length;
+    const sweep = this.sweep;
+    sweep.epoch = this.epoch;
+    sweep.keep = keep;
+    sweep.dropped = dropped;
+    set.forEach(listUnchosen, sweep);
+    for (let i = from; i < dropped.length; i++) set.delete(dropped[i]!);
+  }
+}
+
+interface Sweep {
+  readonly stamp: ReadonlyMap<string, number>;
+  epoch: number;
+  keep: string | undefined;
+  dropped: string[];
+}
+
+/** One id of the walked set: listed when the selection did not choose it (nor is it `keep`). */
+function listUnchosen(this: Sweep, id: string): void {
+  if (id !== this.keep && this.stamp.get(id) !== this.epoch) this.dropped.push(id);
 }

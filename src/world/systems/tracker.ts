@@ -13,7 +13,7 @@ import { chebyshev } from "../../domain/movement.js";
 import { selectInterest, type InterestCandidates, type InterestRule } from "../../domain/interest.js";
 import type { SpatialGrid } from "../grid.js";
 import type { Player } from "../player.js";
-import { Chosen, type Placed, type TrackedMark } from "./tracked-mark.js";
+import { Chosen, type Placed, type SelectionChanges, type TrackedMark } from "./tracked-mark.js";
 
 /** Scan the cells around a viewer while they hold at most this many times the bound; beyond, walk rings when cheaper. */
 export const SCAN_FACTOR = 2;
@@ -105,6 +105,8 @@ export class Tracker<T extends Placed> {
    * offered from the mark when the mark holds it, and the mark is made anew for the choice at `tick`.
    * Returns how pressed the view is (`Pressure`). With `mayStay`, a calm choice that is `previous` exactly
    * (most of a calm view's) leaves `out` and the mark as they are and sets `stayed`: the caller keeps `previous`.
+   * With `changes`, `out` is `previous` itself, brought to the choice in place: what came in and what
+   * left are appended to `changes` (a crowd's choice is mostly what it tracked: only the rest is touched).
    */
   select(
     viewer: Player,
@@ -115,6 +117,7 @@ export class Tracker<T extends Placed> {
     mark?: TrackedMark,
     tick = 0,
     mayStay = false,
+    changes?: SelectionChanges,
   ): Pressure {
     const { grid, radius } = this;
     this.c.count = 0;
@@ -143,9 +146,11 @@ export class Tracker<T extends Placed> {
     const rule = this.rule;
     rule.priority = priority;
     rule.previous = previous;
-    this.chosen.begin(4 * (this.all.size + 1024));
+    this.chosen.begin(4 * (this.all.size + 1024), previous);
     const chosen = selectInterest(this.c as InterestCandidates, rule, this.chosen);
-    this.chosen.into(out, keep);
+    if (changes === undefined) this.chosen.into(out, keep);
+    else if (out === previous) this.chosen.update(out, keep, changes);
+    else throw new Error("a selection lists its changes only when it brings `previous` itself to the choice");
     if (mark) this.remark(mark, out, tick);
     if (this.c.count <= this.bound) return "calm";
     return chosen >= this.bound ? "crowded" : "filling";

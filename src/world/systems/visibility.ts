@@ -7,8 +7,6 @@
 import { COMBAT_LOGOUT_SECONDS } from "../../domain/combat.js";
 import type { GameContent } from "../../content/load.js";
 import {
-  CALM_RESELECT_TICKS,
-  CROWD_RESELECT_TICKS,
   MAX_CROWD_VACANCIES,
   MAX_NEW_PER_TICK,
   MAX_SWAPS_PER_SELECTION,
@@ -38,7 +36,7 @@ import type { Player } from "../player.js";
 import type { Surroundings } from "../access.js";
 import { canSeeGroundItem } from "./ground.js";
 import { RUN_TILES_PER_TICK } from "../../domain/movement.js";
-import { TrackedMark } from "./tracked-mark.js";
+import { due, type SelectionCadence } from "./cadence.js";
 import { Tracker } from "./tracker.js";
 
 /** Tiles (Chebyshev) a player sees around itself. See docs/protocol.md#interest-management. */
@@ -68,50 +66,6 @@ export interface VisibleSet {
 const emptyVisibleSet = (): VisibleSet => ({ players: new Set(), npcs: new Set(), resources: new Set(), groundItems: new Set() });
 /** The priorities of a player that has none (never written). */
 const NO_PRIORITIES: VisibleSet = emptyVisibleSet();
-
-/**
- * A viewer's selection cadence (docs/interest.md "In a crowd"): a collection that was crowded at its last
- * selection is selected again only on the viewer's turn, every CROWD_RESELECT_TICKS ticks; one that
- * was calm (every candidate chosen) every CALM_RESELECT_TICKS; one that was filling, every tick.
- */
-export interface SelectionCadence {
-  /** The viewer's turns: ticks where (tick + phase) % CROWD_RESELECT_TICKS (or % CALM_RESELECT_TICKS) is 0. */
-  readonly phase: number;
-  /** Per collection, whether its candidates passed the bound, with the view full, at the last selection. */
-  readonly crowded: Record<keyof VisibleSet, boolean>;
-  /** Per collection, whether every candidate was chosen at the last selection (nothing left out). */
-  readonly calm: Record<keyof VisibleSet, boolean>;
-  /**
-   * Per collection, whether the last `visibleFor` kept the previous set (no selection; less what
-   * it `dropped`): the new VisibleSet then holds the previous one's Set object, and the
-   * previous VisibleSet a stale one.
-   */
-  readonly kept: Record<keyof VisibleSet, boolean>;
-  /** Per collection kept, what the last `visibleFor` dropped from the kept set (gone, or past the leave radius). */
-  readonly dropped: Record<keyof VisibleSet, string[]>;
-  /** Per collection, what it tracks by reference, and until when each cannot have passed the leave radius (`TrackedMark`); made by each selection. */
-  readonly marks: Record<keyof VisibleSet, TrackedMark>;
-}
-
-let phases = 0;
-/** A new viewer's cadence; turns are handed out in rotation, so each tick selects a share of the crowd. */
-export const newCadence = (): SelectionCadence => ({
-  phase: phases++ % CROWD_RESELECT_TICKS,
-  crowded: { players: false, npcs: false, resources: false, groundItems: false },
-  calm: { players: false, npcs: false, resources: false, groundItems: false },
-  kept: { players: false, npcs: false, resources: false, groundItems: false },
-  dropped: { players: [], npcs: [], resources: [], groundItems: [] },
-  marks: { players: new TrackedMark(), npcs: new TrackedMark(), resources: new TrackedMark(), groundItems: new TrackedMark() },
-});
-
-/** Whether a collection of the viewer's selected every `period` ticks is selected at `tick`. */
-const onTurn = (cadence: SelectionCadence, tick: number, period: number) => (tick + cadence.phase) % period === 0;
-
-/** Whether the viewer's collection `kind` is due for a selection at `tick` by its cadence. */
-function due(cadence: SelectionCadence, kind: keyof VisibleSet, tick: number): boolean {
-  if (cadence.crowded[kind]) return onTurn(cadence, tick, CROWD_RESELECT_TICKS);
-  return !cadence.calm[kind] || onTurn(cadence, tick, CALM_RESELECT_TICKS);
-}
 
 export interface VisibilityDeps {
   players: ReadonlyMap<string, Player>;
@@ -190,46 +144,63 @@ export class Visibility {
   /**
    * What the player tracks: itself, and per collection at most its bound of what lies within
    * VIEW_RADIUS, priorities first, then nearest first; `previous` (what it tracked until now) wins
-   * ties at the cut-off. Pass `out` to refill existing sets instead of allocating new ones (the room
-   * double-buffers them: this runs for every client every tick). With a `cadence` (the room's own
-   * selection), a collection crowded or calm at the last selection is kept off the viewer's turn for
-   * it (`cadence.kept`), less what left its view (`cadence.dropped`): calm, whatever left; crowded,
-   * while at most MAX_CROWD_VACANCIES places stand free; either, unless a new priority is in view.
+   * ties at the cut-off. Pass `out` to refill existing sets instead of allocating new ones. With a
+   * `cadence` (the room's own selection) and `previous`, `previous`'s sets are brought up to date in
+   * place and handed to the result (`cadence.inPlace`, what changed in `cadence.changes`): this runs
+   * for every client every tick, and a crowd's choice mostly stays. With a cadence, a collection
+   * crowded or calm at the last selection is kept off the viewer's turn for it (`cadence.kept`), less
+   * what left its view: calm, whatever left; crowded, while at most MAX_CROWD_VACANCIES places stand
+   * free; either, unless a new priority is in view.
    */
   visibleFor(p: Player, out?: VisibleSet, previous?: VisibleSet, cadence?: SelectionCadence): VisibleSet {
     const v = out ?? emptyVisibleSet();
     const priority = this.priorities(p);
     const tick = this.d.clock.tick;
+    // With a cadence and what it tracked, each collection's set is brought up to date in place.
+    const inPlace = cadence !== undefined && previous !== undefined;
     for (const kind of KINDS) {
       const tracker = this.trackers[kind];
+      const changes = cadence?.changes[kind];
       if (cadence) {
-        cadence.kept[kind] = false;
-        for (const dropped = cadence.dropped[kind]; dropped.length > 0;) dropped.pop(); // popped: `length = 0` gives its room back
+        cadence.kept[kind] = cadence.inPlace[kind] = false;
+        // Popped: `length = 0` gives their room back.
+        while (changes!.dropped.length > 0) changes!.dropped.pop();
+        while (changes!.added.length > 0) changes!.added.pop();
       }
       // Off its turn: a collection loses what left (a newcomer waits for the turn), and stays unless
       // a new priority is in view or, crowded, too many places would stand free.
-      const keep =
-        cadence &&
-        previous &&
+      const pruned =
+        inPlace &&
         !due(cadence, kind, tick) &&
-        tracker.prune(p, priority[kind], previous[kind], cadence.dropped[kind], tick, cadence.marks[kind], cadence.calm[kind] ? Infinity : MAX_CROWD_VACANCIES);
-      if (!keep) {
-        // The set is brought to the selection in place (it holds an older one, or what was kept),
-        // unless, with a cadence, the choice is calm and exactly what it tracked (`Tracker.select`'s `mayStay`).
+        tracker.prune(p, priority[kind], previous[kind], changes!.dropped, tick, cadence.marks[kind], cadence.calm[kind] ? Infinity : MAX_CROWD_VACANCIES);
+      if (!pruned) {
+        // In place, or into `v`'s set (which holds an older choice, or nothing); with a cadence, a
+        // calm choice that is exactly what it tracked leaves the set alone (`Tracker.select`'s `mayStay`).
         const self = kind === "players" ? p.id : undefined;
-        const pressure = tracker.select(p, priority[kind], previous?.[kind], v[kind], self, cadence?.marks[kind], tick, cadence !== undefined);
+        const pressure = tracker.select(
+          p,
+          priority[kind],
+          previous?.[kind],
+          inPlace ? previous[kind] : v[kind],
+          self,
+          cadence?.marks[kind],
+          tick,
+          cadence !== undefined,
+          changes && inPlace ? changes : undefined,
+        );
         if (cadence) {
           cadence.crowded[kind] = pressure === "crowded";
           cadence.calm[kind] = pressure === "calm";
+          cadence.kept[kind] = tracker.stayed;
         }
-        if (!tracker.stayed) continue;
-      }
-      // Kept as it was: the Set objects trade places, nothing is copied (the stale one is brought
-      // to the next selection in place).
-      const kept = previous![kind];
-      previous![kind] = v[kind];
-      v[kind] = kept;
-      cadence!.kept[kind] = true;
+        if (!inPlace) continue;
+      } else cadence.kept[kind] = true;
+      // Up to date in place: the Set objects trade places, nothing is copied (the stale one is
+      // brought to a later selection without a cadence, or dropped).
+      const current = previous[kind];
+      previous[kind] = v[kind];
+      v[kind] = current;
+      cadence.inPlace[kind] = true;
     }
     // A client's own selection (the room's, with a cadence): what its messages follow.
     if (cadence) p.tracking = v;

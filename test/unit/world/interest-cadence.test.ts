@@ -179,7 +179,7 @@ describe("world interest management: the crowd's selection cadence", () => {
     const gone = tracked(s, (p) => world.movement.teleport(p, SPOT.x - VIEW_RADIUS - VIEW_LEAVE_MARGIN - 1, SPOT.z));
     const after = world.visibleFor(s.viewer, undefined, kept, at(cadence, 2));
     assert.equal(cadence.kept.players, true, "no selection");
-    assert.deepEqual(cadence.dropped.players, [gone.id]);
+    assert.deepEqual(cadence.changes.players.dropped, [gone.id]);
     assert.deepEqual(
       [...after.players].sort(),
       tracked0.filter((id) => id !== gone.id),
@@ -224,7 +224,7 @@ describe("world interest management: the crowd's selection cadence", () => {
     const newcomer = join(2, 2);
     const off = world.visibleFor(s.viewer, undefined, first, at(cadence, 1));
     assert.equal(cadence.kept.players, true, "kept: no selection");
-    assert.deepEqual(cadence.dropped.players, [gone.id]);
+    assert.deepEqual(cadence.changes.players.dropped, [gone.id]);
     assert.ok(!off.players.has(gone.id) && !off.players.has(newcomer.id));
     assert.equal(off.players.size, s.ring.length, "itself and the rest of the ring");
     const on = world.visibleFor(s.viewer, undefined, off, at(cadence, 0));

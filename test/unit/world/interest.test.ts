@@ -246,6 +246,20 @@ describe("world interest management in a crowd", () => {
         assert.deepEqual([...next].sort(), [...history].sort(), `${why}: kept what it tracked, which the rule would not choose again`);
         assert.equal(again.size, 0, `${why}: kept, and still filled the set`);
       } else assert.equal(profile(again, history), profile(next, history), `${why}, again`);
+
+      // Brought up to date in place (as the room's selections are), with or without the viewer's own
+      // id to keep: the same choice, and the changes listed are exactly what came in and what left.
+      const keep = round % 3 === 0 ? viewer.id : undefined;
+      const before = new Set(history);
+      if (keep !== undefined && round % 2 === 0) before.add(keep);
+      const inPlace = new Set(before);
+      const changes = { added: [] as string[], dropped: [] as string[] };
+      tracker.select(viewer, priority, inPlace, inPlace, keep, undefined, 0, false, changes);
+      const fresh = new Set<string>();
+      tracker.select(viewer, priority, before, fresh, keep);
+      assert.deepEqual([...inPlace].sort(), [...fresh].sort(), `${why}: in place`);
+      assert.deepEqual(changes.added.sort(), [...fresh].filter((id) => !before.has(id)).sort(), `${why}: what came in`);
+      assert.deepEqual(changes.dropped.sort(), [...before].filter((id) => !fresh.has(id)).sort(), `${why}: what left`);
     }
     // Both ways taken, in a scan and in a walk.
     assert.ok(stays > 20 && stays < 280, `${stays} of 300 kept`);

@@ -44,11 +44,14 @@ export const VIEW_RADIUS = 24;
 /**
  * What a client tracks leaves its view only past VIEW_RADIUS + this many tiles: something that comes
  * within VIEW_RADIUS comes into view, and stays until it is farther than that, so a player milling
- * around the edge of a view is not sent away and back whole tick after tick (a spread-out world of
- * 2,000 players on the move: 3.0 entities sent whole per client per tick without the margin, 1.3
- * with it; `loadtest/bench-interest.ts --scenario spread`).
+ * around the edge of a view is not sent away and back whole tick after tick. Eight tiles are four
+ * ticks of running: a player pacing up and down at the edge, or wandering about a spot there, stays
+ * in view. A spread-out world of 2,000 players on the move (`loadtest/bench-interest.ts --scenario
+ * spread`, each walking about its home): 3.0 entities sent whole per client per tick without the
+ * margin, 1.15 with 4 tiles, 0.54 with 8, and fewer patch bytes (1,253 → 1,202 per client per tick:
+ * a whole entity costs several moves). docs/interest.md "In a crowd".
  */
-export const VIEW_LEAVE_MARGIN = 4;
+export const VIEW_LEAVE_MARGIN = 8;
 const LEAVE_RADIUS = VIEW_RADIUS + VIEW_LEAVE_MARGIN;
 /** Seconds a player or NPC that hit a player stays in that player's view first: its combat logout window. */
 export const RECENT_ATTACKER_SECONDS = COMBAT_LOGOUT_SECONDS;

@@ -25,7 +25,7 @@ import { asServerError, authorizeJoin, type JoinAuthDeps, type WorldAuth } from 
 import { installInterestEncoder } from "./world/install-encoder.js";
 import { TrackedView, type InterestEncoder } from "./world/interest-encoder.js";
 import { startTicker, type TickPhase, type Ticker } from "./world/ticker.js";
-import { newLink, type ClientLink } from "./world/links.js";
+import { attachLink, detachLink, linkOfClient, newLink, type ClientLink } from "./world/links.js";
 import { SendOrder } from "./world/send-order.js";
 import { ENTITY_SCHEMAS, refreshView, SchemaMirror, WorldUpdates, type Viewer } from "./world/views.js";
 
@@ -125,12 +125,12 @@ export class WorldRoom extends Room implements JsonWorld {
     this.setPatchRate(null); // patches leave at the end of each tick (onTick); a patch timer would send them a tick late
     for (const event of CLIENT_EVENT_NAMES) {
       this.onMessage(event, (client: Client, payload: unknown) => {
-        const link = this.links.get(client.sessionId);
+        const link = linkOfClient(client);
         if (link) this.receiveSdk(link, event, payload);
       });
     }
     this.onMessage("*", (client: Client, type: string | number) => {
-      const link = this.links.get(client.sessionId);
+      const link = linkOfClient(client);
       if (link) this.receiveSdk(link, String(type), undefined);
     });
     this.stopListening = this.world.events.on("playerRemoved", (id) => this.mirror.remove("players", id, this.sdkViewers(true)));
@@ -161,8 +161,7 @@ export class WorldRoom extends Room implements JsonWorld {
     // Stage 2 of an admitted join (src/net/admission.ts): busy or a storage failure refuses with 503 SERVER_BUSY.
     const enter = () => this.enter(link, principal, options?.characterId);
     const player = await (this.deps.admission ? this.deps.admission.join(enter, { admitted: true }) : enter());
-    client.userData = { linkId: link.id };
-    this.links.set(client.sessionId, link);
+    attachLink(this.links, client, link);
     refreshView(this.world, this.mirror, client.view, link, player);
     this.deps.metrics?.joins.inc({ transport: "sdk" });
   }
@@ -295,7 +294,7 @@ export class WorldRoom extends Room implements JsonWorld {
   override async onLeave(client: Client) {
     const link = this.links.get(client.sessionId);
     if (!link) return;
-    this.links.delete(client.sessionId);
+    detachLink(this.links, client);
     const live = this.world.connectedPlayer(link.playerId, link.id) !== undefined;
     await this.world.leave(link.playerId, live ? "left" : "reconnect_timeout", link.id);
   }

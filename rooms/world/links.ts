@@ -19,6 +19,32 @@ export interface ClientLink extends Connection, SdkVisibility {
   updates?: WorldUpdates;
 }
 
+/** What an SDK client carries for the room (`client.userData`; Colyseus hands it to the client that reconnects in its place). */
+interface SdkUserData {
+  linkId: string;
+  link?: ClientLink;
+}
+
+/**
+ * The link of an SDK client that has joined (and not left), from the client itself: a message's
+ * handler finds it there, where a lookup by session id in the room's map was most of the handler's
+ * time for 2,000 moves a second (`bench:world --spread`'s window profile).
+ */
+export const linkOfClient = (client: Client): ClientLink | undefined => (client.userData as SdkUserData | undefined)?.link;
+
+/** The SDK client has joined with `link`: `links` finds it by session id, and the client carries it (`linkOfClient`). */
+export function attachLink(links: Map<string, ClientLink>, client: Client, link: ClientLink): void {
+  client.userData = { linkId: link.id, link } satisfies SdkUserData;
+  links.set(client.sessionId, link);
+}
+
+/** The SDK client is gone for good: neither `links` nor the client holds its link any more. */
+export function detachLink(links: Map<string, ClientLink>, client: Client): void {
+  links.delete(client.sessionId);
+  const data = client.userData as SdkUserData | undefined;
+  if (data) data.link = undefined;
+}
+
 /** A link for a new connection; `write` delivers one event to the client, `close` closes it; every event sent is counted. */
 export function newLink(
   metrics: Metrics | undefined,
